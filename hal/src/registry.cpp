@@ -1,0 +1,82 @@
+#include "anec/hal/registry.hpp"
+
+#include "anec/hal/target_io.hpp"
+#include "anec/support/error.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace anec::hal {
+
+std::string normalize_name(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c == ' ' || c == '_')
+      out += '-';
+    else
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+namespace {
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+} // namespace
+
+Registry::Registry(std::vector<Target> targets) : targets_(std::move(targets)) {}
+
+Registry Registry::load(const Schema &schema, const Lineup &lineup, const std::filesystem::path &dir) {
+  std::vector<Target> ts;
+  for (const std::string &name : lineup.targets) {
+    auto p = dir / (name + ".toml");
+    if (!std::filesystem::exists(p))
+      throw Error("ANEC-HAL-008", "target table " + p.string() + " is missing; run `anec-hal generate`");
+    Target t = load_target(schema, p);
+    if (t.name != name) throw Error("ANEC-HAL-008", p.string() + " defines '" + t.name + "', expected '" + name + "'");
+    ts.push_back(std::move(t));
+  }
+  return Registry(std::move(ts));
+}
+
+const Target *Registry::find(std::string_view name) const {
+  std::string n = normalize_name(name);
+  for (auto &t : targets_) {
+    if (t.name == n) return &t;
+    for (auto &a : t.aliases)
+      if (normalize_name(a) == n) return &t;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Registry::closest(std::string_view name, size_t n) const {
+  std::string q = normalize_name(name);
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (auto &t : targets_) {
+    size_t d = edit_distance(q, t.name);
+    for (auto &a : t.aliases) d = std::min(d, edit_distance(q, normalize_name(a)));
+    scored.push_back({d, t.name});
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](auto &a, auto &b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+const Target &Registry::get(std::string_view name) const {
+  if (const Target *t = find(name)) return *t;
+  std::string msg = "unknown target '" + std::string(name) + "'; closest:";
+  for (auto &c : closest(name)) msg += " " + c;
+  throw Error("ANEC-HAL-006", msg);
+}
+
+} // namespace anec::hal

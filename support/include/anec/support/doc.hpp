@@ -1,0 +1,63 @@
+// A small ordered document tree (TOML / JSON shaped) that the table readers and printers share,
+// so the third-party parsers and emitters stay behind one adapter each (toml.hpp, json.hpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace anec {
+
+struct DocMember;
+
+class Doc {
+public:
+  enum class Kind { Null, Bool, Int, Float, String, Array, Table };
+
+  Doc() = default;
+  static Doc boolean(bool v);
+  static Doc integer(int64_t v, bool hex = false);
+  static Doc number(double v);
+  static Doc string(std::string v);
+  static Doc array(std::vector<Doc> items = {});
+  static Doc table();
+
+  Kind kind() const { return kind_; }
+  bool is(Kind k) const { return kind_ == k; }
+  static const char *kind_name(Kind k);
+
+  bool as_bool() const { return b_; }
+  int64_t as_int() const { return i_; }
+  double as_float() const { return f_; }
+  const std::string &as_string() const { return s_; }
+  const std::vector<Doc> &items() const { return items_; }
+  std::vector<Doc> &items() { return items_; }
+  const std::vector<DocMember> &members() const { return members_; }
+
+  const Doc *find(std::string_view key) const;
+  // Appends key (or replaces it, keeping its position).
+  Doc &set(std::string key, Doc value);
+  Doc &push(Doc value);
+
+  // Source position (1-based) when parsed from text; 0 when built in code.
+  uint32_t line = 0, column = 0;
+  // Printing hints: integers in hexadecimal; a table written inline ({ a = 1 }) in TOML.
+  bool hex = false;
+  bool inline_table = false;
+
+private:
+  Kind kind_ = Kind::Null;
+  bool b_ = false;
+  int64_t i_ = 0;
+  double f_ = 0;
+  std::string s_;
+  std::vector<Doc> items_;
+  std::vector<DocMember> members_;
+};
+
+struct DocMember {
+  std::string key;
+  Doc value;
+};
+
+} // namespace anec

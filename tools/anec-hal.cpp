@@ -1,0 +1,420 @@
+// anec-hal: list, show, encode, decode, diff, validate and generate target tables.
+// Argument parsing and printing only; the work is in anec::hal.
+#include "anec/hal/codec.hpp"
+#include "anec/hal/reference.hpp"
+#include "anec/hal/registry.hpp"
+#include "anec/hal/target_io.hpp"
+#include "anec/hal/validate.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/json.hpp"
+#include "anec/support/toml.hpp"
+#include "tables_path.hpp"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace anec;
+using namespace anec::hal;
+
+namespace {
+
+const char *kUsage = R"(usage: anec-hal [--tables DIR] COMMAND [ARGS]
+
+commands:
+  list [--format text|json|csv]              the 28 targets in one table
+  show TARGET [--format text|toml|json]      one target definition
+  encode TARGET|FILE.toml -o BLOB            pack a target into its 0x938-byte HAL blob
+  decode BLOB --target TARGET [--format toml|json|text] [-o FILE]
+                                             unpack a blob (identity and provenance from TARGET)
+  diff A B [--all] [--format text|json]      field-by-field comparison of two targets, target
+                                             files (.toml) or blobs (.bin, named by --target-a/-b)
+  validate FILE... | --all                   check target definitions (exit 1 on findings)
+  generate [-o DIR] [--check]                tables/reference -> blob -> tables/targets/*.toml
+  schema [--format text|json]                the HAL field map, gaps included
+
+Target names are case-insensitive and accept aliases (m1, m5-pro, ...).
+Exit codes: 0 success, 1 validation findings or stale tables, 2 bad input.
+)";
+
+struct Ctx {
+  fs::path tables;
+  Schema schema;
+  Lineup lineup;
+  std::optional<Registry> registry;
+
+  explicit Ctx(const fs::path &t)
+      : tables(t), schema(Schema::load(t / "schema" / "hal.toml")), lineup(load_lineup(t / "reference" / "lineup.toml")) {}
+  const Registry &reg() {
+    if (!registry) registry = Registry::load(schema, lineup, tables / "targets");
+    return *registry;
+  }
+};
+
+void check_format(const std::string &f, std::initializer_list<const char *> allowed) {
+  for (auto *a : allowed)
+    if (f == a) return;
+  std::string list;
+  for (auto *a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+  throw Error("ANEC-CLI-002", "--format " + f + " is not one of " + list);
+}
+
+void emit(const std::string &text, const std::string &out) {
+  if (out.empty() || out == "-")
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  else
+    write_file_atomic(out, text);
+}
+
+po::variables_map parse(const std::vector<std::string> &args, po::options_description &opts,
+                        const po::positional_options_description &pos) {
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+bool is_file_arg(const std::string &a) { return a.find('/') != std::string::npos || a.ends_with(".toml") || a.ends_with(".bin"); }
+
+// A target named on the command line: a name or alias, or a definition file.
+Target resolve_target(Ctx &c, const std::string &arg) {
+  if (is_file_arg(arg) || fs::exists(arg)) return load_target(c.schema, arg);
+  return c.reg().get(arg);
+}
+
+std::string pad(std::string s, size_t n) {
+  if (s.size() < n) s.resize(n, ' ');
+  return s;
+}
+
+int cmd_list(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string format = "text";
+  o.add_options()("format", po::value(&format));
+  parse(args, o, {});
+  check_format(format, {"text", "json", "csv"});
+  struct Col {
+    const char *title, *field;
+  };
+  const Col cols[] = {{"target", nullptr},       {"class", "silicon_class"},   {"family", "family"},
+                      {"hw", "hardware_version"}, {"td", "td_generation"},     {"cores", "num_nes"},
+                      {"width", "max_tensor_width"}, {"depth", "max_tensor_depth"}, {"kw", "max_kernel_width_small_fp16"},
+                      {"kd", "max_large_conv_kernel_dim_z"}, {"te", "texture_engine"}, {"fp8", "fp8_e4m3"},
+                      {"formats", "interchange_format_count"}, {"peak_tflops", "peak_tflops"},
+                      {"bw_gbps", "bandwidth_gbps"}, {"floor_ms", "dispatch_floor_ms"}, {"cost", nullptr}};
+  auto cell = [&](const Target &t, const Col &col) -> std::string {
+    if (!col.field) {
+      if (std::string(col.title) == "target") return t.name;
+      const Entry *p = t.find("peak_tflops");
+      return p ? confidence_name(p->provenance.confidence) : "";
+    }
+    const Field *f = c.schema.find(col.field);
+    const Entry *e = t.find(col.field);
+    if (!e) return "?";
+    if (auto *s = std::get_if<std::string>(&e->value)) return *s;
+    if (auto *d = std::get_if<double>(&e->value)) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.3g", *d);
+      return b;
+    }
+    return format_value(*f, e->value);
+  };
+  const auto &ts = c.reg().targets();
+  if (format == "json") {
+    Doc arr = Doc::array();
+    for (auto &t : ts) arr.push(to_doc(c.schema, t));
+    emit(json::write(arr), "");
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head;
+  for (auto &col : cols) head.push_back(col.title);
+  rows.push_back(head);
+  for (auto &t : ts) {
+    std::vector<std::string> r;
+    for (auto &col : cols) r.push_back(cell(t, col));
+    rows.push_back(r);
+  }
+  std::string out;
+  if (format == "csv") {
+    for (auto &r : rows) {
+      for (size_t i = 0; i < r.size(); ++i) {
+        std::string v = r[i];
+        if (v.find_first_of(",\"") != std::string::npos) {
+          std::string q = "\"";
+          for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+          v = q + "\"";
+        }
+        out += (i ? "," : "") + v;
+      }
+      out += "\n";
+    }
+  } else {
+    std::vector<size_t> w(head.size(), 0);
+    for (auto &r : rows)
+      for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], std::min<size_t>(r[i].size(), i == 1 ? 22 : 40));
+    for (auto &r : rows) {
+      std::string line;
+      for (size_t i = 0; i < r.size(); ++i) {
+        std::string v = r[i].size() > w[i] ? r[i].substr(0, w[i] - 1) + "~" : r[i];
+        line += pad(v, w[i] + 2);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+    out += std::to_string(ts.size()) + " targets\n";
+  }
+  emit(out, "");
+  return 0;
+}
+
+int cmd_show(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string format = "text", target;
+  o.add_options()("format", po::value(&format))("target", po::value(&target));
+  po::positional_options_description p;
+  p.add("target", 1);
+  parse(args, o, p);
+  check_format(format, {"text", "toml", "json"});
+  if (target.empty()) throw Error("ANEC-CLI-001", "show needs a TARGET");
+  Target t = resolve_target(c, target);
+  emit(format == "toml" ? to_toml(c.schema, t) : format == "json" ? to_json(c.schema, t) : to_text(c.schema, t), "");
+  return 0;
+}
+
+int cmd_encode(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string target, out;
+  o.add_options()("target", po::value(&target))("output,o", po::value(&out));
+  po::positional_options_description p;
+  p.add("target", 1);
+  parse(args, o, p);
+  if (target.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs TARGET|FILE.toml and -o BLOB");
+  Bytes blob = encode(c.schema, resolve_target(c, target));
+  write_file_atomic(out, blob);
+  std::fprintf(stderr, "wrote %zu bytes to %s (sha256 %s)\n", blob.size(), out.c_str(), sha256_hex(blob).c_str());
+  return 0;
+}
+
+Target decode_file(Ctx &c, const std::string &path, const std::string &target) {
+  const Target &donor = c.reg().get(target);
+  Bytes blob = read_file(path, 1 << 20);
+  return decode(c.schema, blob, donor.name, &donor,
+                {"decoded from blob sha256:" + sha256_hex(blob), Confidence::Decoded});
+}
+
+int cmd_decode(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string blob, target, out, format = "toml";
+  o.add_options()("blob", po::value(&blob))("target", po::value(&target))("format", po::value(&format))(
+      "output,o", po::value(&out));
+  po::positional_options_description p;
+  p.add("blob", 1);
+  parse(args, o, p);
+  check_format(format, {"text", "toml", "json"});
+  if (blob.empty() || target.empty()) throw Error("ANEC-CLI-001", "decode needs BLOB and --target TARGET");
+  Target t = decode_file(c, blob, target);
+  emit(format == "toml" ? to_toml(c.schema, t) : format == "json" ? to_json(c.schema, t) : to_text(c.schema, t), out);
+  return 0;
+}
+
+int cmd_diff(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::vector<std::string> ab;
+  std::string format = "text", ta, tb;
+  bool all = false;
+  o.add_options()("ab", po::value(&ab))("all", po::bool_switch(&all))("format", po::value(&format))(
+      "target-a", po::value(&ta))("target-b", po::value(&tb));
+  po::positional_options_description p;
+  p.add("ab", 2);
+  parse(args, o, p);
+  check_format(format, {"text", "json"});
+  if (ab.size() != 2) throw Error("ANEC-CLI-001", "diff needs two targets or files");
+  auto load = [&](const std::string &arg, const std::string &t) {
+    if (arg.ends_with(".bin")) {
+      if (t.empty()) throw Error("ANEC-CLI-001", "a blob in diff needs --target-a/--target-b to name its target");
+      return decode_file(c, arg, t);
+    }
+    return resolve_target(c, arg);
+  };
+  Target a = load(ab[0], ta), b = load(ab[1], tb);
+  Doc rows = Doc::array();
+  std::string text;
+  size_t differing = 0;
+  for (const Field &f : c.schema.fields()) {
+    const Entry *ea = a.find(f.name), *eb = b.find(f.name);
+    if (!ea && !eb) continue;
+    bool same = ea && eb && ea->value == eb->value;
+    differing += !same;
+    if (same && !all) continue;
+    std::string va = ea ? format_value(f, ea->value) : "-", vb = eb ? format_value(f, eb->value) : "-";
+    Doc r = Doc::table();
+    r.set("field", Doc::string(f.name));
+    if (f.in_blob()) r.set("offset", Doc::integer(*f.offset));
+    r.set(a.name, ea ? value_doc(f, ea->value) : Doc());
+    r.set(b.name == a.name ? b.name + "'" : b.name, eb ? value_doc(f, eb->value) : Doc());
+    r.set("same", Doc::boolean(same));
+    rows.push(std::move(r));
+    text += pad(f.in_blob() ? hex(*f.offset) : "-", 8) + pad(f.name, 34) + pad(va, 26) + (same ? "  " : "≠ ") + vb + "\n";
+  }
+  if (format == "json") {
+    emit(json::write(rows), "");
+  } else {
+    std::string head = pad("offset", 8) + pad("field", 34) + pad(a.name, 26) + "  " + b.name + "\n";
+    emit(head + text + std::to_string(differing) + " fields differ\n", "");
+  }
+  return 0;
+}
+
+void print_findings(const std::vector<Finding> &fs) {
+  for (auto &f : fs)
+    std::printf("%s %s.%s: %s\n", f.code.c_str(), f.target.c_str(), f.field.c_str(), f.message.c_str());
+}
+
+int cmd_validate(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::vector<std::string> files;
+  bool all = false;
+  o.add_options()("files", po::value(&files))("all", po::bool_switch(&all));
+  po::positional_options_description p;
+  p.add("files", -1);
+  parse(args, o, p);
+  std::vector<Target> ts;
+  if (all)
+    ts = c.reg().targets();
+  for (auto &f : files) ts.push_back(load_target(c.schema, f));
+  if (ts.empty()) throw Error("ANEC-CLI-001", "validate needs FILE... or --all");
+  std::vector<Finding> findings;
+  for (auto &t : ts) {
+    auto f = validate_target(c.schema, c.lineup, t);
+    findings.insert(findings.end(), f.begin(), f.end());
+  }
+  auto line = validate_line(c.schema, ts);
+  findings.insert(findings.end(), line.begin(), line.end());
+  print_findings(findings);
+  std::printf("%zu target(s) checked, %zu finding(s)\n", ts.size(), findings.size());
+  return findings.empty() ? 0 : 1;
+}
+
+int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string out;
+  bool check = false, quiet = false;
+  o.add_options()("output,o", po::value(&out))("check", po::bool_switch(&check))("quiet,q", po::bool_switch(&quiet));
+  parse(args, o, {});
+  fs::path dir = out.empty() ? c.tables / "targets" : fs::path(out);
+  std::vector<Target> ref = load_reference(c.schema, c.lineup, c.tables / "reference");
+  std::vector<Target> generated;
+  std::vector<Finding> findings;
+  std::vector<std::pair<fs::path, std::string>> files;
+  for (const Target &r : ref) {
+    // The table goes through its blob: what is written is what the blob carries.
+    Bytes blob = encode(c.schema, r);
+    Target t = decode(c.schema, blob, r.name, &r, {"decoded from generated blob", Confidence::Decoded});
+    auto f = validate_target(c.schema, c.lineup, t);
+    findings.insert(findings.end(), f.begin(), f.end());
+    files.push_back({dir / (t.name + ".toml"), to_toml(c.schema, t)});
+    generated.push_back(std::move(t));
+  }
+  auto line = validate_line(c.schema, generated);
+  findings.insert(findings.end(), line.begin(), line.end());
+  if (!findings.empty()) {
+    print_findings(findings);
+    std::fprintf(stderr, "generate: reference facts fail validation; nothing written\n");
+    return 1;
+  }
+  size_t stale = 0;
+  for (auto &[path, text] : files) {
+    std::string old;
+    if (fs::exists(path)) old = read_text_file(path);
+    if (old == text) continue;
+    ++stale;
+    if (check)
+      std::printf("stale: %s\n", path.string().c_str());
+    else
+      write_file_atomic(path, text);
+  }
+  if (check) {
+    std::printf("%zu of %zu target tables %s\n", stale, files.size(), stale ? "differ from a regeneration" : "up to date");
+    return stale ? 1 : 0;
+  }
+  if (!quiet) std::fprintf(stderr, "generate: %zu targets, %zu table(s) rewritten in %s\n", files.size(), stale, dir.c_str());
+  return 0;
+}
+
+int cmd_schema(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string format = "text";
+  o.add_options()("format", po::value(&format));
+  parse(args, o, {});
+  check_format(format, {"text", "json"});
+  Doc arr = Doc::array();
+  std::string text;
+  for (const Field &f : c.schema.fields()) {
+    Doc d = Doc::table();
+    d.set("name", Doc::string(f.name));
+    if (f.in_blob()) {
+      d.set("offset", Doc::integer(*f.offset));
+      d.set("width", Doc::integer(f.width));
+    }
+    d.set("type", Doc::string(type_name(f.type)));
+    d.set("section", Doc::string(f.section));
+    d.set("unit", Doc::string(f.unit));
+    d.set("meaning", Doc::string(f.meaning));
+    d.set("source", Doc::string(f.source));
+    d.set("confidence", Doc::string(confidence_name(f.confidence)));
+    arr.push(std::move(d));
+    text += pad(f.in_blob() ? hex(*f.offset) + "+" + std::to_string(f.width) : "-", 12) + pad(type_name(f.type), 8) +
+            pad(f.name, 34) + pad(confidence_name(f.confidence), 12) + f.meaning + "\n";
+  }
+  emit(format == "json" ? json::write(arr) : text, "");
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string tables_opt;
+  try {
+    while (!args.empty() && (args[0] == "--tables" || args[0].rfind("--tables=", 0) == 0)) {
+      if (args[0] == "--tables") {
+        if (args.size() < 2) throw Error("ANEC-CLI-001", "--tables needs a directory");
+        tables_opt = args[1];
+        args.erase(args.begin(), args.begin() + 2);
+      } else {
+        tables_opt = args[0].substr(9);
+        args.erase(args.begin());
+      }
+    }
+    if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+      std::fputs(kUsage, args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    std::string cmd = args[0];
+    args.erase(args.begin());
+    Ctx c(anec::tools::find_tables(tables_opt));
+    if (cmd == "list") return cmd_list(c, args);
+    if (cmd == "show") return cmd_show(c, args);
+    if (cmd == "encode") return cmd_encode(c, args);
+    if (cmd == "decode") return cmd_decode(c, args);
+    if (cmd == "diff") return cmd_diff(c, args);
+    if (cmd == "validate") return cmd_validate(c, args);
+    if (cmd == "generate") return cmd_generate(c, args);
+    if (cmd == "schema") return cmd_schema(c, args);
+    throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-hal --help)");
+  } catch (const Error &e) {
+    std::fprintf(stderr, "anec-hal: error: %s\n", e.what());
+    return 2;
+  } catch (const po::error &e) {
+    std::fprintf(stderr, "anec-hal: error: ANEC-CLI-001: %s\n", e.what());
+    return 2;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "anec-hal: error: ANEC-INTERNAL: %s\n", e.what());
+    return 2;
+  }
+}
