@@ -1,0 +1,140 @@
+// The anec-hal command line: exit codes, reason codes on stderr, no partial output files, goldens.
+#include "anec/support/file.hpp"
+#include "paths.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+protected:
+  fs::path dir;
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("anec-cli-" + std::to_string(::getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  Result run(const std::string &args) {
+    fs::path out = dir / "stdout", err = dir / "stderr";
+    std::string cmd = anec::test::tool("anec-hal").string() + " --tables " + anec::test::tables().string() + " " +
+                      args + " >" + out.string() + " 2>" + err.string();
+    int st = std::system(cmd.c_str());
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, anec::read_text_file(out), anec::read_text_file(err)};
+  }
+  void write(const fs::path &p, const std::vector<uint8_t> &b) { anec::write_file_atomic(p, b); }
+};
+
+} // namespace
+
+TEST_F(Cli, ListPrintsAllTargetsMatchingGolden) {
+  Result r = run("list");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, anec::read_text_file(anec::test::golden() / "anec-hal-list.txt"));
+}
+
+TEST_F(Cli, ShowMatchesGoldenInEveryFormat) {
+  for (const char *fmt : {"text", "json", "toml"}) {
+    Result r = run(std::string("show M1 --format ") + fmt);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, anec::read_text_file(anec::test::golden() / (std::string("anec-hal-show-h13.") + fmt))) << fmt;
+  }
+}
+
+TEST_F(Cli, DiffMatchesGolden) {
+  Result r = run("diff h13 h17s");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, anec::read_text_file(anec::test::golden() / "anec-hal-diff-h13-h17s.txt"));
+}
+
+TEST_F(Cli, EncodeThenDecodeReproducesTheTable) {
+  fs::path blob = dir / "h16.bin", toml = dir / "h16.toml";
+  ASSERT_EQ(run("encode h16 -o " + blob.string()).status, 0);
+  EXPECT_EQ(fs::file_size(blob), 0x938u);
+  Result d = run("decode " + blob.string() + " --target h16 -o " + toml.string());
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_EQ(anec::read_text_file(toml), anec::read_text_file(anec::test::tables() / "targets" / "h16.toml"));
+  // The file form of encode, and diff of a blob against its target: nothing differs.
+  fs::path blob2 = dir / "again.bin";
+  ASSERT_EQ(run("encode " + toml.string() + " -o " + blob2.string()).status, 0);
+  EXPECT_EQ(anec::read_file(blob), anec::read_file(blob2));
+  Result df = run("diff " + blob.string() + " h16 --target-a h16");
+  EXPECT_EQ(df.status, 0) << df.err;
+  EXPECT_NE(df.out.find("\n0 fields differ"), std::string::npos) << df.out;
+}
+
+TEST_F(Cli, BadBlobsFailWithReasonAndLeaveNoOutput) {
+  fs::path blob = dir / "h13.bin", out = dir / "out.toml";
+  ASSERT_EQ(run("encode h13 -o " + blob.string()).status, 0);
+  auto bytes = anec::read_file(blob);
+  auto shorter = bytes;
+  shorter.resize(100);
+  write(dir / "short.bin", shorter);
+  bytes.push_back(0);
+  write(dir / "long.bin", bytes);
+  for (const char *name : {"short.bin", "long.bin"}) {
+    Result r = run("decode " + (dir / name).string() + " --target h13 -o " + out.string());
+    EXPECT_EQ(r.status, 2) << name;
+    EXPECT_NE(r.err.find("ANEC-HAL-001"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  Result missing = run("decode " + (dir / "nothing.bin").string() + " --target h13");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("ANEC-IO-001"), std::string::npos);
+}
+
+TEST_F(Cli, UnknownTargetSuggestsClosest) {
+  Result r = run("show h17z");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("ANEC-HAL-006: unknown target 'h17z'; closest: h17"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, UsageErrors) {
+  EXPECT_EQ(run("frobnicate").status, 2);
+  EXPECT_EQ(run("list --format yaml").status, 2);
+  EXPECT_EQ(run("decode x.bin").status, 2);
+  Result h = run("--help");
+  EXPECT_EQ(h.status, 0);
+  EXPECT_NE(h.out.find("generate"), std::string::npos);
+}
+
+TEST_F(Cli, ValidateExitCodes) {
+  EXPECT_EQ(run("validate --all").status, 0);
+  std::string good = anec::read_text_file(anec::test::tables() / "targets" / "h13g.toml");
+  std::string bad = good;
+  bad.replace(bad.find("offset = 0x238, value = 8"), 25, "offset = 0x238, value = 2");
+  anec::write_file_atomic(dir / "bad.toml", bad);
+  Result r = run("validate " + (dir / "bad.toml").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("ANEC-HAL-102 h13g.num_nes"), std::string::npos) << r.out;
+  anec::write_file_atomic(dir / "broken.toml", good.substr(0, good.size() / 2) + "\n[[[");
+  Result p = run("validate " + (dir / "broken.toml").string());
+  EXPECT_EQ(p.status, 2);
+  EXPECT_NE(p.err.find("ANEC-TOML-001"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("broken.toml:"), std::string::npos) << p.err;
+}
+
+TEST_F(Cli, GenerateCheckAndFreshOutput) {
+  Result c = run("generate --check");
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  Result g = run("generate -q -o " + dir.string());
+  ASSERT_EQ(g.status, 0) << g.err;
+  size_t n = 0;
+  for (auto &e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".toml") continue;
+    ++n;
+    EXPECT_EQ(anec::read_text_file(e.path()), anec::read_text_file(anec::test::tables() / "targets" / e.path().filename()));
+  }
+  EXPECT_EQ(n, 28u);
+}

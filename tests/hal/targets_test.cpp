@@ -1,0 +1,181 @@
+#include "anec/hal/codec.hpp"
+#include "anec/hal/target_io.hpp"
+#include "anec/hal/validate.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/toml.hpp"
+#include "fixture.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace anec;
+using namespace anec::hal;
+using test::Tables;
+
+namespace {
+const Target &T(const char *name) { return Tables::get().registry.get(name); }
+
+std::vector<std::string> codes(const std::vector<Finding> &fs) {
+  std::vector<std::string> out;
+  for (auto &f : fs) out.push_back(f.code + " " + f.target + "." + f.field);
+  return out;
+}
+bool has(const std::vector<Finding> &fs, const std::string &code, const std::string &field) {
+  for (auto &f : fs)
+    if (f.code == code && f.field == field) return true;
+  return false;
+}
+} // namespace
+
+// The checked-in tables are what the code generates from tables/reference (the same path as
+// `anec-hal generate`): edit the reference, not the output.
+TEST(Targets, CheckedInTablesMatchARegeneration) {
+  const auto &t = Tables::get();
+  ASSERT_EQ(t.reference.size(), 28u);
+  for (const Target &r : t.reference) {
+    SCOPED_TRACE(r.name);
+    Target g = decode(t.schema, encode(t.schema, r), r.name, &r, {"x", Confidence::Decoded});
+    EXPECT_EQ(to_toml(t.schema, g), read_text_file(test::tables() / "targets" / (r.name + ".toml")));
+  }
+}
+
+TEST(Targets, AnchorsMatchTheGuide) {
+  EXPECT_EQ(T("h13").uint("num_nes"), 4u);
+  EXPECT_EQ(T("h13").uint("max_tensor_width"), 16384u);
+  EXPECT_EQ(T("h13").uint("max_kernel_width_small_fp16"), 13u);
+  EXPECT_EQ(T("h13").uint("texture_engine"), 0u);
+  EXPECT_EQ(T("h13").text("cost_policy_name"), "Simple");
+  EXPECT_EQ(T("h14").uint("texture_engine"), 1u);
+  EXPECT_EQ(T("h14").uint("instruction_alignment"), 16u);
+  EXPECT_EQ(T("h15").uint("l2_resident_threshold"), 32768u);
+  EXPECT_EQ(T("h15").uint("reduction_transpose_extent"), 384u);
+  EXPECT_EQ(T("h16").uint("max_tensor_width"), 65536u);
+  EXPECT_EQ(T("h16").uint("interchange_format_count"), 14u);
+  EXPECT_EQ(T("h17s").uint("num_nes"), 16u);
+  EXPECT_EQ(T("h17d").uint("num_nes"), 64u);
+  EXPECT_EQ(T("h18").uint("fp8_e4m3"), 1u);
+  EXPECT_EQ(T("h17s").uint("fp8_e4m3"), 0u);
+  EXPECT_EQ(T("m11").uint("num_nes"), 1u);
+  EXPECT_EQ(T("m11").uint("max_kernel_width_small_fp16"), 15u);
+  EXPECT_EQ(T("m9").uint("ne_perf_cycle_divisor"), 16u);
+  EXPECT_EQ(T("h11").uint("ne_perf_cycle_divisor"), 32u);
+  for (const char *u : {"u1", "u2", "u3"}) {
+    EXPECT_EQ(T(u).uint("max_tensor_depth"), 1u);
+    EXPECT_EQ(T(u).uint("max_kernel_width_small_fp16"), 1023u);
+    EXPECT_EQ(T(u).find("max_tensor_width")->provenance.confidence, Confidence::Placeholder);
+  }
+  EXPECT_EQ(T("h13").list("interchange_formats").size(), 3u);
+}
+
+TEST(Targets, ProvenanceSaysHowEachValueIsKnown) {
+  EXPECT_EQ(T("h13").find("peak_tflops")->provenance.confidence, Confidence::Measured);
+  EXPECT_EQ(T("h17s").find("bandwidth_gbps")->provenance.confidence, Confidence::Measured);
+  EXPECT_EQ(T("h14").find("peak_tflops")->provenance.confidence, Confidence::Predicted);
+  // A value measured on the M1 is only inferred on its tier siblings.
+  EXPECT_EQ(T("h13").find("max_tensor_channels")->provenance.confidence, Confidence::Measured);
+  EXPECT_EQ(T("h13g").find("max_tensor_channels")->provenance.confidence, Confidence::Decoded);
+  EXPECT_EQ(T("h13g").find("argminmax_max_axis")->provenance.confidence, Confidence::Inferred);
+  // A value nobody published is a placeholder, never silently made up.
+  EXPECT_EQ(T("h13").find("conv_stride_unicast_cin_limit")->provenance.confidence, Confidence::Placeholder);
+}
+
+// Guide ch.18: bandwidth scales with the core count, the floor with the clock.
+TEST(Targets, CostParametersDeriveFromTheAnchors) {
+  EXPECT_DOUBLE_EQ(T("h13g").real("bandwidth_gbps"), 18.0);
+  EXPECT_DOUBLE_EQ(T("h13g").real("peak_tflops"), 6.5);
+  EXPECT_DOUBLE_EQ(T("h17d").real("peak_tflops"), 8.9 * 4);
+  EXPECT_DOUBLE_EQ(T("h17d").real("dispatch_floor_ms"), 0.11);
+  // More cores are never slower, across all targets.
+  for (auto &a : Tables::get().registry.targets())
+    for (auto &b : Tables::get().registry.targets())
+      if (a.uint("num_nes") > b.uint("num_nes")) {
+        EXPECT_GE(a.real("peak_tflops"), b.real("peak_tflops")) << a.name << " vs " << b.name;
+        EXPECT_GE(a.real("bandwidth_gbps"), b.real("bandwidth_gbps")) << a.name << " vs " << b.name;
+      }
+}
+
+TEST(Targets, NamesAreCaseInsensitiveAndAcceptAliases) {
+  const auto &r = Tables::get().registry;
+  EXPECT_EQ(r.get("M1").name, "h13");
+  EXPECT_EQ(r.get("m5").name, "h17");
+  EXPECT_EQ(r.get("M5 Pro").name, "h17s");
+  EXPECT_EQ(r.get("m5_max").name, "h17s");
+  EXPECT_EQ(r.get("H17S").name, "h17s");
+  try {
+    r.get("h13x");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), "ANEC-HAL-006");
+    EXPECT_NE(std::string(e.what()).find("closest: h13"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Validate, AllTablesAreClean) {
+  const auto &t = Tables::get();
+  for (auto &tg : t.registry.targets()) EXPECT_TRUE(validate_target(t.schema, t.lineup, tg).empty()) << tg.name;
+  EXPECT_TRUE(validate_line(t.schema, t.registry.targets()).empty());
+}
+
+TEST(Validate, EachRuleFiresOnABrokenTarget) {
+  const auto &t = Tables::get();
+  auto check = [&](const char *name, const char *field, Value v) {
+    Target x = T(name);
+    x.values[field].value = std::move(v);
+    return validate_target(t.schema, t.lineup, x);
+  };
+  EXPECT_TRUE(has(check("h13g", "num_nes", uint64_t{4}), "ANEC-HAL-102", "num_nes"));
+  EXPECT_TRUE(has(check("h13", "num_nes", uint64_t{6}), "ANEC-HAL-109", "num_nes"));
+  EXPECT_TRUE(has(check("h13", "family_index", uint64_t{3}), "ANEC-HAL-103", "family_index"));
+  EXPECT_TRUE(has(check("h13", "family", std::string("A14")), "ANEC-HAL-103", "family"));
+  EXPECT_TRUE(has(check("h13", "texture_engine", uint64_t{1}), "ANEC-HAL-104", "texture_engine"));
+  EXPECT_TRUE(has(check("h13", "interchange_format_count", uint64_t{4}), "ANEC-HAL-105", "interchange_formats"));
+  EXPECT_TRUE(has(check("h13", "interchange_formats", std::vector<std::string>{"&BGA", "&L0h", "BGRA8"}), "ANEC-HAL-108",
+                  "interchange_formats"));
+  EXPECT_TRUE(has(check("h13", "clock_min_mhz", uint64_t{5000}), "ANEC-HAL-106", "clock_min_mhz"));
+  EXPECT_TRUE(has(check("h13", "efficiency_at_clock_max", 1.5), "ANEC-HAL-101", "efficiency_at_clock_max"));
+  Target y = T("h13");
+  y.values.erase("num_nes");
+  EXPECT_TRUE(has(validate_target(t.schema, t.lineup, y), "ANEC-HAL-100", "num_nes"));
+}
+
+TEST(Validate, LimitsNeverFallAcrossGenerations) {
+  const auto &t = Tables::get();
+  std::vector<Target> all = t.registry.targets();
+  for (auto &x : all)
+    if (x.name == "h17") x.values["max_tensor_width"].value = uint64_t{8192};
+  auto f = validate_line(t.schema, all);
+  ASSERT_EQ(f.size(), 1u) << ::testing::PrintToString(codes(f));
+  EXPECT_EQ(f[0].code, "ANEC-HAL-107");
+  EXPECT_EQ(f[0].target, "h17");
+}
+
+TEST(TargetFiles, StrictReadingNamesLineAndColumn) {
+  const auto &t = Tables::get();
+  std::string good = to_toml(t.schema, T("h13"));
+  auto error = [&](std::string text) -> std::string {
+    try {
+      from_doc(t.schema, toml::parse(text, "x.toml"), "x.toml");
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "none";
+  };
+  auto replace = [&](std::string from, std::string to) {
+    std::string s = good;
+    size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  EXPECT_NE(error(replace("[limits]", "[limits")).find("ANEC-TOML-001: x.toml:"), std::string::npos);
+  EXPECT_NE(error(replace("[limits]\n", "[limits]\nwingspan = { value = 1, confidence = \"decoded\", source = \"s\" }\n"))
+                .find("ANEC-HAL-003: x.toml:"),
+            std::string::npos);
+  EXPECT_NE(error(replace("offset = 0x81d, value = 0", "offset = 0x81d, value = 300")).find("ANEC-HAL-004"),
+            std::string::npos);
+  EXPECT_NE(error(replace("offset = 0x81d, value = 0", "offset = 0x81d, value = \"no\"")).find("ANEC-HAL-004"),
+            std::string::npos);
+  EXPECT_NE(error(replace("offset = 0x81d", "offset = 0x81e")).find("disagrees with the schema"), std::string::npos);
+  EXPECT_NE(error(replace("anec-hal/1.0", "anec-hal/0.9")).find("ANEC-HAL-003"), std::string::npos);
+  EXPECT_NE(error(replace("confidence = \"measured\"", "confidence = \"certain\"")).find("unknown confidence"),
+            std::string::npos);
+}

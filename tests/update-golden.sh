@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Regenerates the golden outputs on purpose, from the built anec-hal. Review the diff before committing.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$root/build/tools/anec-hal}
+g=$root/tests/golden
+hal() { "$bin" --tables "$root/tables" "$@"; }
+hal list > "$g/anec-hal-list.txt"
+for f in text json toml; do hal show h13 --format $f > "$g/anec-hal-show-h13.$f"; done
+hal diff h13 h17s > "$g/anec-hal-diff-h13-h17s.txt"
+echo "golden files rewritten in $g; review with git diff"
