@@ -2,6 +2,13 @@
 
 namespace anec {
 
+Doc::Doc() = default;
+Doc::~Doc() = default;
+Doc::Doc(const Doc &) = default;
+Doc::Doc(Doc &&) noexcept = default;
+Doc &Doc::operator=(const Doc &) = default;
+Doc &Doc::operator=(Doc &&) noexcept = default;
+
 Doc Doc::boolean(bool v) {
   Doc d;
   d.kind_ = Kind::Bool;

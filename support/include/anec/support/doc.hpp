@@ -14,7 +14,13 @@ class Doc {
 public:
   enum class Kind { Null, Bool, Int, Float, String, Array, Table };
 
-  Doc() = default;
+  // Out of line: DocMember is incomplete here.
+  Doc();
+  ~Doc();
+  Doc(const Doc &);
+  Doc(Doc &&) noexcept;
+  Doc &operator=(const Doc &);
+  Doc &operator=(Doc &&) noexcept;
   static Doc boolean(bool v);
   static Doc integer(int64_t v, bool hex = false);
   static Doc number(double v);

@@ -1,0 +1,91 @@
+// Throughput of the HAL codec and the target-definition I/O over all 28 generated tables.
+#include "anec/hal/codec.hpp"
+#include "anec/hal/reference.hpp"
+#include "anec/hal/registry.hpp"
+#include "anec/hal/target_io.hpp"
+#include "anec/support/toml.hpp"
+
+#include <benchmark/benchmark.h>
+
+using namespace anec;
+using namespace anec::hal;
+
+namespace {
+struct Data {
+  std::filesystem::path root = ANEC_BENCH_TABLES_DIR;
+  Schema schema = Schema::load(root / "schema" / "hal.toml");
+  Lineup lineup = load_lineup(root / "reference" / "lineup.toml");
+  Registry registry = Registry::load(schema, lineup, root / "targets");
+  std::vector<Bytes> blobs;
+  std::vector<std::string> texts;
+  Data() {
+    for (auto &t : registry.targets()) {
+      blobs.push_back(encode(schema, t));
+      texts.push_back(to_toml(schema, t));
+    }
+  }
+};
+const Data &data() {
+  static const Data d;
+  return d;
+}
+const Provenance kProv{"bench", Confidence::Decoded};
+} // namespace
+
+// One iteration decodes and re-encodes all 28 blobs.
+static void BM_DecodeEncodeAll28(benchmark::State &state) {
+  const Data &d = data();
+  for (auto _ : state) {
+    for (size_t i = 0; i < d.blobs.size(); ++i) {
+      const Target &donor = d.registry.targets()[i];
+      Target t = decode(d.schema, d.blobs[i], donor.name, &donor, kProv);
+      Bytes b = encode(d.schema, t);
+      benchmark::DoNotOptimize(b.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * int64_t(d.blobs.size()));
+  state.SetBytesProcessed(state.iterations() * int64_t(d.blobs.size() * d.schema.blob_size()));
+}
+BENCHMARK(BM_DecodeEncodeAll28);
+
+static void BM_DecodeOnly(benchmark::State &state) {
+  const Data &d = data();
+  const Target &donor = d.registry.get("h13");
+  for (auto _ : state) benchmark::DoNotOptimize(decode(d.schema, d.blobs[4], "h13", &donor, kProv));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecodeOnly);
+
+static void BM_EncodeOnly(benchmark::State &state) {
+  const Data &d = data();
+  const Target &t = d.registry.get("h13");
+  for (auto _ : state) benchmark::DoNotOptimize(encode(d.schema, t));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EncodeOnly);
+
+// Strict TOML read and deterministic write of all 28 target definitions.
+static void BM_TomlReadWriteAll28(benchmark::State &state) {
+  const Data &d = data();
+  for (auto _ : state) {
+    for (auto &text : d.texts) {
+      Target t = from_doc(d.schema, toml::parse(text, "bench"), "bench");
+      benchmark::DoNotOptimize(to_toml(d.schema, t));
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * int64_t(d.texts.size()));
+}
+BENCHMARK(BM_TomlReadWriteAll28);
+
+// The whole `generate` pipeline in memory: reference files -> targets -> blobs -> TOML.
+static void BM_GenerateAll28(benchmark::State &state) {
+  const Data &d = data();
+  for (auto _ : state) {
+    auto ref = load_reference(d.schema, d.lineup, d.root / "reference");
+    for (auto &r : ref) benchmark::DoNotOptimize(to_toml(d.schema, decode(d.schema, encode(d.schema, r), r.name, &r, kProv)));
+  }
+  state.SetItemsProcessed(state.iterations() * 28);
+}
+BENCHMARK(BM_GenerateAll28);
+
+BENCHMARK_MAIN();
