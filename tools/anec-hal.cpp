@@ -78,11 +78,10 @@ po::variables_map parse(const std::vector<std::string> &args, po::options_descri
   return vm;
 }
 
-bool is_file_arg(const std::string &a) { return a.find('/') != std::string::npos || a.ends_with(".toml") || a.ends_with(".bin"); }
-
-// A target named on the command line: a name or alias, or a definition file.
+// A target named on the command line: a definition file (a path, or a name ending in .toml), or a
+// target name or alias.
 Target resolve_target(Ctx &c, const std::string &arg) {
-  if (is_file_arg(arg) || fs::exists(arg)) return load_target(c.schema, arg);
+  if (arg.find('/') != std::string::npos || arg.ends_with(".toml")) return load_target(c.schema, arg);
   return c.reg().get(arg);
 }
 

@@ -1,6 +1,7 @@
 #include "anec/hal/target.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -95,14 +96,7 @@ std::string format_value(const Field &f, const Value &v) {
     return out + "]";
   }
   if (auto *b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  const Bytes &b = std::get<Bytes>(v);
-  std::string out;
-  char buf[4];
-  for (uint8_t c : b) {
-    std::snprintf(buf, sizeof buf, "%02x", c);
-    out += buf;
-  }
-  return out;
+  return hex_bytes(std::get<Bytes>(v));
 }
 
 } // namespace anec::hal

@@ -107,11 +107,18 @@ std::string sha256_hex(std::span<const uint8_t> data) {
     }
     h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
   }
+  uint8_t digest[32];
+  for (int i = 0; i < 32; ++i) digest[i] = static_cast<uint8_t>(h[i / 4] >> (24 - 8 * (i % 4)));
+  return hex_bytes(digest);
+}
+
+std::string hex_bytes(std::span<const uint8_t> bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
   std::string out;
-  char buf[9];
-  for (uint32_t v : h) {
-    std::snprintf(buf, sizeof buf, "%08x", v);
-    out += buf;
+  out.reserve(bytes.size() * 2);
+  for (uint8_t c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -22,7 +23,14 @@ Doc convert(const ::toml::node &n, const std::string &source_name) {
   case ::toml::node_type::table: {
     d = Doc::table();
     d.inline_table = n.as_table()->is_inline();
-    for (auto &&[k, v] : *n.as_table()) d.set(std::string(k.str()), convert(v, source_name));
+    // toml++ iterates keys in sorted order; members keep the order they were written in.
+    std::vector<std::pair<const ::toml::key *, const ::toml::node *>> kv;
+    for (auto &&[k, v] : *n.as_table()) kv.push_back({&k, &v});
+    std::stable_sort(kv.begin(), kv.end(), [](auto &a, auto &b) {
+      auto pa = a.first->source().begin, pb = b.first->source().begin;
+      return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+    });
+    for (auto &[k, v] : kv) d.set(std::string(k->str()), convert(*v, source_name));
     break;
   }
   case ::toml::node_type::array:

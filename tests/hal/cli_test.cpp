@@ -94,6 +94,18 @@ TEST_F(Cli, BadBlobsFailWithReasonAndLeaveNoOutput) {
   EXPECT_NE(missing.err.find("ANEC-IO-001"), std::string::npos);
 }
 
+TEST_F(Cli, OutOfRangeValueInADefinitionFails) {
+  std::string text = anec::read_text_file(anec::test::tables() / "targets" / "h13.toml");
+  text.replace(text.find("offset = 0x81d, value = 0"), 25, "offset = 0x81d, value = 256");
+  anec::write_file_atomic(dir / "h13.toml", text);
+  fs::path out = dir / "h13.bin";
+  Result r = run("encode " + (dir / "h13.toml").string() + " -o " + out.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("ANEC-HAL-004"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("h13.toml:"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(Cli, UnknownTargetSuggestsClosest) {
   Result r = run("show h17z");
   EXPECT_EQ(r.status, 2);

@@ -18,6 +18,8 @@ std::string read_text_file(const std::filesystem::path &path, uint64_t max_bytes
 void write_file_atomic(const std::filesystem::path &path, std::span<const uint8_t> bytes);
 void write_file_atomic(const std::filesystem::path &path, std::string_view text);
 
+// Lower-case hex of the bytes, two digits each.
+std::string hex_bytes(std::span<const uint8_t> bytes);
 std::string sha256_hex(std::span<const uint8_t> bytes);
 
 } // namespace anec
