@@ -86,6 +86,9 @@ std::vector<Finding> validate_target(const Schema &schema, const Lineup &lineup,
     for (auto &tag : tags)
       if (tag.size() != 4 && (tag.empty() || tag[0] != '?'))
         add("ANEC-HAL-108", "interchange_formats", "tag \"" + tag + "\" is not a four-character code or ?name");
+    // The map keeps its keys ordered: the list is written in that (byte) order.
+    if (!std::is_sorted(tags.begin(), tags.end()))
+      add("ANEC-HAL-110", "interchange_formats", "tags are not in map (byte) order");
   }
   if (auto lo = u("clock_min_mhz"), hi = u("clock_max_mhz"); lo && hi && *lo > *hi)
     add("ANEC-HAL-106", "clock_min_mhz", "clock range " + std::to_string(*lo) + ".." + std::to_string(*hi) + " MHz is reversed");

@@ -131,6 +131,8 @@ TEST(Validate, EachRuleFiresOnABrokenTarget) {
   EXPECT_TRUE(has(check("h13", "interchange_format_count", uint64_t{4}), "ANEC-HAL-105", "interchange_formats"));
   EXPECT_TRUE(has(check("h13", "interchange_formats", std::vector<std::string>{"&BGA", "&L0h", "BGRA8"}), "ANEC-HAL-108",
                   "interchange_formats"));
+  EXPECT_TRUE(has(check("h13", "interchange_formats", std::vector<std::string>{"&L16", "&L0h", "&BGA"}), "ANEC-HAL-110",
+                  "interchange_formats"));
   EXPECT_TRUE(has(check("h13", "clock_min_mhz", uint64_t{5000}), "ANEC-HAL-106", "clock_min_mhz"));
   EXPECT_TRUE(has(check("h13", "efficiency_at_clock_max", 1.5), "ANEC-HAL-101", "efficiency_at_clock_max"));
   Target y = T("h13");
