@@ -1,10 +1,13 @@
 // anec-hal: list, show, encode, decode, diff, validate and generate target tables.
 // Argument parsing and printing only; the work is in anec::hal.
+#include "anec/decode/binary.hpp"
 #include "anec/hal/codec.hpp"
+#include "anec/hal/extract.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/hal/target_io.hpp"
 #include "anec/hal/validate.hpp"
+#include "anec/hal/xref.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
@@ -15,6 +18,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <unistd.h>
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -36,6 +40,11 @@ commands:
   validate FILE... | --all                   check target definitions (exit 1 on findings)
   generate [-o DIR] [--check]                tables/reference -> blob -> tables/targets/*.toml
   schema [--format text|json]                the HAL field map, gaps included
+  extract BINARY [-o DIR] [--targets T,...] [--max-instructions N] [--timeout-ms N]
+                                             run the per-target constructors of a compiler
+                                             binary (Mach-O or ELF) and write DIR/<name>.toml
+  xref BINARY [--type NAME] [--format text|json]
+                                             which table offsets each reader function reads
 
 Target names are case-insensitive and accept aliases (m1, m5-pro, ...).
 Exit codes: 0 success, 1 validation findings or stale tables, 2 bad input.
@@ -202,7 +211,7 @@ int cmd_encode(Ctx &c, const std::vector<std::string> &args) {
 Target decode_file(Ctx &c, const std::string &path, const std::string &target) {
   const Target &donor = c.reg().get(target);
   Bytes blob = read_file(path, 1 << 20);
-  return decode(c.schema, blob, donor.name, &donor,
+  return hal::decode(c.schema, blob, donor.name, &donor,
                 {"decoded from blob sha256:" + sha256_hex(blob), Confidence::Decoded});
 }
 
@@ -313,7 +322,7 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
   for (const Target &r : ref) {
     // The table goes through its blob: what is written is what the blob carries.
     Bytes blob = encode(c.schema, r);
-    Target t = decode(c.schema, blob, r.name, &r, {"decoded from generated blob", Confidence::Decoded});
+    Target t = hal::decode(c.schema, blob, r.name, &r, {"decoded from generated blob", Confidence::Decoded});
     auto f = validate_target(c.schema, c.lineup, t);
     findings.insert(findings.end(), f.begin(), f.end());
     files.push_back({dir / (t.name + ".toml"), to_toml(c.schema, t)});
@@ -374,6 +383,89 @@ int cmd_schema(Ctx &c, const std::vector<std::string> &args) {
   return 0;
 }
 
+std::vector<std::string> split_list(const std::string &s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s + ",") {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+int cmd_extract(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string binary, out = ".", targets;
+  ExtractOptions opt;
+  o.add_options()("binary", po::value(&binary))("output,o", po::value(&out))("targets", po::value(&targets))(
+      "max-instructions", po::value(&opt.limits.max_instructions))("timeout-ms", po::value(&opt.limits.timeout_ms));
+  po::positional_options_description p;
+  p.add("binary", 1);
+  parse(args, o, p);
+  if (binary.empty()) throw Error("ANEC-CLI-001", "extract needs a BINARY");
+  opt.targets = split_list(targets);
+  if (::isatty(2))
+    opt.progress = [](size_t done, size_t total, const std::string &t) {
+      std::fprintf(stderr, "\r[%zu/%zu] %-8s", done, total, t.c_str());
+      if (done == total) std::fprintf(stderr, "\n");
+    };
+  decode::Binary bin = decode::Binary::load(binary);
+  auto tables = extract(c.schema, c.reg(), bin, opt);
+  std::vector<std::pair<fs::path, std::string>> files;
+  for (const auto &t : tables) files.push_back({fs::path(out) / (t.target + ".toml"), to_toml(c.schema, to_target(c.schema, c.reg(), bin, t))});
+  if (!fs::is_directory(out)) throw Error("ANEC-IO-003", "output directory '" + out + "' does not exist");
+  for (auto &[path, text] : files) write_file_atomic(path, text);
+  std::fprintf(stderr, "extract: %zu table(s) from %s (%s %s, sha256 %s) written to %s\n", tables.size(), binary.c_str(),
+               decode::format_name(bin.format()), decode::arch_name(bin.arch()), bin.sha256().substr(0, 16).c_str(), out.c_str());
+  return 0;
+}
+
+int cmd_xref(Ctx &c, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string binary, type = "ZinIrHalParameters", format = "text";
+  o.add_options()("binary", po::value(&binary))("type", po::value(&type))("format", po::value(&format));
+  po::positional_options_description p;
+  p.add("binary", 1);
+  parse(args, o, p);
+  check_format(format, {"text", "json"});
+  if (binary.empty()) throw Error("ANEC-CLI-001", "xref needs a BINARY");
+  decode::Binary bin = decode::Binary::load(binary);
+  auto readers = find_readers(c.schema, bin, type);
+  Doc arr = Doc::array();
+  std::string text;
+  for (const auto &r : readers) {
+    Doc d = Doc::table();
+    d.set("function", Doc::string(r.function));
+    d.set("address", Doc::integer(int64_t(r.address)));
+    d.set("argument", Doc::integer(r.argument));
+    d.set("register", Doc::string(r.register_name));
+    Doc reads = Doc::array();
+    text += r.function + "  [" + hex(r.address) + ", table in " + r.register_name + "]\n";
+    for (const auto &t : r.reads) {
+      Doc x = Doc::table();
+      x.set("offset", Doc::integer(int64_t(t.offset)));
+      x.set("width", Doc::integer(t.width));
+      x.set("at", Doc::integer(int64_t(t.at)));
+      x.set("field", Doc::string(t.field));
+      x.set("named", Doc::boolean(t.named));
+      if (!t.named) x.set("proposal", Doc::string(t.proposal));
+      reads.push(std::move(x));
+      text += "  " + pad(hex(t.offset), 8) + pad(std::to_string(t.width) + "B", 5) +
+              (t.named ? t.field : "UNNAMED (in " + (t.field.empty() ? std::string("no field") : t.field) + "), proposed: " + t.proposal) + "\n";
+    }
+    if (r.reads.empty()) text += "  (no reads through the table argument)\n";
+    d.set("reads", std::move(reads));
+    arr.push(std::move(d));
+  }
+  text += std::to_string(readers.size()) + " reader function(s) taking " + type + " const&\n";
+  emit(format == "json" ? json::write(arr) : text, "");
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -405,6 +497,8 @@ int main(int argc, char **argv) {
     if (cmd == "validate") return cmd_validate(c, args);
     if (cmd == "generate") return cmd_generate(c, args);
     if (cmd == "schema") return cmd_schema(c, args);
+    if (cmd == "extract") return cmd_extract(c, args);
+    if (cmd == "xref") return cmd_xref(c, args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-hal --help)");
   } catch (const Error &e) {
     std::fprintf(stderr, "anec-hal: error: %s\n", e.what());

@@ -137,6 +137,11 @@ Doc to_doc(const Schema &schema, const Target &target) {
     }
     if (!sec.members().empty()) top.set(section, std::move(sec));
   }
+  if (!target.extraction.empty()) {
+    Doc ex = Doc::table();
+    for (auto &[k, v] : target.extraction) ex.set(k, Doc::string(v));
+    top.set("extraction", std::move(ex));
+  }
   return top;
 }
 
@@ -216,6 +221,12 @@ Target from_doc(const Schema &schema, const Doc &doc, const std::string &source)
       entry.provenance.source = e.req("source", Doc::Kind::String).as_string();
       e.finish();
       t.values[m.key] = std::move(entry);
+    }
+  }
+  if (const Doc *ex = top.opt("extraction", Doc::Kind::Table)) {
+    for (const DocMember &m : ex->members()) {
+      if (!m.value.is(Doc::Kind::String)) top.fail(m.value, "extraction." + m.key + " must be a string");
+      t.extraction.push_back({m.key, m.value.as_string()});
     }
   }
   top.finish();

@@ -29,6 +29,9 @@ struct Target {
   std::string name; // canonical, lower case
   std::vector<std::string> aliases;
   std::map<std::string, Entry, std::less<>> values;
+  // Where the values were extracted from (binary, sha256, uuid, symbol, address, method), when
+  // they were; written as the [extraction] table of a definition.
+  std::vector<std::pair<std::string, std::string>> extraction;
 
   const Entry *find(std::string_view field) const;
   // Typed accessors; ANEC-HAL-007 when the field is missing or of another type.

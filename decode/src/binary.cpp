@@ -1,0 +1,280 @@
+// The LIEF adapter: the only file that includes LIEF. Everything LIEF reports is copied into the
+// project's own model, after the checks LIEF 0.9 does not make on a damaged file.
+#include "anec/decode/binary.hpp"
+
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+
+#include <LIEF/ELF.hpp>
+#include <LIEF/MachO.hpp>
+#include <LIEF/exception.hpp>
+#include <algorithm>
+#include <cxxabi.h>
+#include <cstdlib>
+#include <set>
+
+namespace anec::decode {
+
+const char *format_name(Format f) { return f == Format::MachO ? "Mach-O" : "ELF"; }
+const char *arch_name(Arch a) { return a == Arch::Arm64 ? "arm64" : "x86-64"; }
+
+std::string demangle(const std::string &name) {
+  int status = 0;
+  char *d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !d) {
+    std::free(d);
+    return name;
+  }
+  std::string out(d);
+  std::free(d);
+  return out;
+}
+
+namespace {
+
+uint32_t le32(std::span<const uint8_t> b, size_t off) {
+  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
+}
+uint32_t be32(std::span<const uint8_t> b, size_t off) {
+  return uint32_t(b[off]) << 24 | uint32_t(b[off + 1]) << 16 | uint32_t(b[off + 2]) << 8 | uint32_t(b[off + 3]);
+}
+std::string hexs(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+[[noreturn]] void malformed(const std::string &name, const std::string &why) {
+  throw Error("ANEC-BIN-001", "'" + name + "' is truncated or malformed: " + why);
+}
+
+// Checks a thin 64-bit Mach-O image's header and load commands against its size before LIEF sees it.
+void check_macho(std::span<const uint8_t> b, const std::string &name) {
+  if (b.size() < 32) malformed(name, "Mach-O header needs 32 bytes, file has " + std::to_string(b.size()));
+  uint32_t ncmds = le32(b, 16), sizeofcmds = le32(b, 20);
+  if (uint64_t(sizeofcmds) + 32 > b.size())
+    malformed(name, "load commands end at " + hexs(32ull + sizeofcmds) + ", past the file end " + hexs(b.size()));
+  uint64_t off = 32;
+  for (uint32_t i = 0; i < ncmds; ++i) {
+    if (off + 8 > 32ull + sizeofcmds) malformed(name, "load command " + std::to_string(i) + " runs past sizeofcmds");
+    uint32_t cmd = le32(b, off), size = le32(b, off + 4);
+    if (size < 8 || off + size > 32ull + sizeofcmds)
+      malformed(name, "load command " + std::to_string(i) + " at " + hexs(off) + " has size " + std::to_string(size));
+    if (cmd == 0x19 && size >= 72) { // LC_SEGMENT_64: fileoff at +40, filesize at +48
+      uint64_t fileoff = 0, filesize = 0;
+      for (int k = 0; k < 8; ++k) {
+        fileoff |= uint64_t(b[off + 40 + k]) << (8 * k);
+        filesize |= uint64_t(b[off + 48 + k]) << (8 * k);
+      }
+      if (fileoff > b.size() || filesize > b.size() - fileoff)
+        malformed(name, "segment at load command " + std::to_string(i) + " spans " + hexs(fileoff) + "+" +
+                            hexs(filesize) + ", past the file end " + hexs(b.size()));
+    }
+    off += size;
+  }
+}
+
+} // namespace
+
+struct BinaryBuilder {
+  static void macho(Binary &out, const LIEF::MachO::Binary &m) {
+    namespace lm = LIEF::MachO;
+    auto cpu = m.header().cpu_type();
+    if (cpu == lm::CPU_TYPES::CPU_TYPE_ARM64)
+      out.arch_ = Arch::Arm64;
+    else if (cpu == lm::CPU_TYPES::CPU_TYPE_X86_64)
+      out.arch_ = Arch::X86_64;
+    else
+      throw Error("ANEC-BIN-003", "'" + out.name_ + "': unsupported Mach-O cpu type " + std::to_string(int(cpu)));
+    out.format_ = Format::MachO;
+    uint64_t text_base = 0;
+    for (const lm::SegmentCommand &s : m.segments()) {
+      if (s.name() == "__TEXT") text_base = s.virtual_address();
+      if (s.virtual_size() == 0 || (s.init_protection() == 0 && s.file_size() == 0)) continue; // __PAGEZERO
+      Segment seg;
+      seg.name = s.name();
+      seg.vaddr = s.virtual_address();
+      seg.vsize = s.virtual_size();
+      seg.executable = s.init_protection() & 4;
+      seg.data = s.content();
+      if (seg.data.size() > seg.vsize) seg.data.resize(seg.vsize);
+      out.segments_.push_back(std::move(seg));
+      for (const lm::Section &sec : s.sections()) out.sections_.push_back({s.name(), sec.name(), sec.address(), sec.size()});
+    }
+    if (m.has_uuid()) {
+      auto u = m.uuid().uuid();
+      out.uuid_ = hex_bytes({u.data(), u.size()});
+    }
+    for (const lm::Symbol &s : m.symbols()) {
+      uint8_t type = s.type();
+      if (type & 0xe0) continue;           // N_STAB debugging entries
+      if ((type & 0x0e) != 0x0e) continue; // defined in a section (N_SECT) only
+      std::string name = s.name();
+      std::string plain = name.size() > 1 && name[0] == '_' ? name.substr(1) : name;
+      out.symbols_.push_back({name, demangle(plain), s.value(), 0, !(type & 0x01)});
+    }
+    if (m.has_dyld_info()) {
+      for (const lm::BindingInfo &bi : m.dyld_info().bindings()) {
+        if (!bi.has_symbol()) continue;
+        std::string name = bi.symbol().name();
+        std::string plain = name.size() > 1 && name[0] == '_' ? name.substr(1) : name;
+        out.imports_.push_back({name, demangle(plain), bi.address()});
+      }
+    }
+    if (m.has_function_starts())
+      for (uint64_t f : m.function_starts().functions()) out.function_starts_.push_back(text_base + f);
+  }
+
+  static void elf(Binary &out, const LIEF::ELF::Binary &e) {
+    namespace le = LIEF::ELF;
+    auto machine = e.header().machine_type();
+    uint32_t relative, abs64, glob_dat, jump_slot;
+    if (machine == le::ARCH::EM_X86_64) {
+      out.arch_ = Arch::X86_64;
+      abs64 = 1, glob_dat = 6, jump_slot = 7, relative = 8;
+    } else if (machine == le::ARCH::EM_AARCH64) {
+      out.arch_ = Arch::Arm64;
+      abs64 = 257, glob_dat = 1025, jump_slot = 1026, relative = 1027;
+    } else {
+      throw Error("ANEC-BIN-003", "'" + out.name_ + "': unsupported ELF machine " + std::to_string(int(machine)));
+    }
+    out.format_ = Format::Elf;
+    int n = 0;
+    for (const le::Segment &s : e.segments()) {
+      if (s.type() != le::SEGMENT_TYPES::PT_LOAD) continue;
+      decode::Segment seg;
+      seg.name = "LOAD" + std::to_string(n++);
+      seg.vaddr = s.virtual_address();
+      seg.vsize = std::max(s.virtual_size(), s.physical_size());
+      seg.executable = (uint32_t(s.flags()) & 1) != 0; // PF_X
+      seg.data = s.content();
+      if (seg.data.size() > seg.vsize) seg.data.resize(seg.vsize);
+      out.segments_.push_back(std::move(seg));
+    }
+    for (const le::Section &s : e.sections())
+      if (s.virtual_address()) out.sections_.push_back({"", s.name(), s.virtual_address(), s.size()});
+    std::set<std::pair<std::string, uint64_t>> seen; // .symtab and .dynsym repeat exported symbols
+    for (const le::Symbol &s : e.symbols()) {
+      if (s.shndx() == 0 || s.value() == 0) continue; // undefined
+      auto t = s.type();
+      if (t != le::ELF_SYMBOL_TYPES::STT_FUNC && t != le::ELF_SYMBOL_TYPES::STT_OBJECT) continue;
+      std::string name = s.name();
+      if (!seen.insert({name, s.value()}).second) continue;
+      out.symbols_.push_back({name, demangle(name), s.value(), s.size(), s.binding() == le::SYMBOL_BINDINGS::STB_LOCAL});
+      if (t == le::ELF_SYMBOL_TYPES::STT_FUNC) out.function_starts_.push_back(s.value());
+    }
+    auto apply = [&](const le::Relocation &r) {
+      uint32_t type = r.type();
+      uint64_t value;
+      if (type == relative) {
+        value = uint64_t(r.addend());
+      } else if (type == abs64 || type == glob_dat || type == jump_slot) {
+        if (!r.has_symbol()) return;
+        const le::Symbol &s = r.symbol();
+        if (s.shndx() == 0) {
+          out.imports_.push_back({s.name(), demangle(s.name()), r.address()});
+          return;
+        }
+        value = s.value() + uint64_t(type == abs64 ? r.addend() : 0);
+      } else {
+        return;
+      }
+      for (auto &seg : out.segments_) {
+        if (r.address() < seg.vaddr || r.address() + 8 > seg.vaddr + seg.vsize) continue;
+        uint64_t off = r.address() - seg.vaddr;
+        if (seg.data.size() < off + 8) seg.data.resize(off + 8, 0);
+        for (int k = 0; k < 8; ++k) seg.data[off + k] = uint8_t(value >> (8 * k));
+      }
+    };
+    for (const le::Relocation &r : e.dynamic_relocations()) apply(r);
+    for (const le::Relocation &r : e.pltgot_relocations()) apply(r);
+  }
+};
+
+Binary Binary::load(const std::filesystem::path &path) {
+  auto bytes = read_file(path, 1ull << 31);
+  return parse(bytes, path.string());
+}
+
+Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
+  Binary out;
+  out.name_ = name;
+  out.sha256_ = sha256_hex(b);
+  if (b.size() < 4) malformed(name, "file is " + std::to_string(b.size()) + " bytes");
+  uint32_t magic = le32(b, 0);
+  std::vector<uint8_t> data(b.begin(), b.end());
+  try {
+    if (magic == 0xfeedfacf || be32(b, 0) == 0xcafebabe) {
+      std::span<const uint8_t> thin = b;
+      if (be32(b, 0) == 0xcafebabe) { // universal: pick the arm64 slice, else x86-64
+        if (b.size() < 8) malformed(name, "fat header");
+        uint32_t n = be32(b, 4);
+        if (n == 0 || n > 64 || 8 + uint64_t(n) * 20 > b.size()) malformed(name, "fat header lists " + std::to_string(n) + " slices");
+        std::optional<std::span<const uint8_t>> pick;
+        for (uint32_t i = 0; i < n; ++i) {
+          uint32_t cpu = be32(b, 8 + i * 20), off = be32(b, 8 + i * 20 + 8), size = be32(b, 8 + i * 20 + 12);
+          if (uint64_t(off) + size > b.size()) malformed(name, "fat slice " + std::to_string(i) + " past the file end");
+          if (cpu == 0x0100000c || (cpu == 0x01000007 && !pick)) pick = b.subspan(off, size);
+        }
+        if (!pick) throw Error("ANEC-BIN-003", "'" + name + "': universal binary has no arm64 or x86-64 slice");
+        thin = *pick;
+        if (thin.size() < 4 || le32(thin, 0) != 0xfeedfacf) malformed(name, "fat slice is not a 64-bit Mach-O");
+      }
+      check_macho(thin, name);
+      std::vector<uint8_t> slice(thin.begin(), thin.end());
+      auto fat = LIEF::MachO::Parser::parse(slice, name);
+      if (!fat || fat->size() == 0) malformed(name, "LIEF found no Mach-O image");
+      BinaryBuilder::macho(out, fat->at(0));
+    } else if (magic == 0xfeedface) {
+      throw Error("ANEC-BIN-003", "'" + name + "': 32-bit Mach-O is not supported");
+    } else if (magic == 0xbeefface) {
+      throw Error("ANEC-BIN-002", "'" + name + "' is an hwx program container (magic 0xbeefface), not a compiler binary");
+    } else if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
+      if (b.size() < 64) malformed(name, "ELF header needs 64 bytes");
+      if (b[4] != 2) throw Error("ANEC-BIN-003", "'" + name + "': 32-bit ELF is not supported");
+      auto elf = LIEF::ELF::Parser::parse(data, name);
+      if (!elf) malformed(name, "LIEF could not parse the ELF image");
+      BinaryBuilder::elf(out, *elf);
+    } else {
+      throw Error("ANEC-BIN-002", "'" + name + "' is neither Mach-O nor ELF (magic " + hexs(magic) + ")");
+    }
+  } catch (const Error &) {
+    throw;
+  } catch (const std::exception &e) {
+    malformed(name, e.what());
+  }
+  if (out.segments_.empty()) malformed(name, "no loadable segment");
+  std::sort(out.function_starts_.begin(), out.function_starts_.end());
+  out.function_starts_.erase(std::unique(out.function_starts_.begin(), out.function_starts_.end()), out.function_starts_.end());
+  return out;
+}
+
+bool Binary::read(uint64_t addr, std::span<uint8_t> dst) const {
+  for (const Segment &s : segments_) {
+    if (addr < s.vaddr || addr - s.vaddr > s.vsize || dst.size() > s.vsize - (addr - s.vaddr)) continue;
+    uint64_t off = addr - s.vaddr;
+    for (size_t i = 0; i < dst.size(); ++i) dst[i] = off + i < s.data.size() ? s.data[off + i] : 0;
+    return true;
+  }
+  return false;
+}
+
+bool Binary::is_executable(uint64_t addr) const {
+  for (const Segment &s : segments_)
+    if (addr >= s.vaddr && addr - s.vaddr < s.vsize) return s.executable;
+  return false;
+}
+
+uint64_t Binary::function_end(uint64_t addr) const {
+  for (const Symbol &s : symbols_)
+    if (s.addr == addr && s.size) return addr + s.size;
+  auto it = std::upper_bound(function_starts_.begin(), function_starts_.end(), addr);
+  uint64_t seg_end = addr;
+  for (const Segment &s : segments_)
+    if (addr >= s.vaddr && addr - s.vaddr < s.vsize) seg_end = s.vaddr + s.vsize;
+  for (const Section &s : sections_) // stop at the end of the section holding the code
+    if (addr >= s.addr && addr - s.addr < s.size) seg_end = std::min(seg_end, s.addr + s.size);
+  return it == function_starts_.end() ? seg_end : std::min(*it, seg_end);
+}
+
+} // namespace anec::decode

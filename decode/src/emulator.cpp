@@ -1,0 +1,305 @@
+// The Unicorn adapter: the only file that includes Unicorn.
+#include "anec/decode/emulator.hpp"
+
+#include "anec/support/error.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <unicorn/unicorn.h>
+
+namespace anec::decode {
+
+namespace {
+// Fixed regions above any address the binaries here link at.
+constexpr uint64_t kTrampolines = 0x10000000000ull; // one `ret` per import, 16 bytes apart
+constexpr uint64_t kExit = kTrampolines + 0xff000;   // the address a top-level call returns to
+constexpr uint64_t kTrampolineSize = 0x100000;
+constexpr uint64_t kStack = 0x20000000000ull, kStackSize = 8ull << 20;
+constexpr uint64_t kHeap = 0x30000000000ull;
+
+std::string hexs(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+} // namespace
+
+struct Emulator::State {
+  uc_engine *uc = nullptr;
+  Arch arch;
+  EmuLimits limits;
+  uint64_t heap_top = kHeap, heap_end = kHeap;
+  std::vector<Import> imports; // index = trampoline slot
+  std::vector<std::string> called;
+  std::string pending_error_code, pending_error;
+  uint64_t fault_addr = 0;
+  int fault_type = 0;
+  uint64_t count = 0;
+  uc_hook code_hook = 0, mem_hook = 0, count_hook = 0;
+
+  int reg_arg(int i) const {
+    static const int a64[] = {UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2, UC_ARM64_REG_X3,
+                              UC_ARM64_REG_X4, UC_ARM64_REG_X5, UC_ARM64_REG_X6, UC_ARM64_REG_X7};
+    static const int x64[] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
+                              UC_X86_REG_RCX, UC_X86_REG_R8,  UC_X86_REG_R9};
+    return arch == Arch::Arm64 ? a64[i] : x64[i];
+  }
+  uint64_t get(int reg) const {
+    uint64_t v = 0;
+    uc_reg_read(uc, reg, &v);
+    return v;
+  }
+  void set(int reg, uint64_t v) { uc_reg_write(uc, reg, &v); }
+  uint64_t arg(int i) const { return get(reg_arg(i)); }
+  int ret_reg() const { return arch == Arch::Arm64 ? int(UC_ARM64_REG_X0) : int(UC_X86_REG_RAX); }
+  uint64_t pc() const { return get(arch == Arch::Arm64 ? int(UC_ARM64_REG_PC) : int(UC_X86_REG_RIP)); }
+
+  bool rd(uint64_t a, void *p, size_t n) const { return uc_mem_read(uc, a, p, n) == UC_ERR_OK; }
+  bool wr(uint64_t a, const void *p, size_t n) { return uc_mem_write(uc, a, p, n) == UC_ERR_OK; }
+
+  uint64_t alloc(uint64_t size, uint64_t align) {
+    uint64_t at = (heap_top + align - 1) & ~(align - 1);
+    if (size > limits.heap_bytes || at + size > kHeap + limits.heap_bytes)
+      throw Error("ANEC-EMU-001", "emulator heap exhausted (" + std::to_string(limits.heap_bytes) + " bytes)");
+    uint64_t need_end = (at + size + 0xfffff) & ~0xfffffull;
+    if (need_end > heap_end) {
+      uc_mem_map(uc, heap_end, need_end - heap_end, UC_PROT_ALL);
+      heap_end = need_end;
+    }
+    heap_top = at + size;
+    std::vector<uint8_t> zero(size, 0);
+    wr(at, zero.data(), zero.size());
+    return at;
+  }
+
+  std::optional<std::string> cstring(uint64_t a, size_t max = 1 << 16) const {
+    std::string s;
+    char c;
+    for (size_t i = 0; i < max; ++i) {
+      if (!rd(a + i, &c, 1)) return std::nullopt;
+      if (!c) return s;
+      s += c;
+    }
+    return std::nullopt;
+  }
+
+  void fail(const std::string &code, const std::string &msg) {
+    if (pending_error_code.empty()) {
+      pending_error_code = code;
+      pending_error = msg;
+    }
+    uc_emu_stop(uc);
+  }
+
+  bool copy(uint64_t dst, uint64_t src, uint64_t n) {
+    if (n > (256ull << 20)) return false;
+    std::vector<uint8_t> buf(n);
+    return rd(src, buf.data(), n) && wr(dst, buf.data(), n);
+  }
+  bool fill(uint64_t dst, uint8_t c, uint64_t n) {
+    if (n > (256ull << 20)) return false;
+    std::vector<uint8_t> buf(n, c);
+    return wr(dst, buf.data(), n);
+  }
+
+  // libc++ std::string stored at `self` (short form up to 22 characters, long form on the heap).
+  void assign_string(uint64_t self, uint64_t cstr) {
+    auto s = cstring(cstr);
+    if (!s) return fail("ANEC-EMU-001", "string argument at " + hexs(cstr) + " is unmapped or unterminated");
+    uint8_t rep[24] = {};
+    if (s->size() <= 22) {
+      rep[0] = uint8_t(s->size() * 2);
+      std::memcpy(rep + 1, s->data(), s->size());
+    } else {
+      uint64_t cap = (s->size() + 16) & ~15ull;
+      uint64_t data = alloc(cap, 16);
+      wr(data, s->data(), s->size());
+      uint64_t words[3] = {cap | 1, s->size(), data};
+      std::memcpy(rep, words, 24);
+    }
+    wr(self, rep, 24);
+  }
+
+  // The stand-ins, by import name (Mach-O leading underscore removed) or demangled name.
+  bool stub(const Import &im) {
+    const std::string &n = im.demangled;
+    auto ret = [&](uint64_t v) { set(ret_reg(), v); };
+    auto bad = [&](const std::string &what) {
+      fail("ANEC-EMU-001", "import " + n + ": " + what);
+      return true;
+    };
+    if (n == "memcpy" || n == "memmove" || n == "__memcpy_chk" || n == "__memmove_chk") {
+      if (!copy(arg(0), arg(1), arg(2))) return bad("cannot copy " + std::to_string(arg(2)) + " bytes");
+      ret(arg(0));
+    } else if (n == "memset" || n == "__memset_chk") {
+      if (!fill(arg(0), uint8_t(arg(1)), arg(2))) return bad("cannot fill " + std::to_string(arg(2)) + " bytes");
+      ret(arg(0));
+    } else if (n == "bzero" || n == "__bzero") {
+      if (!fill(arg(0), 0, arg(1))) return bad("cannot clear " + std::to_string(arg(1)) + " bytes");
+    } else if (n == "strlen") {
+      auto s = cstring(arg(0));
+      if (!s) return bad("unterminated string");
+      ret(s->size());
+    } else if (n == "strcmp" || n == "strncmp") {
+      auto a = cstring(arg(0)), b = cstring(arg(1));
+      if (!a || !b) return bad("unterminated string");
+      int r = n == "strcmp" ? std::strcmp(a->c_str(), b->c_str()) : std::strncmp(a->c_str(), b->c_str(), arg(2));
+      ret(uint64_t(int64_t(r)));
+    } else if (n == "operator new(unsigned long)" || n == "operator new[](unsigned long)" || n == "malloc") {
+      ret(alloc(std::max<uint64_t>(arg(0), 1), 16));
+    } else if (n == "calloc") {
+      ret(alloc(std::max<uint64_t>(arg(0) * arg(1), 1), 16));
+    } else if (n.rfind("operator delete", 0) == 0 || n == "free" || n == "__cxa_atexit") {
+      ret(0);
+    } else if (n.rfind("std::__1::basic_string<char, std::__1::char_traits<char>, std::__1::allocator<char> >::", 0) == 0 &&
+               (n.ends_with("::assign(char const*)") || n.ends_with("::operator=(char const*)") ||
+                n.ends_with("::basic_string(char const*)"))) {
+      assign_string(arg(0), arg(1));
+      ret(arg(0));
+    } else {
+      return false;
+    }
+    return true;
+  }
+};
+
+namespace {
+
+void on_code(uc_engine *, uint64_t addr, uint32_t, void *user) {
+  auto *s = static_cast<Emulator::State *>(user);
+  if (addr == kExit) return;
+  uint64_t slot = (addr - kTrampolines) / 16;
+  if (addr < kTrampolines || slot >= s->imports.size()) {
+    s->fail("ANEC-EMU-001", "jump into the trampoline area at " + hexs(addr) + " outside any import");
+    return;
+  }
+  const Import &im = s->imports[slot];
+  s->called.push_back(im.demangled);
+  if (!s->stub(im)) {
+    std::string known;
+    for (auto &k : Emulator::stubbed_imports()) known += (known.empty() ? "" : ", ") + k;
+    s->fail("ANEC-EMU-003", "the code calls import '" + im.name + "' (slot " + hexs(im.slot) +
+                                "), which has no stub; stubbed imports: " + known);
+  }
+}
+
+bool on_unmapped(uc_engine *, uc_mem_type type, uint64_t addr, int, int64_t, void *user) {
+  auto *s = static_cast<Emulator::State *>(user);
+  s->fault_addr = addr;
+  s->fault_type = type;
+  return false;
+}
+
+void on_count(uc_engine *uc, uint64_t, uint32_t, void *user) {
+  auto *s = static_cast<Emulator::State *>(user);
+  if (++s->count > s->limits.max_instructions) {
+    s->fail("ANEC-EMU-002", "no return within " + std::to_string(s->limits.max_instructions) +
+                                " instructions (a loop that never ends?)");
+    uc_emu_stop(uc);
+  }
+}
+
+} // namespace
+
+std::vector<std::string> Emulator::stubbed_imports() {
+  return {"memcpy", "memmove", "memset", "bzero", "strlen", "strcmp", "strncmp", "malloc", "calloc", "free",
+          "operator new", "operator delete", "__cxa_atexit", "std::string assign/operator=/constructor from char const*"};
+}
+
+Emulator::Emulator(const Binary &b, EmuLimits limits) : s_(std::make_unique<State>()) {
+  s_->arch = b.arch();
+  s_->limits = limits;
+  uc_err err = b.arch() == Arch::Arm64 ? uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &s_->uc) : uc_open(UC_ARCH_X86, UC_MODE_64, &s_->uc);
+  if (err) throw Error("ANEC-EMU-004", std::string("unicorn: ") + uc_strerror(err));
+  // Map the union of the segments' pages (ELF segments may share a page), then their bytes.
+  std::vector<std::pair<uint64_t, uint64_t>> pages;
+  for (const Segment &sg : b.segments()) {
+    uint64_t lo = sg.vaddr & ~0xfffull, hi = (sg.vaddr + sg.vsize + 0xfff) & ~0xfffull;
+    if (hi >= kTrampolines) throw Error("ANEC-EMU-004", "segment " + sg.name + " lies above the emulator's fixed regions");
+    pages.push_back({lo, hi});
+  }
+  std::sort(pages.begin(), pages.end());
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  for (auto &p : pages) {
+    if (!merged.empty() && p.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, p.second);
+    else
+      merged.push_back(p);
+  }
+  for (auto &[lo, hi] : merged)
+    if (uc_mem_map(s_->uc, lo, hi - lo, UC_PROT_ALL)) throw Error("ANEC-EMU-004", "cannot map " + hexs(lo));
+  for (const Segment &sg : b.segments()) s_->wr(sg.vaddr, sg.data.data(), sg.data.size());
+  // Trampolines: each import slot points at a `ret`; the code hook performs the stand-in first.
+  uc_mem_map(s_->uc, kTrampolines, kTrampolineSize, UC_PROT_ALL);
+  s_->imports = b.imports();
+  if (s_->imports.size() * 16 >= kExit - kTrampolines) throw Error("ANEC-EMU-004", "too many imports");
+  const uint8_t ret_a64[4] = {0xc0, 0x03, 0x5f, 0xd6}, ret_x86[1] = {0xc3};
+  for (size_t i = 0; i <= s_->imports.size(); ++i) {
+    uint64_t at = i < s_->imports.size() ? kTrampolines + 16 * i : kExit;
+    if (b.arch() == Arch::Arm64)
+      s_->wr(at, ret_a64, 4);
+    else
+      s_->wr(at, ret_x86, 1);
+    if (i < s_->imports.size()) s_->wr(s_->imports[i].slot, &at, 8);
+  }
+  uc_mem_map(s_->uc, kStack, kStackSize, UC_PROT_READ | UC_PROT_WRITE);
+  uc_hook_add(s_->uc, &s_->code_hook, UC_HOOK_CODE, reinterpret_cast<void *>(&on_code), s_.get(), kTrampolines,
+              kTrampolines + kTrampolineSize - 1);
+  uc_hook_add(s_->uc, &s_->mem_hook, UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_PROT, reinterpret_cast<void *>(&on_unmapped),
+              s_.get(), 1, 0);
+  uc_hook_add(s_->uc, &s_->count_hook, UC_HOOK_CODE, reinterpret_cast<void *>(&on_count), s_.get(), 1, 0);
+  if (b.arch() == Arch::Arm64) {
+    uint64_t cpacr = 3ull << 20; // let the code use the FP/SIMD registers
+    uc_reg_write(s_->uc, UC_ARM64_REG_CPACR_EL1, &cpacr);
+  }
+}
+
+Emulator::~Emulator() {
+  if (s_ && s_->uc) uc_close(s_->uc);
+}
+
+uint64_t Emulator::alloc(uint64_t size, uint64_t align) { return s_->alloc(size, align); }
+void Emulator::write(uint64_t addr, std::span<const uint8_t> bytes) {
+  if (!s_->wr(addr, bytes.data(), bytes.size())) throw Error("ANEC-EMU-001", "cannot write at " + hexs(addr));
+}
+bool Emulator::read(uint64_t addr, std::span<uint8_t> out) const { return s_->rd(addr, out.data(), out.size()); }
+uint64_t Emulator::instructions() const { return s_->count; }
+const std::vector<std::string> &Emulator::imports_called() const { return s_->called; }
+
+uint64_t Emulator::call(uint64_t fn, std::span<const uint64_t> args, std::optional<uint64_t> sret) {
+  State &s = *s_;
+  int max_args = s.arch == Arch::Arm64 ? 8 : 6;
+  if (int(args.size()) > max_args) throw Error("ANEC-EMU-004", "too many arguments");
+  s.pending_error_code.clear();
+  s.pending_error.clear();
+  s.fault_addr = 0;
+  s.count = 0;
+  s.called.clear();
+  uint64_t sp = kStack + kStackSize - 0x1000;
+  for (size_t i = 0; i < args.size(); ++i) s.set(s.reg_arg(int(i)), args[i]);
+  if (s.arch == Arch::Arm64) {
+    s.set(UC_ARM64_REG_SP, sp);
+    s.set(UC_ARM64_REG_X30, kExit);
+    s.set(UC_ARM64_REG_X29, 0);
+    if (sret) s.set(UC_ARM64_REG_X8, *sret);
+  } else {
+    sp -= 8; // the return address a call would have pushed
+    s.wr(sp, &kExit, 8);
+    s.set(UC_X86_REG_RSP, sp);
+  }
+  uc_err err = uc_emu_start(s.uc, fn, kExit, s.limits.timeout_ms * 1000, 0);
+  uint64_t pc = s.pc();
+  if (!s.pending_error_code.empty()) throw Error(s.pending_error_code, s.pending_error + " (pc " + hexs(pc) + ")");
+  if (err != UC_ERR_OK) {
+    if (s.fault_addr || err == UC_ERR_READ_UNMAPPED || err == UC_ERR_WRITE_UNMAPPED || err == UC_ERR_FETCH_UNMAPPED)
+      throw Error("ANEC-EMU-001", std::string(uc_strerror(err)) + " at " + hexs(s.fault_addr) + " (pc " + hexs(pc) + ")");
+    throw Error("ANEC-EMU-004", std::string(uc_strerror(err)) + " (pc " + hexs(pc) + ")");
+  }
+  if (pc != kExit)
+    throw Error("ANEC-EMU-002", "no return within " + std::to_string(s.limits.timeout_ms) + " ms (pc " + hexs(pc) + ")");
+  return s.get(s.ret_reg());
+}
+
+} // namespace anec::decode
