@@ -78,7 +78,7 @@ std::string propose_name(const std::string &function) {
   for (size_t i = 0; i < name.size(); ++i) {
     char c = name[i];
     if (std::isupper(static_cast<unsigned char>(c))) {
-      bool boundary = i > 0 && (std::islower(static_cast<unsigned char>(name[i - 1])) ||
+      bool boundary = i > 0 && (std::islower(static_cast<unsigned char>(name[i - 1])) || std::isdigit(static_cast<unsigned char>(name[i - 1])) ||
                                 (i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1])) &&
                                  std::isupper(static_cast<unsigned char>(name[i - 1]))));
       if (boundary) out += '_';

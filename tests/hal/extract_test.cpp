@@ -1,0 +1,232 @@
+// Extraction of target tables from the fixture binaries, table-read attribution, and the errors
+// of the binary loader and the emulator.
+#include "anec/decode/binary.hpp"
+#include "anec/decode/disasm.hpp"
+#include "anec/hal/codec.hpp"
+#include "anec/hal/extract.hpp"
+#include "anec/hal/target_io.hpp"
+#include "anec/hal/xref.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/toml.hpp"
+#include "fixture.hpp"
+
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+
+using namespace anec;
+using namespace anec::hal;
+using decode::Binary;
+using test::Tables;
+
+namespace {
+
+std::string code_of(const std::function<void()> &f, std::string *msg = nullptr) {
+  try {
+    f();
+  } catch (const Error &e) {
+    if (msg) *msg = e.what();
+    return e.code();
+  }
+  return "none";
+}
+
+std::string definition_without_extraction(const Target &t) {
+  Target copy = t;
+  copy.extraction.clear();
+  return to_toml(Tables::get().schema, copy);
+}
+
+struct Variant {
+  const char *file;
+  const char *method; // the method every table, or at least one table, reports
+};
+
+} // namespace
+
+class ExtractVariant : public ::testing::TestWithParam<Variant> {};
+
+// Every fixture variant reproduces all 28 reference blobs byte for byte, and the definitions equal
+// the committed tables (so the committed tables can be regenerated this way).
+TEST_P(ExtractVariant, ReproducesAll28Tables) {
+  const auto &T = Tables::get();
+  Binary bin = Binary::load(test::fixture(GetParam().file));
+  auto tables = extract(T.schema, T.registry, bin, {});
+  ASSERT_EQ(tables.size(), 28u);
+  std::set<std::string> methods;
+  for (const auto &x : tables) {
+    SCOPED_TRACE(x.target);
+    const Target &ref = T.registry.get(x.target);
+    EXPECT_EQ(x.blob, encode(T.schema, ref));
+    EXPECT_EQ(x.interchange_formats, ref.list("interchange_formats"));
+    Target got = to_target(T.schema, T.registry, bin, x);
+    EXPECT_EQ(definition_without_extraction(got), read_text_file(test::tables() / "targets" / (x.target + ".toml")));
+    methods.insert(x.method);
+  }
+  EXPECT_TRUE(methods.count(GetParam().method)) << GetParam().method;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ExtractVariant,
+                         ::testing::Values(Variant{"libhal_O0.dylib", "sret (x8)"}, Variant{"libhal_O2.dylib", "this (x0)"},
+                                           Variant{"libhal_O2.dylib", "sret (x8)"}, Variant{"libhal_Os.dylib", "sret (x8)"},
+                                           Variant{"libhal_stripped.dylib", "dispatcher"},
+                                           Variant{"libhal_data.dylib", "data symbol"},
+                                           Variant{"libhal_code_x86.so", "first argument (rdi)"},
+                                           Variant{"libhal_data_x86.so", "data symbol"}),
+                         [](const auto &info) {
+                           std::string n = std::string(info.param.file) + "_" + info.param.method;
+                           for (char &c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+TEST(Extract, StrippedVariantHasOnlyTheDispatcher) {
+  Binary bin = Binary::load(test::fixture("libhal_stripped.dylib"));
+  for (const auto &s : bin.symbols()) EXPECT_EQ(s.demangled.find("ZinIrHal<"), std::string::npos) << s.demangled;
+}
+
+TEST(Extract, RecordsProvenance) {
+  const auto &T = Tables::get();
+  Binary bin = Binary::load(test::fixture("libhal_O2.dylib"));
+  ExtractOptions opt;
+  opt.targets = {"M5 Pro"};
+  auto tables = extract(T.schema, T.registry, bin, opt);
+  ASSERT_EQ(tables.size(), 1u);
+  Target t = to_target(T.schema, T.registry, bin, tables[0]);
+  std::map<std::string, std::string> ex(t.extraction.begin(), t.extraction.end());
+  EXPECT_EQ(ex["sha256"], bin.sha256());
+  EXPECT_EQ(ex["uuid"].size(), 32u);
+  EXPECT_EQ(ex["symbol"], "ZinIrHal<H17s>::GetParams()");
+  EXPECT_EQ(ex["method"], "this (x0)");
+  EXPECT_GT(std::stoull(ex["instructions"]), 100u);
+  // The [extraction] record survives a write and a strict read.
+  Target back = from_doc(T.schema, toml::parse(to_toml(T.schema, t), "x"), "x");
+  EXPECT_EQ(back.extraction, t.extraction);
+}
+
+TEST(Extract, ChangedValuesAreMarkedAsDecodedFromTheBinary) {
+  const auto &T = Tables::get();
+  Binary bin = Binary::load(test::fixture("libhal_O2.dylib"));
+  ExtractOptions opt;
+  opt.targets = {"h13"};
+  auto x = extract(T.schema, T.registry, bin, opt).at(0);
+  x.blob[*T.schema.find("num_nes")->offset] = 2;
+  Target t = to_target(T.schema, T.registry, bin, x);
+  EXPECT_EQ(t.uint("num_nes"), 2u);
+  EXPECT_NE(t.find("num_nes")->provenance.source.find("decoded from"), std::string::npos);
+  EXPECT_EQ(t.find("num_nes")->provenance.confidence, Confidence::Decoded);
+}
+
+TEST(Extract, ErrorsHaveReasonCodes) {
+  const auto &T = Tables::get();
+  ExtractOptions fast;
+  fast.limits.max_instructions = 200000;
+  std::string msg;
+  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_loop.dylib")), fast); }, &msg),
+            "ANEC-EMU-002");
+  EXPECT_NE(msg.find("ZinIrHal<H13>::GetParams()"), std::string::npos) << msg;
+  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_import.dylib")), fast); }, &msg),
+            "ANEC-EMU-003");
+  EXPECT_NE(msg.find("printf"), std::string::npos) << msg;
+  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_nothing.dylib")), fast); }, &msg),
+            "ANEC-EXT-001");
+  EXPECT_NE(msg.find("tried"), std::string::npos) << msg;
+  ExtractOptions only;
+  only.targets = {"h14"};
+  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_loop.dylib")), only); }),
+            "ANEC-EXT-002");
+}
+
+TEST(BinaryLoader, ReadsMachOAndElf) {
+  Binary m = Binary::load(test::fixture("libhal_O2.dylib"));
+  EXPECT_EQ(m.format(), decode::Format::MachO);
+  EXPECT_EQ(m.arch(), decode::Arch::Arm64);
+  EXPECT_EQ(m.uuid().size(), 32u);
+  std::set<std::string> imports;
+  for (auto &i : m.imports()) imports.insert(i.demangled);
+  EXPECT_TRUE(imports.count("memcpy"));
+  EXPECT_TRUE(imports.count("operator new(unsigned long)"));
+  Binary e = Binary::load(test::fixture("libhal_code_x86.so"));
+  EXPECT_EQ(e.format(), decode::Format::Elf);
+  EXPECT_EQ(e.arch(), decode::Arch::X86_64);
+  EXPECT_TRUE(e.uuid().empty());
+}
+
+TEST(BinaryLoader, RejectsBadFiles) {
+  auto bytes = read_file(test::fixture("libhal_O2.dylib"));
+  std::vector<uint8_t> half(bytes.begin(), bytes.begin() + long(bytes.size() / 2));
+  std::string msg;
+  EXPECT_EQ(code_of([&] { Binary::parse(half, "half.dylib"); }, &msg), "ANEC-BIN-001");
+  EXPECT_NE(msg.find("past the file end"), std::string::npos) << msg;
+  std::vector<uint8_t> header(bytes.begin(), bytes.begin() + 20);
+  EXPECT_EQ(code_of([&] { Binary::parse(header, "h"); }), "ANEC-BIN-001");
+  std::string text = "schema = \"anec-hal\"\n";
+  EXPECT_EQ(code_of([&] { Binary::parse({reinterpret_cast<const uint8_t *>(text.data()), text.size()}, "t"); }),
+            "ANEC-BIN-002");
+  std::vector<uint8_t> hwx = {0xce, 0xfa, 0xef, 0xbe, 0, 0, 0, 0};
+  EXPECT_EQ(code_of([&] { Binary::parse(hwx, "x.hwx"); }, &msg), "ANEC-BIN-002");
+  EXPECT_NE(msg.find("hwx"), std::string::npos);
+  EXPECT_EQ(code_of([&] { Binary::load(test::fixture("riscv.o")); }, &msg), "ANEC-BIN-003");
+  EXPECT_EQ(code_of([&] { Binary::load(test::fixture("no-such-file")); }), "ANEC-IO-001");
+}
+
+// The dispatcher refers to the target-name strings it compares against.
+TEST(Disassembler, FindsReferencesToStrings) {
+  for (const char *file : {"libhal_O2.dylib", "libhal_code_x86.so"}) {
+    SCOPED_TRACE(file);
+    Binary b = Binary::load(test::fixture(file));
+    const decode::Symbol *fn = nullptr;
+    for (auto &s : b.symbols())
+      if (s.demangled.rfind("CreateHalFromString", 0) == 0) fn = &s;
+    ASSERT_NE(fn, nullptr);
+    decode::Disassembler d(b.arch());
+    auto code = d.disassemble(b, fn->addr, b.function_end(fn->addr));
+    ASSERT_GT(code.size(), 50u);
+    std::set<std::string> strings;
+    size_t calls = 0;
+    for (auto &r : d.references(code)) {
+      if (auto s = b.read_cstring(r.to, 8)) strings.insert(*s);
+      calls += r.kind == "call";
+    }
+    EXPECT_TRUE(strings.count("h13"));
+    EXPECT_TRUE(strings.count("h17s"));
+    EXPECT_GE(calls, 28u);
+  }
+}
+
+class Xref : public ::testing::TestWithParam<const char *> {};
+
+// Each reader is attributed the offsets it reads through its table argument, and nothing it reads
+// off another structure (ComputeMaxPatchWidth also reads 0x1c0 from ZinTensorDims).
+TEST_P(Xref, AttributesReadsToReaders) {
+  const auto &T = Tables::get();
+  auto readers = find_readers(T.schema, Binary::load(test::fixture(GetParam())));
+  std::map<std::string, std::vector<std::string>> got;
+  for (auto &r : readers)
+    for (auto &t : r.reads) got[r.function.substr(0, r.function.find('('))].push_back(t.named ? t.field : "unnamed:" + t.proposal);
+  std::map<std::string, std::vector<std::string>> want = {
+      {"ZinResizeLayerUtils::HasTextureEngine", {"texture_engine"}},
+      {"ZinMirL2Config::ComputeMaxPatchWidth", {"pe_min_patch_width_log2", "patch_width_cap_log2"}},
+      {"ZinIrTdValidationUtil::GetSecureCacheHintMode", {"unnamed:secure_cache_hint_mode"}},
+      {"ZinEngineQuery::GetCoreCount", {"num_nes"}}};
+  EXPECT_EQ(got, want);
+  for (auto &r : readers)
+    if (r.function.find("GetCoreCount") != std::string::npos) {
+      EXPECT_EQ(r.argument, 1); // `this` first
+    }
+}
+INSTANTIATE_TEST_SUITE_P(Fixtures, Xref, ::testing::Values("libhal_O0.dylib", "libhal_O2.dylib", "libhal_Os.dylib", "libhal_code_x86.so"),
+                         [](const auto &info) {
+                           std::string n = info.param;
+                           for (char &c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+TEST(Xref, ProposesSnakeCaseNames) {
+  EXPECT_EQ(propose_name("ZinIrKernel::GetPreferredKernelLayoutFormat(ZinIrHalParameters const&)"),
+            "preferred_kernel_layout_format");
+  EXPECT_EQ(propose_name("NERasterization::CanUseNonPowerOf2WUs(ZinIrHalParameters const&)"), "use_non_power_of2_w_us");
+  EXPECT_EQ(propose_name("IsChainable(ZinIrHalParameters const&)"), "chainable");
+}
