@@ -65,7 +65,6 @@ Layer read_layer(const Schema &schema, const fs::path &path) {
 // a measured value holds only on the target it was measured on, and a value carried from one tier
 // into another is an inference.
 void carry(Entry &e, const Layer &from, const Layer &to) {
-  if (from.kind == "base") return;
   Confidence &c = e.provenance.confidence;
   bool downgrade = c == Confidence::Measured || (to.kind == "tier" && c == Confidence::Decoded);
   if (!downgrade) return;
@@ -74,9 +73,18 @@ void carry(Entry &e, const Layer &from, const Layer &to) {
   if (e.provenance.source.find("; carried from") == std::string::npos) e.provenance.source += note;
 }
 
-std::map<std::string, Entry, std::less<>> resolve(const Schema &schema, const fs::path &dir, const Layer &layer,
-                                                   std::set<std::string> &seen) {
-  if (layer.inherits.empty()) return layer.values;
+struct Resolved {
+  std::map<std::string, Entry, std::less<>> values;
+  std::set<std::string> line_wide; // keys whose value still comes from the base layer
+};
+
+Resolved resolve(const Schema &schema, const fs::path &dir, const Layer &layer, std::set<std::string> &seen) {
+  if (layer.inherits.empty()) {
+    Resolved r{layer.values, {}};
+    if (layer.kind == "base")
+      for (auto &[k, e] : layer.values) r.line_wide.insert(k);
+    return r;
+  }
   if (!seen.insert(layer.inherits).second)
     throw Error(kCode, "inheritance cycle through tier '" + layer.inherits + "'");
   fs::path parent_path = dir / "tiers" / (layer.inherits + ".toml");
@@ -84,10 +92,14 @@ std::map<std::string, Entry, std::less<>> resolve(const Schema &schema, const fs
   Layer parent = read_layer(schema, parent_path);
   parent.name = layer.inherits;
   if (parent.kind == "target") throw Error(kCode, parent_path.string() + ": cannot inherit from a target");
-  auto values = resolve(schema, dir, parent, seen);
-  for (auto &[k, e] : values) carry(e, parent, layer);
-  for (auto &[k, e] : layer.values) values[k] = e;
-  return values;
+  Resolved r = resolve(schema, dir, parent, seen);
+  for (auto &[k, e] : r.values)
+    if (!r.line_wide.count(k)) carry(e, parent, layer);
+  for (auto &[k, e] : layer.values) {
+    r.values[k] = e;
+    r.line_wide.erase(k);
+  }
+  return r;
 }
 
 // Guide ch.18: f = cores x 4 x eff x clock, bandwidth scales with the core count, the dispatch
@@ -115,9 +127,10 @@ void derive_cost(Target &t, const std::vector<Target> &all, const Lineup &lineup
   auto put = [&](const char *k, double v) {
     if (!t.find(k)) t.values[k] = Entry{v, p};
   };
-  put("peak_tflops", a->real("peak_tflops") * (cores * eff * clk) / (acores * aeff * aclk));
-  put("bandwidth_gbps", a->real("bandwidth_gbps") * cores / acores);
-  put("dispatch_floor_ms", a->real("dispatch_floor_ms") * aclk / clk);
+  // Scale by ratios, so a parameter equal to the anchor's stays exactly the anchor's.
+  put("peak_tflops", a->real("peak_tflops") * ((cores * eff * clk) / (acores * aeff * aclk)));
+  put("bandwidth_gbps", a->real("bandwidth_gbps") * (cores / acores));
+  put("dispatch_floor_ms", a->real("dispatch_floor_ms") * (aclk / clk));
 }
 
 } // namespace
@@ -177,7 +190,7 @@ std::vector<Target> load_reference(const Schema &schema, const Lineup &lineup, c
     Target t;
     t.name = name;
     t.aliases = l.aliases;
-    t.values = resolve(schema, dir, l, seen);
+    t.values = resolve(schema, dir, l, seen).values;
     out.push_back(std::move(t));
   }
   for (auto &t : out) derive_cost(t, out, lineup);

@@ -150,3 +150,52 @@ TEST_F(Cli, GenerateCheckAndFreshOutput) {
   }
   EXPECT_EQ(n, 28u);
 }
+
+TEST_F(Cli, ExtractWritesTheCommittedTables) {
+  Result r = run("extract " + anec::test::fixture("libhal_Os.dylib").string() + " -o " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("extract: 28 table(s)"), std::string::npos) << r.err;
+  size_t n = 0;
+  for (auto &e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".toml") continue;
+    ++n;
+    std::string text = anec::read_text_file(e.path());
+    size_t cut = text.find("\n\n[extraction]\n"); // the definition, then a blank line and [extraction]
+    ASSERT_NE(cut, std::string::npos) << e.path();
+    EXPECT_EQ(text.substr(0, cut + 1), anec::read_text_file(anec::test::tables() / "targets" / e.path().filename()));
+  }
+  EXPECT_EQ(n, 28u);
+  EXPECT_EQ(run("validate " + (dir / "h17s.toml").string()).status, 0);
+}
+
+TEST_F(Cli, ExtractErrorsExitTwoWithoutOutput) {
+  struct Case {
+    std::string args, code;
+  } cases[] = {{"libhal_loop.dylib --max-instructions 100000", "ANEC-EMU-002"},
+               {"libhal_import.dylib", "ANEC-EMU-003"},
+               {"libhal_nothing.dylib", "ANEC-EXT-001"},
+               {"riscv.o", "ANEC-BIN-003"},
+               {"libhal_O2.dylib --targets h99", "ANEC-HAL-006"}};
+  for (auto &c : cases) {
+    std::string file = c.args.substr(0, c.args.find(' ')), rest = c.args.substr(file.size());
+    Result r = run("extract " + anec::test::fixture(file.c_str()).string() + rest + " -o " + dir.string());
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_NE(r.err.find(c.code), std::string::npos) << c.args << ": " << r.err;
+  }
+  auto bytes = anec::read_file(anec::test::fixture("libhal_O2.dylib"));
+  bytes.resize(bytes.size() / 3);
+  write(dir / "cut.dylib", bytes);
+  Result t = run("extract " + (dir / "cut.dylib").string() + " -o " + dir.string());
+  EXPECT_EQ(t.status, 2);
+  EXPECT_NE(t.err.find("ANEC-BIN-001"), std::string::npos) << t.err;
+  for (auto &e : fs::directory_iterator(dir)) EXPECT_NE(e.path().extension(), ".toml") << e.path();
+}
+
+TEST_F(Cli, XrefMatchesGolden) {
+  Result r = run("xref " + anec::test::fixture("libhal_O2.dylib").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string out = r.out;
+  // Addresses depend on the compiler that built the fixture: compare without them.
+  for (size_t at; (at = out.find("  [0x")) != std::string::npos;) out.erase(at + 3, out.find(", ", at) + 2 - (at + 3));
+  EXPECT_EQ(out, anec::read_text_file(anec::test::golden() / "anec-hal-xref.txt"));
+}

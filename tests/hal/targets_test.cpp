@@ -75,6 +75,9 @@ TEST(Targets, ProvenanceSaysHowEachValueIsKnown) {
   EXPECT_EQ(T("h13").find("max_tensor_channels")->provenance.confidence, Confidence::Measured);
   EXPECT_EQ(T("h13g").find("max_tensor_channels")->provenance.confidence, Confidence::Decoded);
   EXPECT_EQ(T("h13g").find("argminmax_max_axis")->provenance.confidence, Confidence::Inferred);
+  // Line-wide facts stay decoded on every tier; tier facts carried into a later tier are inferred.
+  EXPECT_EQ(T("h18").find("accumulators_per_core")->provenance.confidence, Confidence::Decoded);
+  EXPECT_EQ(T("h16").find("kmem_dense_cap")->provenance.confidence, Confidence::Inferred);
   // A value nobody published is a placeholder, never silently made up.
   EXPECT_EQ(T("h13").find("conv_stride_unicast_cin_limit")->provenance.confidence, Confidence::Placeholder);
 }
