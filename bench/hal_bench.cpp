@@ -88,4 +88,24 @@ static void BM_GenerateAll28(benchmark::State &state) {
 }
 BENCHMARK(BM_GenerateAll28);
 
+#ifdef ANEC_BENCH_FIXTURE
+#include "anec/hal/extract.hpp"
+// Extraction of all 28 tables from the arm64 fixture: load, find, emulate 28 constructors, walk
+// the maps. Arg 1 decodes the data-symbol variant instead (no emulation).
+static void BM_ExtractAll28(benchmark::State &state) {
+  const Data &d = data();
+  std::string file = std::string(ANEC_BENCH_FIXTURE) + (state.range(0) ? "/libhal_data.dylib" : "/libhal_O2.dylib");
+  uint64_t instructions = 0;
+  for (auto _ : state) {
+    auto bin = decode::Binary::load(file);
+    auto tables = extract(d.schema, d.registry, bin, {});
+    for (auto &t : tables) instructions += t.instructions;
+    benchmark::DoNotOptimize(tables.data());
+  }
+  state.SetItemsProcessed(state.iterations() * 28);
+  state.counters["emulated_insns_per_table"] = double(instructions) / double(state.iterations() * 28);
+}
+BENCHMARK(BM_ExtractAll28)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+#endif
+
 BENCHMARK_MAIN();
