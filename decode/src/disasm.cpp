@@ -58,6 +58,15 @@ uint32_t arm64_access_size(const std::string &mn, const std::string &reg0) {
   return pair ? 2 * unit : unit;
 }
 
+// The first two register operands, in operand order (Intel syntax for x86: destination first).
+void note_register(Instruction &i, int &regs, const std::string &r) {
+  if (regs == 0)
+    i.dest = r;
+  else if (regs == 1)
+    i.src = r;
+  ++regs;
+}
+
 } // namespace
 
 Disassembler::Disassembler(Arch arch) : arch_(arch) {
@@ -107,14 +116,8 @@ std::vector<Instruction> Disassembler::disassemble(const MemoryReader &mem, uint
       for (int k = 0; k < a.op_count; ++k) {
         const cs_arm64_op &op = a.operands[k];
         if (op.type == ARM64_OP_REG) {
-          std::string r = canonical(h, op.reg, arch_);
-          if (regs == 0) {
-            i.dest = r;
-            reg0 = cs_reg_name(h, op.reg);
-          } else if (regs == 1) {
-            i.src = r;
-          }
-          ++regs;
+          if (regs == 0) reg0 = cs_reg_name(h, op.reg);
+          note_register(i, regs, canonical(h, op.reg, arch_));
         } else if (op.type == ARM64_OP_IMM && !i.imm) {
           i.imm = op.imm;
         } else if (op.type == ARM64_OP_MEM) {
@@ -128,7 +131,6 @@ std::vector<Instruction> Disassembler::disassemble(const MemoryReader &mem, uint
           i.mem = m;
         }
       }
-      if ((i.is_call || i.is_branch) && i.imm && !i.mem && regs == 0) i.target = uint64_t(*i.imm);
       if (i.mnemonic.rfind("b.", 0) == 0 || i.mnemonic == "cbz" || i.mnemonic == "cbnz" || i.mnemonic == "tbz" ||
           i.mnemonic == "tbnz") {
         i.is_branch = true;
@@ -144,12 +146,7 @@ std::vector<Instruction> Disassembler::disassemble(const MemoryReader &mem, uint
       for (int k = 0; k < x.op_count; ++k) {
         const cs_x86_op &op = x.operands[k];
         if (op.type == X86_OP_REG) {
-          std::string r = canonical(h, op.reg, arch_);
-          if (regs == 0)
-            i.dest = r;
-          else if (regs == 1)
-            i.src = r;
-          ++regs;
+          note_register(i, regs, canonical(h, op.reg, arch_));
         } else if (op.type == X86_OP_IMM && !i.imm) {
           i.imm = op.imm;
         } else if (op.type == X86_OP_MEM) {
@@ -164,8 +161,10 @@ std::vector<Instruction> Disassembler::disassemble(const MemoryReader &mem, uint
           i.mem = m;
         }
       }
-      if ((i.is_call || i.is_branch) && i.imm && !i.mem && regs == 0) i.target = uint64_t(*i.imm);
     }
+    // A call or jump whose only operand is an immediate goes to that address; compare-and-branch
+    // forms (cbz, tbz) take the last immediate, set above.
+    if ((i.is_call || i.is_branch) && i.imm && !i.mem && i.dest.empty() && !i.target) i.target = uint64_t(*i.imm);
     out.push_back(std::move(i));
   }
   cs_free(insn, 1);
