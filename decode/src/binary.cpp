@@ -48,30 +48,173 @@ std::string hexs(uint64_t v) {
   throw Error("ANEC-BIN-001", "'" + name + "' is truncated or malformed: " + why);
 }
 
-// Checks a thin 64-bit Mach-O image's header and load commands against its size before LIEF sees it.
-void check_macho(std::span<const uint8_t> b, const std::string &name) {
+uint64_t le64(std::span<const uint8_t> b, size_t off) { return uint64_t(le32(b, off)) | uint64_t(le32(b, off + 4)) << 32; }
+uint16_t le16(std::span<const uint8_t> b, size_t off) { return uint16_t(b[off] | b[off + 1] << 8); }
+
+// A segment larger than this is a damaged header, not a compiler binary.
+constexpr uint64_t kMaxSegment = 4ull << 30;
+
+// What the checks below learn from the load commands.
+struct MachOLayout {
+  struct Seg {
+    uint64_t vmaddr, vmsize;
+  };
+  std::vector<Seg> segments; // in load-command order: bind opcodes index them
+  std::vector<std::pair<uint32_t, uint32_t>> bind_streams; // (offset, size) of the bind and lazy-bind opcodes
+};
+
+void in_file(std::span<const uint8_t> b, const std::string &name, const char *what, uint64_t off, uint64_t size) {
+  if (off > b.size() || size > b.size() - off)
+    malformed(name, std::string(what) + " spans " + hexs(off) + "+" + hexs(size) + ", past the file end " + hexs(b.size()));
+}
+
+// Checks a thin 64-bit Mach-O image's header and the load commands LIEF reads against the file
+// size before LIEF sees it (LIEF 0.9 trusts them).
+MachOLayout check_macho(std::span<const uint8_t> b, const std::string &name) {
   if (b.size() < 32) malformed(name, "Mach-O header needs 32 bytes, file has " + std::to_string(b.size()));
   uint32_t ncmds = le32(b, 16), sizeofcmds = le32(b, 20);
   if (uint64_t(sizeofcmds) + 32 > b.size())
     malformed(name, "load commands end at " + hexs(32ull + sizeofcmds) + ", past the file end " + hexs(b.size()));
+  MachOLayout layout;
   uint64_t off = 32;
   for (uint32_t i = 0; i < ncmds; ++i) {
     if (off + 8 > 32ull + sizeofcmds) malformed(name, "load command " + std::to_string(i) + " runs past sizeofcmds");
     uint32_t cmd = le32(b, off), size = le32(b, off + 4);
     if (size < 8 || off + size > 32ull + sizeofcmds)
       malformed(name, "load command " + std::to_string(i) + " at " + hexs(off) + " has size " + std::to_string(size));
-    if (cmd == 0x19 && size >= 72) { // LC_SEGMENT_64: fileoff at +40, filesize at +48
-      uint64_t fileoff = 0, filesize = 0;
-      for (int k = 0; k < 8; ++k) {
-        fileoff |= uint64_t(b[off + 40 + k]) << (8 * k);
-        filesize |= uint64_t(b[off + 48 + k]) << (8 * k);
-      }
-      if (fileoff > b.size() || filesize > b.size() - fileoff)
-        malformed(name, "segment at load command " + std::to_string(i) + " spans " + hexs(fileoff) + "+" +
-                            hexs(filesize) + ", past the file end " + hexs(b.size()));
+    auto need = [&](uint32_t n) {
+      if (size < n) malformed(name, "load command " + hexs(cmd) + " at " + hexs(off) + " is " + std::to_string(size) + " bytes");
+    };
+    switch (cmd) {
+    case 0x19: { // LC_SEGMENT_64
+      need(72);
+      in_file(b, name, "a segment", le64(b, off + 40), le64(b, off + 48));
+      if (le64(b, off + 32) > kMaxSegment) malformed(name, "segment memory size " + hexs(le64(b, off + 32)));
+      layout.segments.push_back({le64(b, off + 24), le64(b, off + 32)});
+      uint32_t nsects = le32(b, off + 64);
+      if (72ull + uint64_t(nsects) * 80 > size) malformed(name, "segment lists " + std::to_string(nsects) + " sections");
+      break;
+    }
+    case 0x2: // LC_SYMTAB
+      need(24);
+      in_file(b, name, "the symbol table", le32(b, off + 8), uint64_t(le32(b, off + 12)) * 16);
+      in_file(b, name, "the string table", le32(b, off + 16), le32(b, off + 20));
+      break;
+    case 0xb: // LC_DYSYMTAB: the indirect symbol table
+      need(80);
+      in_file(b, name, "the indirect symbol table", le32(b, off + 56), uint64_t(le32(b, off + 60)) * 4);
+      break;
+    case 0x26: // LC_FUNCTION_STARTS
+    case 0x29: // LC_DATA_IN_CODE
+    case 0x1d: // LC_CODE_SIGNATURE
+      need(16);
+      in_file(b, name, "linkedit data", le32(b, off + 8), le32(b, off + 12));
+      break;
+    case 0x22:
+    case 0x80000022: // LC_DYLD_INFO(_ONLY)
+      need(48);
+      for (int k = 0; k < 5; ++k) in_file(b, name, "dyld info", le32(b, off + 8 + 8 * k), le32(b, off + 12 + 8 * k));
+      layout.bind_streams.push_back({le32(b, off + 16), le32(b, off + 20)}); // binds
+      layout.bind_streams.push_back({le32(b, off + 32), le32(b, off + 36)}); // lazy binds
+      break;
+    case 0x80000034: // LC_DYLD_CHAINED_FIXUPS
+      throw Error("ANEC-BIN-004", "'" + name + "' uses chained fixups, which this loader does not decode");
     }
     off += size;
   }
+  return layout;
+}
+
+
+// Checks a 64-bit little-endian ELF's program and section headers against the file size.
+void check_elf(std::span<const uint8_t> b, const std::string &name) {
+  if (b.size() < 64) malformed(name, "ELF header needs 64 bytes");
+  if (b[4] != 2) throw Error("ANEC-BIN-003", "'" + name + "': 32-bit ELF is not supported");
+  if (b[5] != 1) throw Error("ANEC-BIN-003", "'" + name + "': big-endian ELF is not supported");
+  uint64_t phoff = le64(b, 0x20), shoff = le64(b, 0x28);
+  uint16_t phentsize = le16(b, 0x36), phnum = le16(b, 0x38), shentsize = le16(b, 0x3a), shnum = le16(b, 0x3c);
+  if (phnum && phentsize < 56) malformed(name, "program header entry size " + std::to_string(phentsize));
+  if (shnum && shentsize < 64) malformed(name, "section header entry size " + std::to_string(shentsize));
+  in_file(b, name, "the program headers", phoff, uint64_t(phnum) * phentsize);
+  in_file(b, name, "the section headers", shoff, uint64_t(shnum) * shentsize);
+  for (uint16_t i = 0; i < phnum; ++i) {
+    size_t h = phoff + size_t(i) * phentsize;
+    uint64_t offset = le64(b, h + 8), filesz = le64(b, h + 32), memsz = le64(b, h + 40);
+    in_file(b, name, "a segment", offset, filesz);
+    if (le32(b, h) == 1 && (memsz > kMaxSegment || filesz > memsz))
+      malformed(name, "loadable segment " + std::to_string(i) + " has file size " + hexs(filesz) + ", memory size " + hexs(memsz));
+  }
+  for (uint16_t i = 0; i < shnum; ++i) {
+    size_t h = shoff + size_t(i) * shentsize;
+    if (le32(b, h + 4) != 8) in_file(b, name, "a section", le64(b, h + 24), le64(b, h + 32)); // SHT_NOBITS has no bytes
+  }
+}
+
+// The bind and lazy-bind opcode streams (Mach-O dyld info): which pointer slot each imported
+// symbol is bound to. Bounded: every slot must lie in its segment, and the number of binds is
+// capped by the segment sizes.
+std::vector<Import> macho_binds(std::span<const uint8_t> b, const std::string &name, const MachOLayout &layout) {
+  std::vector<Import> out;
+  uint64_t cap = 0;
+  for (auto &s : layout.segments) cap += s.vmsize / 8;
+  cap = std::min<uint64_t>(cap, 1u << 22);
+  for (auto [start, size] : layout.bind_streams) {
+    size_t p = start, end = size_t(start) + size;
+    auto fail = [&](const std::string &why) { malformed(name, "bind opcodes at " + hexs(p) + ": " + why); };
+    auto uleb = [&]() {
+      uint64_t v = 0;
+      for (int shift = 0;; shift += 7) {
+        if (p >= end || shift > 63) fail("truncated or oversized ULEB128");
+        uint8_t c = b[p++];
+        v |= uint64_t(c & 0x7f) << shift;
+        if (!(c & 0x80)) return v;
+      }
+    };
+    std::string symbol;
+    uint64_t seg = 0, offset = 0;
+    bool have_seg = false;
+    auto bind = [&]() {
+      if (!have_seg || seg >= layout.segments.size()) fail("bind with no segment set");
+      if (offset > layout.segments[seg].vmsize - 8 || layout.segments[seg].vmsize < 8)
+        fail("slot at segment " + std::to_string(seg) + " + " + hexs(offset) + " lies outside the segment");
+      if (out.size() >= cap) fail("more binds than the segments hold pointers");
+      std::string plain = symbol.size() > 1 && symbol[0] == '_' ? symbol.substr(1) : symbol;
+      out.push_back({symbol, demangle(plain), layout.segments[seg].vmaddr + offset});
+    };
+    while (p < end) {
+      uint8_t byte = b[p++], op = byte & 0xf0, imm = byte & 0x0f;
+      switch (op) {
+      case 0x00: break;        // DONE (the lazy stream separates entries with it)
+      case 0x10: case 0x30: case 0x50: break; // dylib ordinal / special / type: immediate
+      case 0x20: uleb(); break; // dylib ordinal ULEB
+      case 0x40: {              // symbol name, NUL-terminated
+        size_t z = p;
+        while (z < end && b[z]) ++z;
+        if (z >= end) fail("unterminated symbol name");
+        symbol.assign(reinterpret_cast<const char *>(&b[p]), z - p);
+        p = z + 1;
+        break;
+      }
+      case 0x60: uleb(); break; // addend SLEB: same encoding length
+      case 0x70: seg = imm; offset = uleb(); have_seg = true; break;
+      case 0x80: offset += uleb(); break;
+      case 0x90: bind(); offset += 8; break;
+      case 0xa0: bind(); offset += uleb() + 8; break;
+      case 0xb0: bind(); offset += uint64_t(imm) * 8 + 8; break;
+      case 0xc0: {
+        uint64_t count = uleb(), skip = uleb();
+        if (count > cap) fail("repeat count " + std::to_string(count));
+        for (uint64_t k = 0; k < count; ++k) {
+          bind();
+          offset += skip + 8;
+        }
+        break;
+      }
+      default: fail("opcode " + hexs(op) + " is not decoded (threaded binds?)");
+      }
+    }
+  }
+  return out;
 }
 
 } // namespace
@@ -112,14 +255,6 @@ struct BinaryBuilder {
       std::string name = s.name();
       std::string plain = name.size() > 1 && name[0] == '_' ? name.substr(1) : name;
       out.symbols_.push_back({name, demangle(plain), s.value(), 0, !(type & 0x01)});
-    }
-    if (m.has_dyld_info()) {
-      for (const lm::BindingInfo &bi : m.dyld_info().bindings()) {
-        if (!bi.has_symbol()) continue;
-        std::string name = bi.symbol().name();
-        std::string plain = name.size() > 1 && name[0] == '_' ? name.substr(1) : name;
-        out.imports_.push_back({name, demangle(plain), bi.address()});
-      }
     }
     if (m.has_function_starts())
       for (uint64_t f : m.function_starts().functions()) out.function_starts_.push_back(text_base + f);
@@ -220,18 +355,20 @@ Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
         thin = *pick;
         if (thin.size() < 4 || le32(thin, 0) != 0xfeedfacf) malformed(name, "fat slice is not a 64-bit Mach-O");
       }
-      check_macho(thin, name);
+      MachOLayout layout = check_macho(thin, name);
       std::vector<uint8_t> slice(thin.begin(), thin.end());
-      auto fat = LIEF::MachO::Parser::parse(slice, name);
+      // LIEF 0.9's deep dyld-info parse can spin on a damaged rebase stream: the bind opcodes,
+      // the only part used here, are decoded above with bounds.
+      auto fat = LIEF::MachO::Parser::parse(slice, name, LIEF::MachO::ParserConfig().parse_dyldinfo_deeply(false));
       if (!fat || fat->size() == 0) malformed(name, "LIEF found no Mach-O image");
       BinaryBuilder::macho(out, fat->at(0));
+      out.imports_ = macho_binds(thin, name, layout);
     } else if (magic == 0xfeedface) {
       throw Error("ANEC-BIN-003", "'" + name + "': 32-bit Mach-O is not supported");
     } else if (magic == 0xbeefface) {
       throw Error("ANEC-BIN-002", "'" + name + "' is an hwx program container (magic 0xbeefface), not a compiler binary");
     } else if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
-      if (b.size() < 64) malformed(name, "ELF header needs 64 bytes");
-      if (b[4] != 2) throw Error("ANEC-BIN-003", "'" + name + "': 32-bit ELF is not supported");
+      check_elf(b, name);
       auto elf = LIEF::ELF::Parser::parse(data, name);
       if (!elf) malformed(name, "LIEF could not parse the ELF image");
       BinaryBuilder::elf(out, *elf);

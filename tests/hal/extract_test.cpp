@@ -73,6 +73,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ExtractVariant,
                                            Variant{"libhal_stripped.dylib", "dispatcher"},
                                            Variant{"libhal_data.dylib", "data symbol"},
                                            Variant{"libhal_code_x86.so", "first argument (rdi)"},
+                                           Variant{"libhal_x86.dylib", "first argument (rdi)"},
+                                           Variant{"libhal_fat.dylib", "sret (x8)"},
                                            Variant{"libhal_data_x86.so", "data symbol"}),
                          [](const auto &info) {
                            std::string n = std::string(info.param.file) + "_" + info.param.method;
@@ -171,6 +173,41 @@ TEST(BinaryLoader, RejectsBadFiles) {
   EXPECT_EQ(code_of([&] { Binary::load(test::fixture("no-such-file")); }), "ANEC-IO-001");
 }
 
+namespace {
+uint32_t le32at(const std::vector<uint8_t> &b, size_t off) {
+  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
+}
+} // namespace
+
+// Regressions from fuzzing: damaged dyld bind opcodes (LIEF 0.9 spun on such a stream) and an ELF
+// segment whose file size runs past the file (LIEF allocated it).
+TEST(BinaryLoader, RejectsDamagedLinkeditAndSegments) {
+  auto macho = read_file(test::fixture("libhal_O2.dylib"));
+  uint32_t ncmds = le32at(macho, 16);
+  size_t off = 32, bind = 0;
+  for (uint32_t i = 0; i < ncmds; ++i) {
+    if (le32at(macho, off) == 0x80000022) bind = le32at(macho, off + 16);
+    off += le32at(macho, off + 4);
+  }
+  ASSERT_NE(bind, 0u);
+  std::string msg;
+  auto patched = macho;
+  patched[bind] = 0x90; // DO_BIND before any segment is set
+  EXPECT_EQ(code_of([&] { Binary::parse(patched, "p"); }, &msg), "ANEC-BIN-001");
+  EXPECT_NE(msg.find("bind opcodes"), std::string::npos) << msg;
+  patched = macho;
+  const uint8_t repeat[] = {0x71, 0x00, 0xc0, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00}; // bind 2^32 times
+  std::copy(std::begin(repeat), std::end(repeat), patched.begin() + long(bind));
+  EXPECT_EQ(code_of([&] { Binary::parse(patched, "p"); }, &msg), "ANEC-BIN-001");
+
+  auto elf = read_file(test::fixture("libhal_code_x86.so"));
+  uint64_t phoff = 0;
+  for (int k = 0; k < 8; ++k) phoff |= uint64_t(elf[0x20 + k]) << (8 * k);
+  for (int k = 0; k < 8; ++k) elf[phoff + 32 + k] = k == 6 ? 0x36 : 0; // p_filesz of the first header
+  EXPECT_EQ(code_of([&] { Binary::parse(elf, "e"); }, &msg), "ANEC-BIN-001");
+  EXPECT_NE(msg.find("past the file end"), std::string::npos) << msg;
+}
+
 // The dispatcher refers to the target-name strings it compares against.
 TEST(Disassembler, FindsReferencesToStrings) {
   for (const char *file : {"libhal_O2.dylib", "libhal_code_x86.so"}) {
@@ -193,6 +230,47 @@ TEST(Disassembler, FindsReferencesToStrings) {
     EXPECT_TRUE(strings.count("h17s"));
     EXPECT_GE(calls, 28u);
   }
+}
+
+namespace {
+struct Buffer : decode::MemoryReader {
+  Buffer(uint64_t b, std::vector<uint8_t> v) : base(b), bytes(std::move(v)) {}
+  uint64_t base;
+  std::vector<uint8_t> bytes;
+  bool read(uint64_t addr, std::span<uint8_t> out) const override {
+    if (addr < base || addr - base + out.size() > bytes.size()) return false;
+    std::copy_n(bytes.begin() + long(addr - base), out.size(), out.begin());
+    return true;
+  }
+};
+std::vector<uint8_t> words(std::initializer_list<uint32_t> ws) {
+  std::vector<uint8_t> b;
+  for (uint32_t w : ws)
+    for (int k = 0; k < 4; ++k) b.push_back(uint8_t(w >> (8 * k)));
+  return b;
+}
+} // namespace
+
+// Each reference form on hand-encoded instructions: adr, ldr literal, adrp+add, adrp+ldr,
+// rip-relative.
+TEST(Disassembler, ResolvesEachReferenceForm) {
+  decode::Disassembler a(decode::Arch::Arm64);
+  // adr x0, #+0x10; ldr x1, #+0x20; adrp x2, #+1 page; add x2, x2, #0x34; adrp x3, 0; ldr x4, [x3, #0x18]
+  Buffer code(0x1000, words({0x10000080, 0x58000101, 0xb0000002, 0x9100d042, 0x90000003, 0xf9400c64}));
+  auto refs = a.references(a.disassemble(code, 0x1000, 0x1018));
+  std::vector<std::pair<std::string, uint64_t>> got;
+  for (auto &r : refs) got.push_back({r.kind, r.to});
+  std::vector<std::pair<std::string, uint64_t>> want = {
+      {"adr", 0x1010}, {"ldr-literal", 0x1024}, {"adrp+add", 0x2034}, {"adrp+ldr", 0x1018}};
+  EXPECT_EQ(got, want);
+  decode::Disassembler x(decode::Arch::X86_64);
+  Buffer x86(0x4000, {0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00, 0xe8, 0x00, 0x01, 0x00, 0x00}); // lea rax,[rip+0x10]; call
+  auto xr = x.references(x.disassemble(x86, 0x4000, 0x400c));
+  ASSERT_EQ(xr.size(), 2u);
+  EXPECT_EQ(xr[0].kind, "rip-relative");
+  EXPECT_EQ(xr[0].to, 0x4017u);
+  EXPECT_EQ(xr[1].kind, "call");
+  EXPECT_EQ(xr[1].to, 0x410cu);
 }
 
 class Xref : public ::testing::TestWithParam<const char *> {};
