@@ -54,7 +54,9 @@ std::vector<std::string> walk_map(const MemoryReader &mem, uint64_t root, uint64
     auto name = name_ptr ? mem.read_cstring(*name_ptr, 64) : std::nullopt;
     if (!name) throw Error("ANEC-EXT-003", where + ": map node at " + hex(node) + " has no readable name");
     out.push_back(*name);
-    node = *mem.read_u64(node + 8);
+    auto right = mem.read_u64(node + 8);
+    if (!right) throw Error("ANEC-EXT-003", where + ": map node at " + hex(node) + " is truncated");
+    node = *right;
   }
   if (out.size() != size)
     throw Error("ANEC-EXT-003", where + ": walked " + std::to_string(out.size()) + " map nodes, the table says " + std::to_string(size));

@@ -12,6 +12,7 @@
 #include "fixture.hpp"
 
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -138,6 +139,24 @@ TEST(Extract, ErrorsHaveReasonCodes) {
   only.targets = {"h14"};
   EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_loop.dylib")), only); }),
             "ANEC-EXT-002");
+}
+
+// A table whose map size disagrees with its nodes: the data-symbol fixture with h13's count patched.
+TEST(Extract, MapThatCannotBeWalkedIsAnError) {
+  const auto &T = Tables::get();
+  auto bytes = read_file(test::fixture("libhal_data.dylib"));
+  Bytes h13 = encode(T.schema, T.registry.get("h13"));
+  uint32_t count_at = *T.schema.find("interchange_format_count")->offset;
+  auto it = std::search(bytes.begin(), bytes.end(), h13.begin(), h13.begin() + count_at - 16);
+  ASSERT_NE(it, bytes.end());
+  ASSERT_EQ(std::search(it + 1, bytes.end(), h13.begin(), h13.begin() + count_at - 16), bytes.end()) << "not unique";
+  *(it + count_at) = 5; // three nodes, size 5
+  Binary bin = Binary::parse(bytes, "patched.dylib");
+  ExtractOptions opt;
+  opt.targets = {"h13"};
+  std::string msg;
+  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, bin, opt); }, &msg), "ANEC-EXT-003");
+  EXPECT_NE(msg.find("walked 3 map nodes, the table says 5"), std::string::npos) << msg;
 }
 
 TEST(BinaryLoader, ReadsMachOAndElf) {
