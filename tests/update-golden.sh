@@ -10,4 +10,9 @@ for f in text json toml; do hal show h13 --format $f > "$g/anec-hal-show-h13.$f"
 hal diff h13 h17s > "$g/anec-hal-diff-h13-h17s.txt"
 # xref without the fixture's addresses (they depend on the compiler that built it)
 hal xref "$root/build/tests/fixtures/libhal_O2.dylib" | sed -E 's/  \[0x[0-9a-f]+, /  [/' > "$g/anec-hal-xref.txt"
+desc=${bin%/anec-hal}/anec-desc
+k=$root/../shared/testdata/external/eiln-ane/kernels
+"$desc" --tables "$root/tables" dump "$k/activation/relu6.bin" > "$g/anec-desc-relu6.txt"
+"$desc" --tables "$root/tables" dump "$k/unary/cube.bin" --format json > "$g/anec-desc-cube.json"
+"$desc" --tables "$root/tables" dump "$k/activation/softmax.bin" --td 4 > "$g/anec-desc-softmax-td4.txt"
 echo "golden files rewritten in $g; review with git diff"

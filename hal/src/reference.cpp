@@ -2,12 +2,12 @@
 
 #include "anec/hal/target_io.hpp"
 #include "anec/support/toml.hpp"
-#include "strict.hpp"
+#include "anec/support/strict.hpp"
 
 #include <set>
 
 namespace anec::hal {
-using detail::Strict;
+using anec::detail::Strict;
 namespace fs = std::filesystem;
 
 namespace {

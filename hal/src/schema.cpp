@@ -1,14 +1,14 @@
 #include "anec/hal/schema.hpp"
 
 #include "anec/support/toml.hpp"
-#include "strict.hpp"
+#include "anec/support/strict.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 
 namespace anec::hal {
-using detail::Strict;
+using anec::detail::Strict;
 
 namespace {
 

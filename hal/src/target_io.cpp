@@ -2,13 +2,13 @@
 
 #include "anec/support/json.hpp"
 #include "anec/support/toml.hpp"
-#include "strict.hpp"
+#include "anec/support/strict.hpp"
 
 #include <cstdio>
 
 namespace anec::hal {
-using detail::Strict;
-using detail::where;
+using anec::detail::Strict;
+using anec::detail::where;
 
 namespace {
 

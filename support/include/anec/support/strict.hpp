@@ -1,5 +1,5 @@
 // Strict reading of a Doc table: every key must be consumed, types are checked, and every error
-// names the file, line and column (private to the hal library).
+// names the file, line and column; shared by the table loaders.
 #pragma once
 #include "anec/support/doc.hpp"
 #include "anec/support/error.hpp"
@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-namespace anec::hal::detail {
+namespace anec::detail {
 
 inline std::string where(const std::string &source, const Doc &d) {
   return source + ":" + std::to_string(d.line) + ":" + std::to_string(d.column);
@@ -55,4 +55,4 @@ private:
 
 inline double as_number(const Doc &d) { return d.is(Doc::Kind::Int) ? double(d.as_int()) : d.as_float(); }
 
-} // namespace anec::hal::detail
+} // namespace anec::detail

@@ -1,0 +1,16 @@
+// Printers for decoded descriptor chains: text (one line per field, raw word beside the decoded
+// value) and a JSON-shaped document.
+#pragma once
+#include "anec/descriptors/td.hpp"
+#include "anec/support/doc.hpp"
+
+#include <optional>
+#include <string>
+
+namespace anec::desc {
+
+// `only` selects one descriptor by index (ANEC-TD-005 when out of range).
+std::string dump_text(const Chain &chain, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
+Doc dump_doc(const Chain &chain, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
+
+} // namespace anec::desc

@@ -1,0 +1,71 @@
+// Task-descriptor chains: the header, then register streams walked by their header words (never
+// by fixed offsets), every word kept with its raw value, known fields decoded, unknown registers
+// and set reserved bits reported.
+#pragma once
+#include "anec/descriptors/td_schema.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace anec::desc {
+
+struct FieldValue {
+  const TdField *field;
+  uint32_t value;
+};
+
+struct Word {
+  uint64_t offset = 0;   // in the file
+  std::string block;     // "Header", a block name, or "" when no block covers the address
+  uint32_t address = 0;  // header byte offset, or register address
+  uint32_t raw = 0;
+  std::vector<FieldValue> fields;
+  uint32_t reserved = 0; // set bits no field covers
+};
+
+struct Stream {
+  uint64_t offset = 0; // of the stream header word
+  uint32_t header = 0, address = 0, count = 0;
+  std::vector<Word> words;
+};
+
+struct Finding {
+  std::string code;
+  uint64_t offset = 0;
+  std::string message;
+};
+
+struct Td {
+  uint64_t offset = 0;
+  uint32_t size = 0; // header plus streams
+  std::vector<Word> header;
+  std::vector<Stream> streams;
+  bool eon = false;
+};
+
+struct Chain {
+  std::vector<Td> tds;
+  uint64_t kernel_offset = 0, kernel_size = 0; // data after the last descriptor
+  std::vector<Finding> findings;
+};
+
+struct ChainLayout {
+  uint32_t td_alignment = 0x100; // the next descriptor starts at the end rounded up to this (0x274 -> 0x300)
+  uint32_t data_alignment = 16;  // kernel data starts at the last end rounded up to this
+  size_t max_tds = 4096;
+};
+
+// Decodes a raw chain (descriptors one after another, the last marked EON, then kernel data): the
+// layout the eiln H13 kernels hold. A raw descriptor has no size field, so it ends at the first
+// stream header whose block is unknown or already seen in it (a descriptor writes each block
+// once). Errors the chain cannot survive (a stream past the end, no EON before the bytes run out)
+// are anec::Error ANEC-TD-00x; anything decodable but odd is a Finding (ANEC-TD-1xx).
+Chain decode_raw_chain(std::span<const uint8_t> bytes, const TdSchema &schema, const ChainLayout &layout = {});
+
+// One descriptor at `offset`, streams walked until `end` or the expected size.
+Td decode_td(std::span<const uint8_t> bytes, uint64_t offset, uint64_t end, const TdSchema &schema,
+             std::vector<Finding> &findings);
+
+} // namespace anec::desc

@@ -1,0 +1,48 @@
+// A task-descriptor register database (tables/schema/td/gen<N>.toml): the header fields, the
+// register blocks (streams) and each register field's address and bit range.
+#pragma once
+#include "anec/support/doc.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace anec::desc {
+
+struct TdBlock {
+  std::string name;
+  uint32_t address = 0, words = 0;
+  std::string source, confidence;
+};
+
+struct TdField {
+  std::string block, reg, name; // block "Header" addresses the descriptor header by byte offset
+  uint32_t address = 0;         // register byte address (stream space), or header word offset
+  uint32_t lo = 0, hi = 0;      // bit range within the 32-bit word
+  std::string source, confidence;
+
+  uint32_t mask() const { return uint32_t((uint64_t{1} << (hi - lo + 1)) - 1) << lo; }
+  uint32_t get(uint32_t word) const { return (word & mask()) >> lo; }
+  std::string path() const { return (block == "Header" ? "" : block + ".") + reg + "." + name; }
+};
+
+struct TdSchema {
+  std::string version;
+  int generation = 0;
+  bool complete = false;
+  uint32_t header_bytes = 0;
+  std::vector<TdBlock> blocks;
+  std::vector<TdField> fields;
+
+  // Strict: unknown keys, duplicate field paths, overlapping bits within a word, bits past 31,
+  // header fields past header_bytes, and register fields outside every block are ANEC-TDS-001.
+  static TdSchema from_doc(const Doc &doc, const std::string &source);
+  static TdSchema load(const std::filesystem::path &path);
+
+  const TdBlock *block_at(uint32_t address) const;
+  // Fields of the word at `address` in `block` ("Header" for the descriptor header).
+  std::vector<const TdField *> fields_at(const std::string &block, uint32_t address) const;
+};
+
+} // namespace anec::desc

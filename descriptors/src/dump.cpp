@@ -1,0 +1,116 @@
+#include "anec/descriptors/dump.hpp"
+
+#include "anec/support/error.hpp"
+
+#include <cstdio>
+
+namespace anec::desc {
+
+namespace {
+std::string hx(uint64_t v, int width = 0) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::vector<size_t> selected(const Chain &c, std::optional<size_t> only) {
+  if (only && *only >= c.tds.size())
+    throw Error("ANEC-TD-005", "descriptor " + std::to_string(*only) + " requested; the chain has " + std::to_string(c.tds.size()));
+  std::vector<size_t> out;
+  for (size_t i = 0; i < c.tds.size(); ++i)
+    if (!only || *only == i) out.push_back(i);
+  return out;
+}
+
+void word_text(std::string &out, const Word &w, bool header) {
+  std::string prefix = "    " + hx(w.offset, 4) + "  " + (header ? std::string(7, ' ') : hx(w.address, 5)) + "  " + hx(w.raw, 8) + "  ";
+  if (w.fields.empty()) {
+    out += prefix + (w.block.empty() ? "?" : w.block) + "." + hx(w.address) + " = " + hx(w.raw) + "\n";
+    return;
+  }
+  for (const FieldValue &f : w.fields) out += prefix + f.field->path() + " = " + std::to_string(f.value) + "\n";
+  if (w.reserved) out += prefix + "reserved bits " + hx(w.reserved) + " set\n";
+}
+
+Doc word_doc(const Word &w) {
+  Doc d = Doc::table();
+  d.set("offset", Doc::integer(int64_t(w.offset)));
+  d.set("address", Doc::integer(w.address));
+  d.set("block", Doc::string(w.block));
+  d.set("raw", Doc::integer(w.raw));
+  Doc f = Doc::table();
+  for (const FieldValue &v : w.fields) f.set(v.field->reg + "." + v.field->name, Doc::integer(v.value));
+  d.set("fields", std::move(f));
+  if (w.reserved) d.set("reserved", Doc::integer(w.reserved));
+  return d;
+}
+} // namespace
+
+std::string dump_text(const Chain &c, const TdSchema &s, std::optional<size_t> only) {
+  std::string out = "raw task-descriptor chain, generation " + std::to_string(s.generation) + (s.complete ? "" : " (register database incomplete)") +
+                    ": " + std::to_string(c.tds.size()) + " descriptor(s), kernel data at " + hx(c.kernel_offset) + " (" +
+                    std::to_string(c.kernel_size) + " bytes)\n";
+  for (const Finding &f : c.findings) out += "finding " + f.code + " at " + hx(f.offset) + ": " + f.message + "\n";
+  for (size_t i : selected(c, only)) {
+    const Td &td = c.tds[i];
+    out += "\nTD " + std::to_string(i) + " at " + hx(td.offset) + ": " + hx(td.size) + " bytes, " + std::to_string(td.streams.size()) +
+           " streams" + (td.eon ? ", EON" : "") + "\n  header\n";
+    for (const Word &w : td.header) word_text(out, w, true);
+    for (const Stream &st : td.streams) {
+      out += "  stream " + (st.words.empty() || st.words[0].block.empty() ? std::string("?") : st.words[0].block) + " at " + hx(st.offset) +
+             ": header " + hx(st.header, 8) + ", " + std::to_string(st.count) + " words from " + hx(st.address) + "\n";
+      for (const Word &w : st.words) word_text(out, w, false);
+    }
+  }
+  return out;
+}
+
+Doc dump_doc(const Chain &c, const TdSchema &s, std::optional<size_t> only) {
+  Doc d = Doc::table();
+  d.set("container", Doc::string("raw-td-chain"));
+  d.set("generation", Doc::integer(s.generation));
+  d.set("database_complete", Doc::boolean(s.complete));
+  Doc kernel = Doc::table();
+  kernel.set("offset", Doc::integer(int64_t(c.kernel_offset)));
+  kernel.set("bytes", Doc::integer(int64_t(c.kernel_size)));
+  d.set("kernel_data", std::move(kernel));
+  Doc findings = Doc::array();
+  for (const Finding &f : c.findings) {
+    Doc x = Doc::table();
+    x.set("code", Doc::string(f.code));
+    x.set("offset", Doc::integer(int64_t(f.offset)));
+    x.set("message", Doc::string(f.message));
+    findings.push(std::move(x));
+  }
+  d.set("findings", std::move(findings));
+  Doc tds = Doc::array();
+  for (size_t i : selected(c, only)) {
+    const Td &td = c.tds[i];
+    Doc t = Doc::table();
+    t.set("index", Doc::integer(int64_t(i)));
+    t.set("offset", Doc::integer(int64_t(td.offset)));
+    t.set("bytes", Doc::integer(td.size));
+    t.set("eon", Doc::boolean(td.eon));
+    Doc header = Doc::array();
+    for (const Word &w : td.header) header.push(word_doc(w));
+    t.set("header", std::move(header));
+    Doc streams = Doc::array();
+    for (const Stream &st : td.streams) {
+      Doc x = Doc::table();
+      x.set("offset", Doc::integer(int64_t(st.offset)));
+      x.set("header", Doc::integer(st.header));
+      x.set("address", Doc::integer(st.address));
+      x.set("words", Doc::integer(st.count));
+      Doc ws = Doc::array();
+      for (const Word &w : st.words) ws.push(word_doc(w));
+      x.set("registers", std::move(ws));
+      streams.push(std::move(x));
+    }
+    t.set("streams", std::move(streams));
+    tds.push(std::move(t));
+  }
+  d.set("tds", std::move(tds));
+  return d;
+}
+
+} // namespace anec::desc

@@ -1,0 +1,121 @@
+#include "anec/descriptors/td.hpp"
+
+#include "anec/support/error.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace anec::desc {
+
+namespace {
+std::string hexs(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+uint32_t le32(std::span<const uint8_t> b, uint64_t off) {
+  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
+}
+
+Word decode_word(const TdSchema &s, const std::string &block, uint32_t address, uint32_t raw, uint64_t offset) {
+  Word w;
+  w.offset = offset;
+  w.block = block;
+  w.address = address;
+  w.raw = raw;
+  uint32_t covered = 0;
+  for (const TdField *f : s.fields_at(block, address)) {
+    w.fields.push_back({f, f->get(raw)});
+    covered |= f->mask();
+  }
+  w.reserved = raw & ~covered;
+  return w;
+}
+} // namespace
+
+Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const TdSchema &s, std::vector<Finding> &findings) {
+  if (offset + s.header_bytes > b.size())
+    throw Error("ANEC-TD-001", "descriptor at " + hexs(offset) + " needs a " + hexs(s.header_bytes) + "-byte header, " +
+                                   hexs(b.size() - offset) + " bytes remain");
+  Td td;
+  td.offset = offset;
+  for (uint32_t a = 0; a < s.header_bytes; a += 4) td.header.push_back(decode_word(s, "Header", a, le32(b, offset + a), offset + a));
+  for (const Word &w : td.header)
+    for (const FieldValue &f : w.fields)
+      if (f.field->name == "EON") td.eon = f.value != 0;
+  uint64_t p = offset + s.header_bytes;
+  while (p < end) {
+    if (p + 4 > b.size()) throw Error("ANEC-TD-002", "stream header at " + hexs(p) + " runs past the end " + hexs(b.size()));
+    Stream st;
+    st.offset = p;
+    st.header = le32(b, p);
+    st.count = (st.header >> 26) + 1;
+    st.address = st.header & 0x3ffffff;
+    uint64_t data_end = p + 4 + 4ull * st.count;
+    if (data_end > end || data_end > b.size())
+      throw Error("ANEC-TD-002", "stream at " + hexs(p) + " (header " + hexs(st.header) + ": " + std::to_string(st.count) +
+                                     " words at " + hexs(st.address) + ") runs past the descriptor end " + hexs(std::min<uint64_t>(end, b.size())));
+    const TdBlock *blk = s.block_at(st.address);
+    if (!blk) findings.push_back({"ANEC-TD-101", p, "stream at register address " + hexs(st.address) + " is in no known block"});
+    for (uint32_t i = 0; i < st.count; ++i) {
+      uint32_t addr = st.address + 4 * i;
+      const TdBlock *wb = s.block_at(addr);
+      Word w = decode_word(s, wb ? wb->name : "", addr, le32(b, p + 4 + 4 * i), p + 4 + 4 * i);
+      if (wb && blk && wb != blk)
+        findings.push_back({"ANEC-TD-102", w.offset, "stream starting in " + blk->name + " runs into " + wb->name});
+      st.words.push_back(std::move(w));
+    }
+    td.streams.push_back(std::move(st));
+    p = data_end;
+  }
+  td.size = uint32_t(p - offset);
+  for (const Word &w : td.header)
+    if (w.reserved) findings.push_back({"ANEC-TD-103", w.offset, "reserved header bits " + hexs(w.reserved) + " set"});
+  return td;
+}
+
+uint64_t walk_end(std::span<const uint8_t> b, uint64_t offset, const TdSchema &s) {
+  std::vector<const TdBlock *> seen;
+  uint64_t p = offset + s.header_bytes;
+  while (p + 4 <= b.size()) {
+    uint32_t h = le32(b, p);
+    const TdBlock *blk = s.block_at(h & 0x3ffffff);
+    if (!blk || std::find(seen.begin(), seen.end(), blk) != seen.end()) break;
+    seen.push_back(blk);
+    p += 4 + 4ull * ((h >> 26) + 1);
+  }
+  return p;
+}
+
+Chain decode_raw_chain(std::span<const uint8_t> b, const TdSchema &s, const ChainLayout &layout) {
+  Chain c;
+  auto padding = [&](uint64_t from, uint64_t to, const char *where) {
+    for (uint64_t i = from; i < to && i < b.size(); ++i)
+      if (b[i]) {
+        c.findings.push_back({"ANEC-TD-104", i, std::string("nonzero padding ") + where});
+        return;
+      }
+  };
+  uint64_t off = 0;
+  while (true) {
+    if (c.tds.size() >= layout.max_tds)
+      throw Error("ANEC-TD-003", "more than " + std::to_string(layout.max_tds) + " descriptors without EON");
+    if (off + s.header_bytes > b.size())
+      throw Error("ANEC-TD-003", "the chain ends at " + hexs(off) + " without a descriptor marked EON");
+    Td td = decode_td(b, off, std::min<uint64_t>(walk_end(b, off, s), b.size()), s, c.findings);
+    uint64_t end = td.offset + td.size;
+    bool last = td.eon;
+    c.tds.push_back(std::move(td));
+    if (last) {
+      c.kernel_offset = std::min<uint64_t>((end + layout.data_alignment - 1) / layout.data_alignment * layout.data_alignment, b.size());
+      c.kernel_size = b.size() - c.kernel_offset;
+      padding(end, c.kernel_offset, "between the last descriptor and the kernel data");
+      return c;
+    }
+    uint64_t next = (end + layout.td_alignment - 1) / layout.td_alignment * layout.td_alignment;
+    padding(end, next, "between descriptors");
+    off = next;
+  }
+}
+
+} // namespace anec::desc

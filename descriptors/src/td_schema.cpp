@@ -1,0 +1,98 @@
+#include "anec/descriptors/td_schema.hpp"
+
+#include "anec/support/strict.hpp"
+#include "anec/support/toml.hpp"
+
+#include <map>
+
+namespace anec::desc {
+using anec::detail::Strict;
+
+namespace {
+constexpr const char *kCode = "ANEC-TDS-001";
+
+uint32_t u32(Strict &r, const Doc &d, const std::string &what) {
+  if (!d.is(Doc::Kind::Int) || d.as_int() < 0 || d.as_int() > 0xffffffffll) r.fail(d, what + " must be a 32-bit unsigned integer");
+  return uint32_t(d.as_int());
+}
+} // namespace
+
+TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
+  Strict top(doc, source, kCode, "register database");
+  TdSchema s;
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-td") top.fail(doc, "not an anec-td database");
+  s.version = top.req("version", Doc::Kind::String).as_string();
+  const Doc &g = top.req("generation", Doc::Kind::Int);
+  s.generation = int(u32(top, g, "generation"));
+  s.complete = top.req("complete", Doc::Kind::Bool).as_bool();
+  s.header_bytes = u32(top, top.req("header_bytes", Doc::Kind::Int), "header_bytes");
+  if (s.header_bytes % 4) top.fail(doc, "header_bytes must be a whole number of words");
+  top.req("source", Doc::Kind::String);
+  for (const Doc &bd : top.req("block", Doc::Kind::Array).items()) {
+    Strict r(bd, source, kCode, "block");
+    TdBlock b;
+    b.name = r.req("name", Doc::Kind::String).as_string();
+    b.address = u32(r, r.req("address", Doc::Kind::Int), "address");
+    b.words = u32(r, r.req("words", Doc::Kind::Int), "words");
+    if (b.address % 4 || b.words == 0 || b.words > 64) r.fail(bd, "block '" + b.name + "' needs a word address and 1..64 words");
+    b.source = r.req("source", Doc::Kind::String).as_string();
+    b.confidence = r.req("confidence", Doc::Kind::String).as_string();
+    r.finish();
+    for (auto &o : s.blocks)
+      if (o.name == b.name || (b.address < o.address + 4 * o.words && o.address < b.address + 4 * b.words))
+        r.fail(bd, "block '" + b.name + "' repeats or overlaps block '" + o.name + "'");
+    s.blocks.push_back(std::move(b));
+  }
+  std::map<std::pair<std::string, uint32_t>, uint32_t> used; // (block, address) -> bits taken
+  std::map<std::string, bool> paths;
+  for (const Doc &fd : top.req("field", Doc::Kind::Array).items()) {
+    Strict r(fd, source, kCode, "field");
+    TdField f;
+    f.block = r.req("block", Doc::Kind::String).as_string();
+    f.reg = r.req("register", Doc::Kind::String).as_string();
+    f.name = r.req("name", Doc::Kind::String).as_string();
+    f.address = u32(r, r.req("address", Doc::Kind::Int), "address");
+    const Doc &bits = r.req("bits", Doc::Kind::String);
+    unsigned hi = 0, lo = 0;
+    char tail = 0;
+    if (std::sscanf(bits.as_string().c_str(), "%u:%u%c", &hi, &lo, &tail) != 2 || hi < lo || hi > 31)
+      r.fail(bits, "bits must be \"hi:lo\" within 31:0, found \"" + bits.as_string() + "\"");
+    f.hi = hi;
+    f.lo = lo;
+    f.source = r.req("source", Doc::Kind::String).as_string();
+    f.confidence = r.req("confidence", Doc::Kind::String).as_string();
+    r.finish();
+    if (f.address % 4) r.fail(fd, "field " + f.path() + " address is not word aligned");
+    if (f.block == "Header") {
+      if (f.address >= s.header_bytes) r.fail(fd, "header field " + f.path() + " lies past header_bytes");
+    } else {
+      const TdBlock *b = s.block_at(f.address);
+      if (!b || b->name != f.block) r.fail(fd, "field " + f.path() + " at address lies in no block named " + f.block);
+    }
+    if (paths[f.path()]) r.fail(fd, "duplicate field " + f.path());
+    paths[f.path()] = true;
+    uint32_t &taken = used[{f.block, f.address}];
+    if (taken & f.mask()) r.fail(fd, "field " + f.path() + " overlaps another field of its word");
+    taken |= f.mask();
+    s.fields.push_back(std::move(f));
+  }
+  top.finish();
+  return s;
+}
+
+TdSchema TdSchema::load(const std::filesystem::path &path) { return from_doc(toml::parse_file(path), path.string()); }
+
+const TdBlock *TdSchema::block_at(uint32_t address) const {
+  for (auto &b : blocks)
+    if (address >= b.address && address < b.address + 4 * b.words) return &b;
+  return nullptr;
+}
+
+std::vector<const TdField *> TdSchema::fields_at(const std::string &block, uint32_t address) const {
+  std::vector<const TdField *> out;
+  for (auto &f : fields)
+    if (f.address == address && f.block == block) out.push_back(&f);
+  return out;
+}
+
+} // namespace anec::desc

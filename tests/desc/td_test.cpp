@@ -1,0 +1,192 @@
+// Raw H13 task-descriptor chains (the 36 eiln kernels) through the generation-7 register database.
+#include "anec/descriptors/dump.hpp"
+#include "anec/descriptors/td.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/toml.hpp"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <map>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace anec;
+using namespace anec::desc;
+namespace fs = std::filesystem;
+
+namespace {
+const TdSchema &gen7() {
+  static const TdSchema s = TdSchema::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "td" / "gen7.toml");
+  return s;
+}
+fs::path kernels() { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "eiln-ane" / "kernels"; }
+
+std::map<std::string, uint32_t> fields_of(const Td &td, const std::string &block) {
+  std::map<std::string, uint32_t> out;
+  for (const Stream &s : td.streams)
+    for (const Word &w : s.words)
+      for (const FieldValue &f : w.fields)
+        if (f.field->block == block) out[f.field->reg + "." + f.field->name] = f.value;
+  return out;
+}
+uint32_t word_at(const Td &td, const std::string &block, uint32_t address) {
+  for (const Stream &s : td.streams)
+    for (const Word &w : s.words)
+      if (w.block == block && w.address == address) return w.raw;
+  ADD_FAILURE() << block << " " << address;
+  return 0;
+}
+std::string code_of(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.code();
+  }
+  return "none";
+}
+} // namespace
+
+TEST(TdSchema, Gen7LoadsAndCoversTheSevenBlocks) {
+  const TdSchema &s = gen7();
+  EXPECT_EQ(s.generation, 7);
+  EXPECT_FALSE(s.complete);
+  EXPECT_EQ(s.header_bytes, 0x28u);
+  std::vector<std::string> names;
+  for (auto &b : s.blocks) names.push_back(b.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"KernelDMASrc", "Common", "TileDMASrc", "L2", "PE", "NE", "TileDMADst"}));
+  EXPECT_EQ(s.fields.size(), 258u);
+}
+
+TEST(TdSchema, RejectsBrokenDatabases) {
+  std::string head = "schema = \"anec-td\"\nversion = \"1\"\ngeneration = 7\ncomplete = false\nheader_bytes = 8\nsource = \"s\"\n"
+                     "[[block]]\nname = \"A\"\naddress = 0x100\nwords = 2\nsource = \"s\"\nconfidence = \"decoded\"\n";
+  auto field = [](std::string block, std::string addr, std::string bits, std::string name = "F") {
+    return "[[field]]\nblock = \"" + block + "\"\nregister = \"R\"\nname = \"" + name + "\"\naddress = " + addr + "\nbits = \"" + bits +
+           "\"\nsource = \"s\"\nconfidence = \"decoded\"\n";
+  };
+  auto code = [&](const std::string &t) {
+    return code_of([&] { TdSchema::from_doc(toml::parse(t, "t"), "t"); });
+  };
+  EXPECT_EQ(code(head + field("A", "0x100", "3:0")), "none");
+  EXPECT_EQ(code(head + field("A", "0x100", "3:0") + field("A", "0x100", "4:2", "G")), "ANEC-TDS-001"); // overlap
+  EXPECT_EQ(code(head + field("A", "0x200", "3:0")), "ANEC-TDS-001");                                     // no block
+  EXPECT_EQ(code(head + field("A", "0x100", "32:0")), "ANEC-TDS-001");                                    // past bit 31
+  EXPECT_EQ(code(head + field("Header", "0x8", "3:0")), "ANEC-TDS-001");                                  // past header
+  EXPECT_EQ(code(head + field("A", "0x100", "3:0") + field("A", "0x104", "3:0")), "ANEC-TDS-001");        // duplicate path
+}
+
+// Every raw chain: descriptors of 0x274 bytes at a 0x300 stride, the seven streams in order, EON
+// on the last only, the kernel data from the last end rounded to 16; elementwise ops keep their
+// shape (InDim = OutDim, Cin = Cout) and carry the generation-7 opcode and kernel-common words the
+// guide quotes (ch.23: 0x5000a021, 0x2041).
+TEST(RawChain, EveryEilnKernelDecodes) {
+  size_t files = 0, tds = 0;
+  for (auto &e : fs::recursive_directory_iterator(kernels())) {
+    if (e.path().extension() != ".bin") continue;
+    SCOPED_TRACE(e.path().filename().string());
+    ++files;
+    auto bytes = read_file(e.path());
+    Chain c = decode_raw_chain(bytes, gen7());
+    EXPECT_TRUE(c.findings.empty());
+    ASSERT_GE(c.tds.size(), 1u);
+    ASSERT_LE(c.tds.size(), 8u);
+    for (size_t i = 0; i < c.tds.size(); ++i) {
+      const Td &td = c.tds[i];
+      ++tds;
+      EXPECT_EQ(td.offset, i * 0x300);
+      EXPECT_EQ(td.size, 0x274u);
+      EXPECT_EQ(td.eon, i + 1 == c.tds.size());
+      ASSERT_EQ(td.streams.size(), 7u);
+      std::vector<uint32_t> addrs;
+      for (auto &s : td.streams) addrs.push_back(s.address);
+      EXPECT_EQ(addrs, (std::vector<uint32_t>{0x1f800, 0x0, 0x13800, 0x4800, 0x8800, 0xc800, 0x17800}));
+      auto common = fields_of(td, "Common");
+      EXPECT_EQ(common["InDim.Win"], common["OutDim.Wout"]);
+      EXPECT_EQ(common["InDim.Hin"], common["OutDim.Hout"]);
+      EXPECT_EQ(common["Cin.Cin"], common["Cout.Cout"]);
+      EXPECT_EQ(word_at(td, "Common", 0x20), 0x2041u);
+    }
+    EXPECT_EQ(c.kernel_offset, (c.tds.back().offset + 0x274 + 15) / 16 * 16);
+    EXPECT_EQ(c.kernel_offset + c.kernel_size, bytes.size());
+  }
+  EXPECT_EQ(files, 36u);
+  EXPECT_EQ(tds, 72u);
+}
+
+TEST(RawChain, Relu6CarriesItsClampAndOpcode) {
+  auto bytes = read_file(kernels() / "activation" / "relu6.bin");
+  Chain c = decode_raw_chain(bytes, gen7());
+  ASSERT_EQ(c.tds.size(), 1u);
+  EXPECT_EQ(word_at(c.tds[0], "Common", 0x1c), 0x5000a021u); // ConvCfg: the generation-7 opcode word
+  // The kernel data holds the clamp 6.0 as fp16 (0x4600).
+  EXPECT_EQ(bytes[c.kernel_offset + 2], 0x00);
+  EXPECT_EQ(bytes[c.kernel_offset + 3], 0x46);
+}
+
+TEST(RawChain, CorruptionsHaveReasonCodes) {
+  auto good = read_file(kernels() / "activation" / "relu6.bin");
+  auto cut = good;
+  cut.resize(0x100); // inside the KernelDMASrc stream
+  EXPECT_EQ(code_of([&] { decode_raw_chain(cut, gen7()); }), "ANEC-TD-002");
+  auto tiny = good;
+  tiny.resize(0x20);
+  EXPECT_EQ(code_of([&] { decode_raw_chain(tiny, gen7()); }), "ANEC-TD-003");
+  auto no_eon = good;
+  no_eon[3] &= ~0x02; // clear EON: the chain runs into the kernel data and ends without one
+  EXPECT_EQ(code_of([&] { decode_raw_chain(no_eon, gen7()); }), "ANEC-TD-003");
+  auto pad = good;
+  pad[0x278] = 1; // between the descriptor and the kernel data
+  Chain c = decode_raw_chain(pad, gen7());
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].code, "ANEC-TD-104");
+  EXPECT_EQ(c.findings[0].offset, 0x278u);
+  auto unknown = good;
+  unknown[0x13c] = 0xff; // a set bit no field names is reported, not dropped
+  Chain u = decode_raw_chain(unknown, gen7());
+  std::string text = dump_text(u, gen7());
+  EXPECT_NE(text.find("reserved bits"), std::string::npos);
+  EXPECT_EQ(code_of([&] { dump_text(c, gen7(), 1); }), "ANEC-TD-005");
+}
+
+namespace {
+struct CliResult {
+  int status;
+  std::string out, err;
+};
+CliResult desc_cli(const std::string &args) {
+  fs::path dir = fs::temp_directory_path() / ("anec-desc-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string cmd = std::string(ANEC_TEST_DESC_TOOL) + " --tables " + ANEC_TEST_TABLES_DIR + " " + args + " >" +
+                    (dir / "out").string() + " 2>" + (dir / "err").string();
+  int st = std::system(cmd.c_str());
+  CliResult r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_text_file(dir / "out"), read_text_file(dir / "err")};
+  fs::remove_all(dir);
+  return r;
+}
+} // namespace
+
+TEST(DescCli, DumpsMatchGoldens) {
+  struct G {
+    std::string file, args, golden;
+  } cases[] = {{"activation/relu6.bin", "", "anec-desc-relu6.txt"},
+               {"unary/cube.bin", "--format json", "anec-desc-cube.json"},
+               {"activation/softmax.bin", "--td 4", "anec-desc-softmax-td4.txt"}};
+  for (auto &c : cases) {
+    CliResult r = desc_cli("dump " + (kernels() / c.file).string() + " " + c.args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / c.golden)) << c.golden;
+  }
+}
+
+TEST(DescCli, ErrorsExitTwo) {
+  CliResult hwx = desc_cli("dump " + (fs::path(ANEC_TEST_SHARED_DIR) / "testdata/external/tinygrad/relu.hwx").string());
+  EXPECT_EQ(hwx.status, 2);
+  EXPECT_NE(hwx.err.find("ANEC-DESC-002"), std::string::npos) << hwx.err;
+  CliResult td = desc_cli("dump " + (kernels() / "activation/relu6.bin").string() + " --td 3");
+  EXPECT_EQ(td.status, 2);
+  EXPECT_NE(td.err.find("ANEC-TD-005"), std::string::npos) << td.err;
+  CliResult gen = desc_cli("dump " + (kernels() / "activation/relu6.bin").string() + " --generation 99");
+  EXPECT_EQ(gen.status, 2);
+  EXPECT_NE(gen.err.find("ANEC-DESC-001"), std::string::npos) << gen.err;
+}
