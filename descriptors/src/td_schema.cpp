@@ -77,6 +77,7 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
     s.fields.push_back(std::move(f));
   }
   top.finish();
+  for (const TdField &f : s.fields) s.by_word_[{f.block, f.address}].push_back(&f);
   return s;
 }
 
@@ -88,11 +89,10 @@ const TdBlock *TdSchema::block_at(uint32_t address) const {
   return nullptr;
 }
 
-std::vector<const TdField *> TdSchema::fields_at(const std::string &block, uint32_t address) const {
-  std::vector<const TdField *> out;
-  for (auto &f : fields)
-    if (f.address == address && f.block == block) out.push_back(&f);
-  return out;
+const std::vector<const TdField *> &TdSchema::fields_at(const std::string &block, uint32_t address) const {
+  static const std::vector<const TdField *> none;
+  auto it = by_word_.find({block, address});
+  return it == by_word_.end() ? none : it->second;
 }
 
 } // namespace anec::desc

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ struct TdField {
 };
 
 struct TdSchema {
+  // Movable, not copyable: the word index points into `fields`.
+  TdSchema() = default;
+  TdSchema(TdSchema &&) = default;
+  TdSchema &operator=(TdSchema &&) = default;
+  TdSchema(const TdSchema &) = delete;
+  TdSchema &operator=(const TdSchema &) = delete;
+
   std::string version;
   int generation = 0;
   bool complete = false;
@@ -42,7 +50,10 @@ struct TdSchema {
 
   const TdBlock *block_at(uint32_t address) const;
   // Fields of the word at `address` in `block` ("Header" for the descriptor header).
-  std::vector<const TdField *> fields_at(const std::string &block, uint32_t address) const;
+  const std::vector<const TdField *> &fields_at(const std::string &block, uint32_t address) const;
+
+private:
+  std::map<std::pair<std::string, uint32_t>, std::vector<const TdField *>> by_word_; // built by from_doc
 };
 
 } // namespace anec::desc
