@@ -4,6 +4,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
+#include "guarded.hpp"
 #include "tables_path.hpp"
 
 #include <boost/program_options.hpp>
@@ -55,7 +56,7 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string tables;
-  try {
+  return anec::tools::guarded("anec-desc", [&]() -> int {
     if (args.size() >= 2 && args[0] == "--tables") {
       tables = args[1];
       args.erase(args.begin(), args.begin() + 2);
@@ -68,14 +69,5 @@ int main(int argc, char **argv) {
     args.erase(args.begin());
     if (cmd == "dump") return dump(anec::tools::find_tables(tables), args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-desc --help)");
-  } catch (const Error &e) {
-    std::fprintf(stderr, "anec-desc: error: %s\n", e.what());
-    return 2;
-  } catch (const po::error &e) {
-    std::fprintf(stderr, "anec-desc: error: ANEC-CLI-001: %s\n", e.what());
-    return 2;
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "anec-desc: error: ANEC-INTERNAL: %s\n", e.what());
-    return 2;
-  }
+  });
 }

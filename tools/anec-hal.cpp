@@ -12,6 +12,7 @@
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/toml.hpp"
+#include "guarded.hpp"
 #include "tables_path.hpp"
 
 #include <boost/program_options.hpp>
@@ -471,7 +472,7 @@ int cmd_xref(Ctx &c, const std::vector<std::string> &args) {
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string tables_opt;
-  try {
+  return anec::tools::guarded("anec-hal", [&]() -> int {
     while (!args.empty() && (args[0] == "--tables" || args[0].rfind("--tables=", 0) == 0)) {
       if (args[0] == "--tables") {
         if (args.size() < 2) throw Error("ANEC-CLI-001", "--tables needs a directory");
@@ -500,14 +501,5 @@ int main(int argc, char **argv) {
     if (cmd == "extract") return cmd_extract(c, args);
     if (cmd == "xref") return cmd_xref(c, args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-hal --help)");
-  } catch (const Error &e) {
-    std::fprintf(stderr, "anec-hal: error: %s\n", e.what());
-    return 2;
-  } catch (const po::error &e) {
-    std::fprintf(stderr, "anec-hal: error: ANEC-CLI-001: %s\n", e.what());
-    return 2;
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "anec-hal: error: ANEC-INTERNAL: %s\n", e.what());
-    return 2;
-  }
+  });
 }

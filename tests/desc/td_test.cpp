@@ -7,11 +7,13 @@
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include "../errors.hpp"
 #include <map>
 #include <sys/wait.h>
 #include <unistd.h>
 
 using namespace anec;
+using anec::test::code_of;
 using namespace anec::desc;
 namespace fs = std::filesystem;
 
@@ -36,14 +38,6 @@ uint32_t word_at(const Td &td, const std::string &block, uint32_t address) {
       if (w.block == block && w.address == address) return w.raw;
   ADD_FAILURE() << block << " " << address;
   return 0;
-}
-std::string code_of(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.code();
-  }
-  return "none";
 }
 } // namespace
 

@@ -6,8 +6,10 @@
 
 #include <cstring>
 #include <gtest/gtest.h>
+#include "../errors.hpp"
 
 using namespace anec;
+using anec::test::code_of;
 using namespace anec::hal;
 using test::Tables;
 
@@ -20,14 +22,6 @@ uint64_t le(const Bytes &b, size_t off, size_t n) {
   return v;
 }
 
-std::string error_code(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.code();
-  }
-  return "none";
-}
 } // namespace
 
 // blob -> TOML -> blob is byte-identical, and TOML -> blob -> TOML is the identical text, for all 28.
@@ -79,9 +73,9 @@ TEST(Codec, RejectsWrongSizedBlobs) {
   Bytes blob = encode(T.schema, t);
   Bytes shorter(blob.begin(), blob.end() - 1), longer = blob;
   longer.push_back(0);
-  EXPECT_EQ(error_code([&] { decode(T.schema, shorter, "h13", &t, kBlob); }), "ANEC-HAL-001");
-  EXPECT_EQ(error_code([&] { decode(T.schema, longer, "h13", &t, kBlob); }), "ANEC-HAL-001");
-  EXPECT_EQ(error_code([&] { decode(T.schema, Bytes{}, "h13", &t, kBlob); }), "ANEC-HAL-001");
+  EXPECT_EQ(code_of([&] { decode(T.schema, shorter, "h13", &t, kBlob); }), "ANEC-HAL-001");
+  EXPECT_EQ(code_of([&] { decode(T.schema, longer, "h13", &t, kBlob); }), "ANEC-HAL-001");
+  EXPECT_EQ(code_of([&] { decode(T.schema, Bytes{}, "h13", &t, kBlob); }), "ANEC-HAL-001");
 }
 
 TEST(Codec, KeepsUnknownBytesAndMarksChangedValues) {
@@ -103,14 +97,14 @@ TEST(Codec, RejectsValuesThatDoNotFitAndLongStrings) {
   const auto &T = Tables::get();
   Target t = T.registry.get("h13");
   t.values["texture_engine"].value = uint64_t{300};
-  EXPECT_EQ(error_code([&] { encode(T.schema, t); }), "ANEC-HAL-004");
+  EXPECT_EQ(code_of([&] { encode(T.schema, t); }), "ANEC-HAL-004");
   t = T.registry.get("h13");
   t.values["cost_policy_name"].value = std::string(23, 'x');
-  EXPECT_EQ(error_code([&] { encode(T.schema, t); }), "ANEC-HAL-004");
+  EXPECT_EQ(code_of([&] { encode(T.schema, t); }), "ANEC-HAL-004");
   Bytes blob = encode(T.schema, T.registry.get("h13"));
   blob[0x580] |= 1; // long-form string: a heap pointer the blob cannot carry
-  EXPECT_EQ(error_code([&] { decode(T.schema, blob, "h13", nullptr, kBlob); }), "ANEC-HAL-002");
+  EXPECT_EQ(code_of([&] { decode(T.schema, blob, "h13", nullptr, kBlob); }), "ANEC-HAL-002");
   blob = encode(T.schema, T.registry.get("h13"));
   blob[0x590] = 'z'; // a byte past the string would be lost
-  EXPECT_EQ(error_code([&] { decode(T.schema, blob, "h13", nullptr, kBlob); }), "ANEC-HAL-002");
+  EXPECT_EQ(code_of([&] { decode(T.schema, blob, "h13", nullptr, kBlob); }), "ANEC-HAL-002");
 }

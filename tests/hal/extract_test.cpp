@@ -12,26 +12,19 @@
 #include "fixture.hpp"
 
 #include <gtest/gtest.h>
+#include "../errors.hpp"
 #include <algorithm>
 #include <map>
 #include <set>
 
 using namespace anec;
+using anec::test::code_of;
 using namespace anec::hal;
 using decode::Binary;
 using test::Tables;
 
 namespace {
 
-std::string code_of(const std::function<void()> &f, std::string *msg = nullptr) {
-  try {
-    f();
-  } catch (const Error &e) {
-    if (msg) *msg = e.what();
-    return e.code();
-  }
-  return "none";
-}
 
 std::string definition_without_extraction(const Target &t) {
   Target copy = t;
