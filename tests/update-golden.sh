@@ -15,4 +15,5 @@ k=$root/../shared/testdata/external/eiln-ane/kernels
 "$desc" --tables "$root/tables" dump "$k/activation/relu6.bin" > "$g/anec-desc-relu6.txt"
 "$desc" --tables "$root/tables" dump "$k/unary/cube.bin" --format json > "$g/anec-desc-cube.json"
 "$desc" --tables "$root/tables" dump "$k/activation/softmax.bin" --td 4 > "$g/anec-desc-softmax-td4.txt"
+"$desc" --tables "$root/tables" dump "$k/../../tinygrad/conv.hwx" > "$g/anec-desc-conv-hwx.txt"
 echo "golden files rewritten in $g; review with git diff"

@@ -1,5 +1,6 @@
 // anec-desc: decode task-descriptor programs. Argument parsing and printing only.
 #include "anec/descriptors/dump.hpp"
+#include "anec/descriptors/hwx.hpp"
 #include "anec/descriptors/td.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -17,11 +18,12 @@ namespace {
 
 const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json] [--td N] [--generation N]
 
-Decodes a raw task-descriptor chain (descriptors back to back, the last marked EON, then kernel
-data; the H13 layout of the eiln kernels): every descriptor's header and register streams, each
-register word with its raw value and decoded fields, unknown registers and set reserved bits.
-hwx and anec containers are recognised and refused for now (ANEC-DESC-002).
-Exit codes: 0 success, 2 bad input.
+Decodes a task-descriptor program: an hwx container (magic 0xbeefface: load commands, segments,
+tensor names, banner, symbols, __text relocations resolved to the registers they patch, then the
+descriptor chain in __text) or a raw chain (descriptors back to back, the last marked EON, then
+kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register streams
+are printed, each register word with its raw value and decoded fields; unknown registers and set
+reserved bits are reported. Exit codes: 0 success, 2 bad input.
 )";
 
 int dump(const std::filesystem::path &tables, const std::vector<std::string> &args) {
@@ -41,12 +43,16 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
     throw Error("ANEC-DESC-001", "no register database for descriptor generation " + std::to_string(generation) + " (" + schema_path.string() + ")");
   auto schema = desc::TdSchema::load(schema_path);
   auto bytes = read_file(file, 256ull << 20);
-  if (bytes.size() >= 4 && bytes[0] == 0xce && bytes[1] == 0xfa && bytes[2] == 0xef && bytes[3] == 0xbe)
-    throw Error("ANEC-DESC-002", "'" + file + "' is an hwx container (magic 0xbeefface); hwx decoding is not implemented yet");
-  auto chain = desc::decode_raw_chain(bytes, schema);
   std::optional<size_t> only;
   if (td >= 0) only = size_t(td);
-  std::string out = format == "json" ? json::write(desc::dump_doc(chain, schema, only)) : desc::dump_text(chain, schema, only);
+  std::string out;
+  if (bytes.size() >= 4 && bytes[0] == 0xce && bytes[1] == 0xfa && bytes[2] == 0xef && bytes[3] == 0xbe) {
+    auto hwx = desc::read_hwx(bytes, schema);
+    out = format == "json" ? json::write(desc::hwx_doc(hwx, schema, only)) : desc::hwx_text(hwx, schema, only);
+  } else {
+    auto chain = desc::decode_raw_chain(bytes, schema);
+    out = format == "json" ? json::write(desc::dump_doc(chain, schema, only)) : desc::dump_text(chain, schema, only);
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }

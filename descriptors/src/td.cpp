@@ -61,8 +61,9 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
       uint32_t addr = st.address + 4 * i;
       const TdBlock *wb = s.block_at(addr);
       Word w = decode_word(s, wb ? wb->name : "", addr, le32(b, p + 4 + 4 * i), p + 4 + 4 * i);
-      if (wb && blk && wb != blk)
-        findings.push_back({"ANEC-TD-102", w.offset, "stream starting in " + blk->name + " runs into " + wb->name});
+      if (blk && wb != blk)
+        findings.push_back({"ANEC-TD-102", w.offset, "stream starting in " + blk->name + " runs into " +
+                                                         (wb ? wb->name : "register address " + hexs(addr) + ", outside every block")});
       st.words.push_back(std::move(w));
     }
     td.streams.push_back(std::move(st));
@@ -87,7 +88,10 @@ uint64_t walk_end(std::span<const uint8_t> b, uint64_t offset, const TdSchema &s
   return p;
 }
 
-Chain decode_raw_chain(std::span<const uint8_t> b, const TdSchema &s, const ChainLayout &layout) {
+Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const ChainLayout &layout, uint64_t begin,
+                       uint64_t end_limit) {
+  if (begin > all.size()) throw Error("ANEC-TD-001", "chain start " + hexs(begin) + " lies past the end " + hexs(all.size()));
+  std::span<const uint8_t> b = all.first(std::min<uint64_t>(end_limit, all.size()));
   Chain c;
   auto padding = [&](uint64_t from, uint64_t to, const char *where) {
     for (uint64_t i = from; i < to && i < b.size(); ++i)
@@ -96,7 +100,7 @@ Chain decode_raw_chain(std::span<const uint8_t> b, const TdSchema &s, const Chai
         return;
       }
   };
-  uint64_t off = 0;
+  uint64_t off = begin;
   while (true) {
     if (c.tds.size() >= layout.max_tds)
       throw Error("ANEC-TD-003", "more than " + std::to_string(layout.max_tds) + " descriptors without EON");
@@ -107,6 +111,8 @@ Chain decode_raw_chain(std::span<const uint8_t> b, const TdSchema &s, const Chai
     bool last = td.eon;
     c.tds.push_back(std::move(td));
     if (last) {
+      if (end_limit != UINT64_MAX && end != b.size())
+        c.findings.push_back({"ANEC-TD-105", end, "the descriptors end at " + hexs(end) + ", the section at " + hexs(b.size())});
       c.kernel_offset = std::min<uint64_t>((end + layout.data_alignment - 1) / layout.data_alignment * layout.data_alignment, b.size());
       c.kernel_size = b.size() - c.kernel_offset;
       padding(end, c.kernel_offset, "between the last descriptor and the kernel data");

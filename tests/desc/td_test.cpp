@@ -1,5 +1,6 @@
 // Raw H13 task-descriptor chains (the 36 eiln kernels) through the generation-7 register database.
 #include "anec/descriptors/dump.hpp"
+#include "anec/descriptors/hwx.hpp"
 #include "anec/descriptors/td.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 #include "../errors.hpp"
 #include <map>
+#include <set>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -165,7 +167,8 @@ TEST(DescCli, DumpsMatchGoldens) {
     std::string file, args, golden;
   } cases[] = {{"activation/relu6.bin", "", "anec-desc-relu6.txt"},
                {"unary/cube.bin", "--format json", "anec-desc-cube.json"},
-               {"activation/softmax.bin", "--td 4", "anec-desc-softmax-td4.txt"}};
+               {"activation/softmax.bin", "--td 4", "anec-desc-softmax-td4.txt"},
+               {"../../tinygrad/conv.hwx", "", "anec-desc-conv-hwx.txt"}};
   for (auto &c : cases) {
     CliResult r = desc_cli("dump " + (kernels() / c.file).string() + " " + c.args);
     ASSERT_EQ(r.status, 0) << r.err;
@@ -174,13 +177,78 @@ TEST(DescCli, DumpsMatchGoldens) {
 }
 
 TEST(DescCli, ErrorsExitTwo) {
-  CliResult hwx = desc_cli("dump " + (fs::path(ANEC_TEST_SHARED_DIR) / "testdata/external/tinygrad/relu.hwx").string());
-  EXPECT_EQ(hwx.status, 2);
-  EXPECT_NE(hwx.err.find("ANEC-DESC-002"), std::string::npos) << hwx.err;
   CliResult td = desc_cli("dump " + (kernels() / "activation/relu6.bin").string() + " --td 3");
   EXPECT_EQ(td.status, 2);
   EXPECT_NE(td.err.find("ANEC-TD-005"), std::string::npos) << td.err;
   CliResult gen = desc_cli("dump " + (kernels() / "activation/relu6.bin").string() + " --generation 99");
   EXPECT_EQ(gen.status, 2);
   EXPECT_NE(gen.err.find("ANEC-DESC-001"), std::string::npos) << gen.err;
+}
+
+namespace {
+fs::path tinygrad(const char *f) { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "tinygrad" / f; }
+} // namespace
+
+// The seven real hwx containers: H13 (cpusubtype 4), descriptor and relocation counts as
+// testdata/external/SOURCES.md lists them, relocations on the kernel-coefficient base registers.
+TEST(Hwx, RealContainersDecode) {
+  struct Want {
+    const char *file;
+    size_t tds, relocs;
+    std::vector<std::string> tensors;
+  } want[] = {{"conv.hwx", 1, 3, {"image", "probs@output"}},
+              {"model.hwx.golden", 1, 3, {"image", "probs@output"}},
+              {"concat.hwx", 2, 0, {"input_1", "input_0", "output@output"}},
+              {"gemm.hwx", 1, 16, {"image", "probs@output"}},
+              {"relu.hwx", 1, 0, {"image", "probs@output"}},
+              {"sigmoid.hwx", 1, 1, {"image", "probs@output"}},
+              {"sum.hwx", 1, 0, {"image2", "image", "probs@output"}}};
+  for (auto &w : want) {
+    SCOPED_TRACE(w.file);
+    auto bytes = read_file(tinygrad(w.file));
+    Hwx h = read_hwx(bytes, gen7());
+    EXPECT_EQ(h.cputype, 0x80u);
+    EXPECT_EQ(h.cpusubtype, 4u);
+    EXPECT_EQ(h.chain.tds.size(), w.tds);
+    EXPECT_TRUE(h.chain.tds.back().eon);
+    EXPECT_EQ(h.relocations.size(), w.relocs);
+    std::vector<std::string> names;
+    for (auto &t : h.tensors) names.push_back(t.name);
+    EXPECT_EQ(names, w.tensors);
+    EXPECT_EQ(h.banner.rfind("ANEC v1\nzin_ane_compiler v4.2.1\n", 0), 0u) << h.banner.substr(0, 40);
+  }
+  Hwx gemm = read_hwx(read_file(tinygrad("gemm.hwx")), gen7());
+  size_t kernels = 0;
+  for (auto &s : gemm.symbols)
+    if (s.name.rfind("K", 0) == 0 && s.name.find("_ne_") != std::string::npos) ++kernels;
+  EXPECT_EQ(kernels, 16u);
+  for (size_t i = 0; i < gemm.relocations.size(); ++i) {
+    EXPECT_EQ(gemm.relocations[i].target, "KernelDMASrc.CoeffBaseAddr[" + std::to_string(i) + "]");
+    EXPECT_EQ(gemm.relocations[i].symbol, "__TEXT.__const");
+  }
+}
+
+TEST(Hwx, DamageHasReasonCodes) {
+  auto good = read_file(tinygrad("conv.hwx"));
+  auto magic = good;
+  magic[0] = 0xcf;
+  EXPECT_EQ(code_of([&] { read_hwx(magic, gen7()); }), "ANEC-HWX-001");
+  auto cut = good;
+  cut.resize(0x400); // load commands intact, segments past the end
+  EXPECT_EQ(code_of([&] { read_hwx(cut, gen7()); }), "ANEC-HWX-002");
+  auto cmds = good;
+  cmds[20] = 0xff; // sizeofcmds
+  cmds[21] = 0xff;
+  cmds[22] = 0xff;
+  EXPECT_EQ(code_of([&] { read_hwx(cmds, gen7()); }), "ANEC-HWX-002");
+  auto stream = good; // the KernelDMASrc stream header claims 64 words instead of 62
+  stream[0x4000 + 0x28 + 3] = 0xfc;
+  Hwx h = read_hwx(stream, gen7());
+  std::set<std::string> codes;
+  for (auto &f : h.chain.findings) codes.insert(f.code);
+  EXPECT_TRUE(codes.count("ANEC-TD-102")) << "stream runs out of its block";
+  EXPECT_TRUE(codes.count("ANEC-TD-105")) << "descriptors no longer fill __text";
+  auto huge = good; // the last stream (TileDMADst, 7 words) claims 64: past the end of __text
+  huge[0x4000 + 0x254 + 3] = 0xfc;
+  EXPECT_EQ(code_of([&] { read_hwx(huge, gen7()); }), "ANEC-TD-002");
 }

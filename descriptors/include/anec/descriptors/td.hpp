@@ -62,7 +62,9 @@ struct ChainLayout {
 // stream header whose block is unknown or already seen in it (a descriptor writes each block
 // once). Errors the chain cannot survive (a stream past the end, no EON before the bytes run out)
 // are anec::Error ANEC-TD-00x; anything decodable but odd is a Finding (ANEC-TD-1xx).
-Chain decode_raw_chain(std::span<const uint8_t> bytes, const TdSchema &schema, const ChainLayout &layout = {});
+// `begin`/`end` bound the chain within `bytes` (a container's text section); offsets stay file offsets.
+Chain decode_raw_chain(std::span<const uint8_t> bytes, const TdSchema &schema, const ChainLayout &layout = {},
+                       uint64_t begin = 0, uint64_t end = UINT64_MAX);
 
 // One descriptor at `offset`, streams walked until `end` or the expected size.
 Td decode_td(std::span<const uint8_t> bytes, uint64_t offset, uint64_t end, const TdSchema &schema,

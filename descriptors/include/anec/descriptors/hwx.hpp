@@ -1,0 +1,75 @@
+// The hwx program container (guide ch.23): a Mach-O-shaped file with the magic 0xbeefface holding
+// segments, tensor-name commands, thread states, a build banner, a symbol table, and the
+// task-descriptor chain in __TEXT.__text with its relocations. Every load command is kept raw.
+#pragma once
+#include "anec/descriptors/td.hpp"
+#include "anec/support/doc.hpp"
+
+#include <optional>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace anec::desc {
+
+struct HwxSection {
+  std::string segment, name;
+  uint64_t addr = 0, size = 0;
+  uint32_t offset = 0, align = 0, reloff = 0, nreloc = 0, flags = 0;
+};
+
+struct HwxSegment {
+  std::string name;
+  uint64_t vmaddr = 0, vmsize = 0, fileoff = 0, filesize = 0;
+  uint32_t maxprot = 0, initprot = 0, flags = 0;
+  std::vector<HwxSection> sections;
+};
+
+struct HwxCommand {
+  uint32_t cmd = 0, size = 0;
+  uint64_t offset = 0;
+};
+
+struct HwxTensorName { // load command 0x6, fvmlib-shaped: {u32 name offset, u32 minor version, u32 address}, name
+  uint64_t vmaddr = 0;
+  std::string name;
+};
+
+struct HwxSymbol {
+  std::string name;
+  uint8_t type = 0, sect = 0;
+  uint16_t desc = 0;
+  uint64_t value = 0;
+};
+
+struct HwxReloc {
+  uint32_t address = 0; // offset in __text
+  uint32_t symbolnum = 0;
+  bool pcrel = false, external = false;
+  uint8_t length = 0, type = 0;
+  std::string symbol;   // the symbol (external) or the section (segment.section) it is against
+  std::string target;   // the register field the relocated word holds, from the decoded chain
+};
+
+struct Hwx {
+  uint32_t cputype = 0, cpusubtype = 0, filetype = 0, flags = 0;
+  std::vector<HwxCommand> commands;
+  std::vector<HwxSegment> segments;
+  std::vector<HwxTensorName> tensors;
+  std::string banner;
+  std::vector<HwxSymbol> symbols;
+  HwxSection text;
+  std::vector<HwxReloc> relocations; // on __text
+  Chain chain;
+};
+
+// Errors: ANEC-HWX-001 not an hwx (magic), ANEC-HWX-002 truncated or inconsistent structure (the
+// offending command and offsets named), ANEC-HWX-003 no __TEXT.__text; chain errors as ANEC-TD-*.
+Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema);
+
+std::string hwx_text(const Hwx &h, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
+Doc hwx_doc(const Hwx &h, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
+
+} // namespace anec::desc

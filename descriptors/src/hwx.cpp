@@ -1,0 +1,210 @@
+#include "anec/descriptors/hwx.hpp"
+
+#include "anec/descriptors/dump.hpp"
+#include "anec/support/error.hpp"
+
+#include <cstdio>
+
+namespace anec::desc {
+
+namespace {
+std::string hx(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+struct Reader {
+  std::span<const uint8_t> b;
+  void need(uint64_t off, uint64_t n, const std::string &what) const {
+    if (off > b.size() || n > b.size() - off)
+      throw Error("ANEC-HWX-002", what + " at " + hx(off) + "+" + hx(n) + " runs past the file end " + hx(b.size()));
+  }
+  uint32_t u32(uint64_t off) const {
+    need(off, 4, "a field");
+    return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
+  }
+  uint64_t u64(uint64_t off) const { return uint64_t(u32(off)) | uint64_t(u32(off + 4)) << 32; }
+  std::string fixed(uint64_t off, size_t n) const {
+    need(off, n, "a name");
+    std::string s(reinterpret_cast<const char *>(&b[off]), n);
+    return s.substr(0, s.find('\0'));
+  }
+  std::string cstr(uint64_t off, uint64_t limit) const {
+    std::string s;
+    for (uint64_t i = off; i < limit && i < b.size() && b[i]; ++i) s += char(b[i]);
+    return s;
+  }
+};
+} // namespace
+
+Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
+  Reader r{bytes};
+  if (bytes.size() < 32 || r.u32(0) != 0xbeefface)
+    throw Error("ANEC-HWX-001", "not an hwx container (magic " + (bytes.size() >= 4 ? hx(r.u32(0)) : std::string("missing")) + ", expected 0xbeefface)");
+  Hwx h;
+  h.cputype = r.u32(4);
+  h.cpusubtype = r.u32(8);
+  h.filetype = r.u32(12);
+  uint32_t ncmds = r.u32(16), sizeofcmds = r.u32(20);
+  h.flags = r.u32(24);
+  r.need(32, sizeofcmds, "the load commands");
+  if (ncmds > sizeofcmds / 8) throw Error("ANEC-HWX-002", std::to_string(ncmds) + " load commands cannot fit " + hx(sizeofcmds) + " bytes");
+  uint64_t off = 32, cmds_end = 32ull + sizeofcmds;
+  bool have_text = false;
+  uint32_t symoff = 0, nsyms = 0, stroff = 0, strsize = 0;
+  for (uint32_t i = 0; i < ncmds; ++i) {
+    if (off + 8 > cmds_end) throw Error("ANEC-HWX-002", "load command " + std::to_string(i) + " at " + hx(off) + " runs past sizeofcmds");
+    HwxCommand c{r.u32(off), r.u32(off + 4), off};
+    if (c.size < 8 || off + c.size > cmds_end)
+      throw Error("ANEC-HWX-002", "load command " + std::to_string(i) + " (" + hx(c.cmd) + ") at " + hx(off) + " has size " + hx(c.size));
+    auto need = [&](uint32_t n) {
+      if (c.size < n) throw Error("ANEC-HWX-002", "load command " + hx(c.cmd) + " at " + hx(off) + " is " + hx(c.size) + " bytes, needs " + hx(n));
+    };
+    if (c.cmd == 0x19) { // LC_SEGMENT_64
+      need(72);
+      HwxSegment s;
+      s.name = r.fixed(off + 8, 16);
+      s.vmaddr = r.u64(off + 24);
+      s.vmsize = r.u64(off + 32);
+      s.fileoff = r.u64(off + 40);
+      s.filesize = r.u64(off + 48);
+      s.maxprot = r.u32(off + 56);
+      s.initprot = r.u32(off + 60);
+      uint32_t nsects = r.u32(off + 64);
+      s.flags = r.u32(off + 68);
+      if (72ull + 80ull * nsects > c.size) throw Error("ANEC-HWX-002", "segment " + s.name + " lists " + std::to_string(nsects) + " sections in " + hx(c.size) + " bytes");
+      r.need(s.fileoff, s.filesize, "segment " + s.name);
+      for (uint32_t k = 0; k < nsects; ++k) {
+        uint64_t so = off + 72 + 80ull * k;
+        HwxSection x;
+        x.name = r.fixed(so, 16);
+        x.segment = r.fixed(so + 16, 16);
+        x.addr = r.u64(so + 32);
+        x.size = r.u64(so + 40);
+        x.offset = r.u32(so + 48);
+        x.align = r.u32(so + 52);
+        x.reloff = r.u32(so + 56);
+        x.nreloc = r.u32(so + 60);
+        x.flags = r.u32(so + 64);
+        if (x.offset) r.need(x.offset, x.size, "section " + x.segment + "." + x.name);
+        if (x.segment == "__TEXT" && x.name == "__text") {
+          h.text = x;
+          have_text = true;
+        }
+        s.sections.push_back(x);
+      }
+      h.segments.push_back(std::move(s));
+    } else if (c.cmd == 0x6) { // tensor name, LC_IDFVMLIB-shaped: name offset, minor version, address
+      need(20);
+      uint32_t name_off = r.u32(off + 8);
+      if (name_off < 20 || name_off >= c.size) throw Error("ANEC-HWX-002", "tensor-name command at " + hx(off) + " puts its name at " + hx(name_off));
+      h.tensors.push_back({r.u32(off + 16), r.cstr(off + name_off, off + c.size)});
+    } else if (c.cmd == 0x8) { // build banner
+      h.banner = r.cstr(off + 8, off + c.size);
+    } else if (c.cmd == 0x2) { // LC_SYMTAB
+      need(24);
+      symoff = r.u32(off + 8);
+      nsyms = r.u32(off + 12);
+      stroff = r.u32(off + 16);
+      strsize = r.u32(off + 20);
+      r.need(symoff, uint64_t(nsyms) * 16, "the symbol table");
+      r.need(stroff, strsize, "the string table");
+    }
+    h.commands.push_back(c);
+    off += c.size;
+  }
+  for (uint32_t k = 0; k < nsyms; ++k) {
+    uint64_t so = symoff + 16ull * k;
+    HwxSymbol s;
+    uint32_t strx = r.u32(so);
+    s.type = bytes[so + 4];
+    s.sect = bytes[so + 5];
+    s.desc = uint16_t(bytes[so + 6] | bytes[so + 7] << 8);
+    s.value = r.u64(so + 8);
+    if (strx >= strsize) throw Error("ANEC-HWX-002", "symbol " + std::to_string(k) + " names string " + hx(strx) + " past the string table");
+    s.name = r.cstr(stroff + strx, uint64_t(stroff) + strsize);
+    h.symbols.push_back(std::move(s));
+  }
+  if (!have_text) throw Error("ANEC-HWX-003", "the container has no __TEXT.__text section");
+  r.need(h.text.reloff, uint64_t(h.text.nreloc) * 8, "the __text relocations");
+  h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
+  for (uint32_t k = 0; k < h.text.nreloc; ++k) {
+    uint64_t ro = h.text.reloff + 8ull * k;
+    uint32_t info = r.u32(ro + 4);
+    HwxReloc x;
+    x.address = r.u32(ro);
+    x.symbolnum = info & 0xffffff;
+    x.pcrel = (info >> 24) & 1;
+    x.length = uint8_t((info >> 25) & 3);
+    x.external = (info >> 27) & 1;
+    x.type = uint8_t(info >> 28);
+    if (x.external) {
+      if (x.symbolnum >= h.symbols.size())
+        throw Error("ANEC-HWX-002", "relocation " + std::to_string(k) + " names symbol " + std::to_string(x.symbolnum) + " of " + std::to_string(h.symbols.size()));
+      x.symbol = h.symbols[x.symbolnum].name;
+    } else { // sections are numbered from 1 in load-command order
+      uint32_t n = 0;
+      for (const HwxSegment &g : h.segments)
+        for (const HwxSection &sec : g.sections)
+          if (++n == x.symbolnum) x.symbol = sec.segment + "." + sec.name;
+      if (x.symbol.empty()) throw Error("ANEC-HWX-002", "relocation " + std::to_string(k) + " names section " + std::to_string(x.symbolnum));
+    }
+    uint64_t at = uint64_t(h.text.offset) + x.address;
+    for (const Td &td : h.chain.tds)
+      for (const Stream &st : td.streams)
+        for (const Word &w : st.words)
+          if (w.offset == at) x.target = w.fields.empty() ? w.block + "." + hx(w.address) : w.fields.front().field->block + "." + w.fields.front().field->reg;
+    h.relocations.push_back(std::move(x));
+  }
+  return h;
+}
+
+std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only) {
+  std::string out = "hwx container: cputype " + hx(h.cputype) + ", cpusubtype " + hx(h.cpusubtype) + ", filetype " + hx(h.filetype) +
+                    ", " + std::to_string(h.commands.size()) + " load commands\n";
+  if (!h.banner.empty()) out += "banner: " + h.banner.substr(0, h.banner.find('\n', h.banner.find('\n') + 1)) + "\n";
+  for (const HwxSegment &g : h.segments) {
+    out += "segment " + g.name + " vm " + hx(g.vmaddr) + "+" + hx(g.vmsize) + " file " + hx(g.fileoff) + "+" + hx(g.filesize) + "\n";
+    for (const HwxSection &x : g.sections)
+      out += "  section " + x.segment + "." + x.name + " " + hx(x.addr) + "+" + hx(x.size) + " at " + hx(x.offset) + ", " +
+             std::to_string(x.nreloc) + " relocations\n";
+  }
+  for (const HwxTensorName &t : h.tensors) out += "tensor " + t.name + " at " + hx(t.vmaddr) + "\n";
+  out += std::to_string(h.symbols.size()) + " symbols\n";
+  for (const HwxSymbol &sym : h.symbols)
+    out += "  " + hx(sym.value) + " type " + hx(sym.type) + " sect " + std::to_string(sym.sect) + " desc " + hx(sym.desc) + "  " + sym.name + "\n";
+  for (const HwxReloc &x : h.relocations)
+    out += "relocation __text+" + hx(x.address) + " -> " + x.symbol + " (" +
+           (x.target.empty() ? "no decoded word" : x.target) + ")\n";
+  return out + "\n" + dump_text(h.chain, s, only);
+}
+
+Doc hwx_doc(const Hwx &h, const TdSchema &s, std::optional<size_t> only) {
+  Doc d = dump_doc(h.chain, s, only);
+  d.set("container", Doc::string("hwx"));
+  d.set("cpusubtype", Doc::integer(h.cpusubtype));
+  Doc tensors = Doc::array();
+  for (const HwxTensorName &t : h.tensors) {
+    Doc x = Doc::table();
+    x.set("name", Doc::string(t.name));
+    x.set("vmaddr", Doc::integer(int64_t(t.vmaddr)));
+    tensors.push(std::move(x));
+  }
+  d.set("tensors", std::move(tensors));
+  Doc relocs = Doc::array();
+  for (const HwxReloc &x : h.relocations) {
+    Doc r = Doc::table();
+    r.set("address", Doc::integer(x.address));
+    r.set("symbol", Doc::string(x.symbol));
+    r.set("target", Doc::string(x.target));
+    relocs.push(std::move(r));
+  }
+  d.set("relocations", std::move(relocs));
+  Doc syms = Doc::array();
+  for (const HwxSymbol &sym : h.symbols) syms.push(Doc::string(sym.name));
+  d.set("symbols", std::move(syms));
+  return d;
+}
+
+} // namespace anec::desc
