@@ -1,5 +1,6 @@
 // anec-desc: decode task-descriptor programs. Argument parsing and printing only.
 #include "anec/descriptors/dump.hpp"
+#include "anec/descriptors/encode.hpp"
 #include "anec/descriptors/hwx.hpp"
 #include "anec/descriptors/td.hpp"
 #include "anec/support/error.hpp"
@@ -17,13 +18,15 @@ using namespace anec;
 namespace {
 
 const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json] [--td N] [--generation N]
+       anec-desc [--tables DIR] encode DUMP.json -o FILE
 
 Decodes a task-descriptor program: an hwx container (magic 0xbeefface: load commands, segments,
 tensor names, banner, symbols, __text relocations resolved to the registers they patch, then the
 descriptor chain in __text) or a raw chain (descriptors back to back, the last marked EON, then
 kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register streams
 are printed, each register word with its raw value and decoded fields; unknown registers and set
-reserved bits are reported. Exit codes: 0 success, 2 bad input.
+reserved bits are reported. `encode` rebuilds the file from a full JSON dump, packing each register
+word from its fields (edit a value to patch the program). Exit codes: 0 success, 2 bad input.
 )";
 
 int dump(const std::filesystem::path &tables, const std::vector<std::string> &args) {
@@ -48,12 +51,32 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
   std::string out;
   if (bytes.size() >= 4 && bytes[0] == 0xce && bytes[1] == 0xfa && bytes[2] == 0xef && bytes[3] == 0xbe) {
     auto hwx = desc::read_hwx(bytes, schema);
-    out = format == "json" ? json::write(desc::hwx_doc(hwx, schema, only)) : desc::hwx_text(hwx, schema, only);
+    out = format == "json" ? json::write(desc::hwx_doc(hwx, schema, bytes, only)) : desc::hwx_text(hwx, schema, only);
   } else {
     auto chain = desc::decode_raw_chain(bytes, schema);
-    out = format == "json" ? json::write(desc::dump_doc(chain, schema, only)) : desc::dump_text(chain, schema, only);
+    out = format == "json" ? json::write(desc::dump_doc(chain, schema, bytes, only)) : desc::dump_text(chain, schema, only);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+int encode(const std::filesystem::path &tables, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string file, out;
+  o.add_options()("file", po::value(&file))("output,o", po::value(&out));
+  po::positional_options_description p;
+  p.add("file", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+  if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs DUMP.json and -o FILE");
+  Doc dump = json::parse(read_text_file(file), file);
+  const Doc *g = dump.find("generation");
+  int generation = g && g->is(Doc::Kind::Int) ? int(g->as_int()) : 0;
+  auto schema = desc::TdSchema::load(tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml"));
+  auto bytes = desc::encode_dump(dump, schema, file);
+  write_file_atomic(out, bytes);
+  std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
   return 0;
 }
 
@@ -74,6 +97,7 @@ int main(int argc, char **argv) {
     std::string cmd = args[0];
     args.erase(args.begin());
     if (cmd == "dump") return dump(anec::tools::find_tables(tables), args);
+    if (cmd == "encode") return encode(anec::tools::find_tables(tables), args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-desc --help)");
   });
 }

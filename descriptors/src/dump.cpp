@@ -1,6 +1,7 @@
 #include "anec/descriptors/dump.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
 
 #include <cstdio>
 
@@ -65,9 +66,11 @@ std::string dump_text(const Chain &c, const TdSchema &s, std::optional<size_t> o
   return out;
 }
 
-Doc dump_doc(const Chain &c, const TdSchema &s, std::optional<size_t> only) {
+Doc dump_doc(const Chain &c, const TdSchema &s, std::span<const uint8_t> file, std::optional<size_t> only) {
   Doc d = Doc::table();
   d.set("container", Doc::string("raw-td-chain"));
+  d.set("file_bytes", Doc::integer(int64_t(file.size())));
+  d.set("complete", Doc::boolean(!only));
   d.set("generation", Doc::integer(s.generation));
   d.set("database_complete", Doc::boolean(s.complete));
   Doc kernel = Doc::table();
@@ -110,6 +113,33 @@ Doc dump_doc(const Chain &c, const TdSchema &s, std::optional<size_t> only) {
     tds.push(std::move(t));
   }
   d.set("tds", std::move(tds));
+  // Every byte outside the descriptor words, as runs of hex.
+  std::vector<bool> held(file.size(), false);
+  auto hold = [&](uint64_t off) {
+    for (uint64_t i = off; i < off + 4 && i < held.size(); ++i) held[i] = true;
+  };
+  for (const Td &td : c.tds) {
+    for (const Word &w : td.header) hold(w.offset);
+    for (const Stream &st : td.streams) {
+      hold(st.offset);
+      for (const Word &w : st.words) hold(w.offset);
+    }
+  }
+  Doc regions = Doc::array();
+  for (size_t i = 0; i < held.size();) {
+    if (held[i]) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < held.size() && !held[j]) ++j;
+    Doc r = Doc::table();
+    r.set("offset", Doc::integer(int64_t(i)));
+    r.set("hex", Doc::string(hex_bytes(file.subspan(i, j - i))));
+    regions.push(std::move(r));
+    i = j;
+  }
+  d.set("regions", std::move(regions));
   return d;
 }
 

@@ -180,8 +180,8 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
   return out + "\n" + dump_text(h.chain, s, only);
 }
 
-Doc hwx_doc(const Hwx &h, const TdSchema &s, std::optional<size_t> only) {
-  Doc d = dump_doc(h.chain, s, only);
+Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std::optional<size_t> only) {
+  Doc d = dump_doc(h.chain, s, file, only);
   d.set("container", Doc::string("hwx"));
   d.set("cpusubtype", Doc::integer(h.cpusubtype));
   Doc tensors = Doc::array();

@@ -1,5 +1,7 @@
 #include "anec/support/json.hpp"
 
+#include "anec/support/error.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace anec::json {
@@ -26,7 +28,43 @@ nlohmann::ordered_json convert(const Doc &d) {
   return nullptr;
 }
 
+Doc from_json(const nlohmann::ordered_json &j, int depth = 0) {
+  if (depth > 256) throw Error("ANEC-JSON-001", "nesting deeper than 256 levels");
+  switch (j.type()) {
+  case nlohmann::ordered_json::value_t::null: return Doc();
+  case nlohmann::ordered_json::value_t::boolean: return Doc::boolean(j.get<bool>());
+  case nlohmann::ordered_json::value_t::number_integer: return Doc::integer(j.get<int64_t>());
+  case nlohmann::ordered_json::value_t::number_unsigned: {
+    uint64_t u = j.get<uint64_t>();
+    return u <= uint64_t(INT64_MAX) ? Doc::integer(int64_t(u)) : Doc::number(double(u));
+  }
+  case nlohmann::ordered_json::value_t::number_float: return Doc::number(j.get<double>());
+  case nlohmann::ordered_json::value_t::string: return Doc::string(j.get<std::string>());
+  case nlohmann::ordered_json::value_t::array: {
+    Doc a = Doc::array();
+    for (auto &i : j) a.push(from_json(i, depth + 1));
+    return a;
+  }
+  case nlohmann::ordered_json::value_t::object: {
+    Doc t = Doc::table();
+    for (auto &[k, v] : j.items()) t.set(k, from_json(v, depth + 1));
+    return t;
+  }
+  default: return Doc();
+  }
+}
+
 } // namespace
+
+Doc parse(std::string_view text, const std::string &source_name) {
+  try {
+    return from_json(nlohmann::ordered_json::parse(text.begin(), text.end()));
+  } catch (const nlohmann::ordered_json::parse_error &e) {
+    throw Error("ANEC-JSON-001", source_name + ": byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const nlohmann::ordered_json::exception &e) {
+    throw Error("ANEC-JSON-001", source_name + ": " + e.what());
+  }
+}
 
 std::string write(const Doc &doc) {
   // Replace invalid UTF-8 rather than throw: a string decoded from a blob may hold any byte.

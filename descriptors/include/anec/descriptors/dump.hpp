@@ -5,12 +5,17 @@
 #include "anec/support/doc.hpp"
 
 #include <optional>
+#include <span>
 #include <string>
 
 namespace anec::desc {
 
 // `only` selects one descriptor by index (ANEC-TD-005 when out of range).
 std::string dump_text(const Chain &chain, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
-Doc dump_doc(const Chain &chain, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
+// The JSON form also records the file size and, as hex `regions`, every byte that no descriptor
+// word holds, so that `encode_dump` can rebuild the file; a dump of one descriptor is marked
+// incomplete.
+Doc dump_doc(const Chain &chain, const TdSchema &schema, std::span<const uint8_t> file,
+             std::optional<size_t> only = std::nullopt);
 
 } // namespace anec::desc

@@ -70,6 +70,6 @@ struct Hwx {
 Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema);
 
 std::string hwx_text(const Hwx &h, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
-Doc hwx_doc(const Hwx &h, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
+Doc hwx_doc(const Hwx &h, const TdSchema &schema, std::span<const uint8_t> file, std::optional<size_t> only = std::nullopt);
 
 } // namespace anec::desc
