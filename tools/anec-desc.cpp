@@ -1,4 +1,5 @@
 // anec-desc: decode task-descriptor programs. Argument parsing and printing only.
+#include "anec/descriptors/audit.hpp"
 #include "anec/descriptors/dump.hpp"
 #include "anec/descriptors/encode.hpp"
 #include "anec/descriptors/hwx.hpp"
@@ -11,6 +12,7 @@
 
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <optional>
 
 namespace po = boost::program_options;
 using namespace anec;
@@ -19,6 +21,8 @@ namespace {
 
 const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json] [--td N] [--generation N]
        anec-desc [--tables DIR] encode DUMP.json -o FILE
+       anec-desc [--tables DIR] audit FILE
+       anec-desc [--tables DIR] explain FILE OFFSET
 
 Decodes a task-descriptor program: an hwx container (magic 0xbeefface: load commands, segments,
 tensor names, banner, symbols, __text relocations resolved to the registers they patch, then the
@@ -26,36 +30,92 @@ descriptor chain in __text) or a raw chain (descriptors back to back, the last m
 kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register streams
 are printed, each register word with its raw value and decoded fields; unknown registers and set
 reserved bits are reported. `encode` rebuilds the file from a full JSON dump, packing each register
-word from its fields (edit a value to patch the program). Exit codes: 0 success, 2 bad input.
+word from its fields (edit a value to patch the program). `audit` runs the named checks (EON,
+TIDs, NextPointer, relocation targets, kernel bounds) and exits 1 on findings; `explain` says what
+lies at a byte offset. Exit codes: 0 success, 1 audit findings, 2 bad input.
 )";
+
+// A program file read as an hwx container (by its magic) or else as a raw chain.
+struct Program {
+  std::vector<uint8_t> bytes;
+  desc::TdSchema schema;
+  std::optional<desc::Hwx> hwx;
+  desc::Chain chain;
+};
+
+Program load(const std::filesystem::path &tables, const std::string &file, int generation) {
+  auto schema_path = tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml");
+  if (!std::filesystem::exists(schema_path))
+    throw Error("ANEC-DESC-001", "no register database for descriptor generation " + std::to_string(generation) + " (" + schema_path.string() + ")");
+  Program p{read_file(file, 256ull << 20), desc::TdSchema::load(schema_path), std::nullopt, {}};
+  if (p.bytes.size() >= 4 && p.bytes[0] == 0xce && p.bytes[1] == 0xfa && p.bytes[2] == 0xef && p.bytes[3] == 0xbe) {
+    p.hwx = desc::read_hwx(p.bytes, p.schema);
+    p.chain = p.hwx->chain;
+  } else {
+    p.chain = desc::decode_raw_chain(p.bytes, p.schema);
+  }
+  return p;
+}
+
+po::variables_map parse(const std::vector<std::string> &args, po::options_description &o, const char *positional, int n) {
+  po::positional_options_description p;
+  p.add(positional, n);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+  return vm;
+}
 
 int dump(const std::filesystem::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
   std::string file, format = "text";
   int td = -1, generation = 7;
   o.add_options()("file", po::value(&file))("format", po::value(&format))("td", po::value(&td))("generation", po::value(&generation));
-  po::positional_options_description p;
-  p.add("file", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
+  parse(args, o, "file", 1);
   if (file.empty()) throw Error("ANEC-CLI-001", "dump needs a FILE");
   if (format != "text" && format != "json") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
-  auto schema_path = tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml");
-  if (!std::filesystem::exists(schema_path))
-    throw Error("ANEC-DESC-001", "no register database for descriptor generation " + std::to_string(generation) + " (" + schema_path.string() + ")");
-  auto schema = desc::TdSchema::load(schema_path);
-  auto bytes = read_file(file, 256ull << 20);
+  Program p = load(tables, file, generation);
   std::optional<size_t> only;
   if (td >= 0) only = size_t(td);
   std::string out;
-  if (bytes.size() >= 4 && bytes[0] == 0xce && bytes[1] == 0xfa && bytes[2] == 0xef && bytes[3] == 0xbe) {
-    auto hwx = desc::read_hwx(bytes, schema);
-    out = format == "json" ? json::write(desc::hwx_doc(hwx, schema, bytes, only)) : desc::hwx_text(hwx, schema, only);
-  } else {
-    auto chain = desc::decode_raw_chain(bytes, schema);
-    out = format == "json" ? json::write(desc::dump_doc(chain, schema, bytes, only)) : desc::dump_text(chain, schema, only);
+  if (p.hwx)
+    out = format == "json" ? json::write(desc::hwx_doc(*p.hwx, p.schema, p.bytes, only)) : desc::hwx_text(*p.hwx, p.schema, only);
+  else
+    out = format == "json" ? json::write(desc::dump_doc(p.chain, p.schema, p.bytes, only)) : desc::dump_text(p.chain, p.schema, only);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+int audit(const std::filesystem::path &tables, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string file;
+  int generation = 7;
+  o.add_options()("file", po::value(&file))("generation", po::value(&generation));
+  parse(args, o, "file", 1);
+  if (file.empty()) throw Error("ANEC-CLI-001", "audit needs a FILE");
+  Program p = load(tables, file, generation);
+  auto findings = p.hwx ? desc::audit_hwx(*p.hwx) : desc::audit_chain(p.chain);
+  for (auto &f : findings) std::printf("%s at 0x%llx: %s\n", f.code.c_str(), static_cast<unsigned long long>(f.offset), f.message.c_str());
+  std::printf("%zu descriptor(s) audited, %zu finding(s)\n", p.chain.tds.size(), findings.size());
+  return findings.empty() ? 0 : 1;
+}
+
+int explain(const std::filesystem::path &tables, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::vector<std::string> pos;
+  int generation = 7;
+  o.add_options()("pos", po::value(&pos))("generation", po::value(&generation));
+  parse(args, o, "pos", 2);
+  if (pos.size() != 2) throw Error("ANEC-CLI-001", "explain needs FILE and OFFSET");
+  size_t used = 0;
+  uint64_t offset = 0;
+  try {
+    offset = std::stoull(pos[1], &used, 0);
+  } catch (const std::exception &) {
   }
+  if (used == 0 || used != pos[1].size()) throw Error("ANEC-CLI-001", "OFFSET '" + pos[1] + "' is not a number");
+  Program p = load(tables, pos[0], generation);
+  std::string out = desc::explain(p.bytes, p.chain, p.hwx ? &*p.hwx : nullptr, offset);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
@@ -98,6 +158,8 @@ int main(int argc, char **argv) {
     args.erase(args.begin());
     if (cmd == "dump") return dump(anec::tools::find_tables(tables), args);
     if (cmd == "encode") return encode(anec::tools::find_tables(tables), args);
+    if (cmd == "audit") return audit(anec::tools::find_tables(tables), args);
+    if (cmd == "explain") return explain(anec::tools::find_tables(tables), args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-desc --help)");
   });
 }

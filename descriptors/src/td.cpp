@@ -118,7 +118,21 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
       padding(end, c.kernel_offset, "between the last descriptor and the kernel data");
       return c;
     }
+    // The header's NextPointer is the next descriptor's offset from the start of the chain; without
+    // one, the next descriptor is assumed at the end rounded up to the alignment.
+    uint64_t next_ptr = 0;
+    for (const Word &w : c.tds.back().header)
+      for (const FieldValue &f : w.fields)
+        if (f.field->name == "NextPointer") next_ptr = f.value;
     uint64_t next = (end + layout.td_alignment - 1) / layout.td_alignment * layout.td_alignment;
+    if (next_ptr) {
+      if (begin + next_ptr < end)
+        throw Error("ANEC-TD-004", "descriptor at " + hexs(c.tds.back().offset) + " points its NextPointer " + hexs(next_ptr) +
+                                       " back into itself or an earlier descriptor (it ends at " + hexs(end - begin) + ")");
+      next = begin + next_ptr;
+    } else {
+      c.findings.push_back({"ANEC-TD-106", c.tds.back().offset, "descriptor without EON has no NextPointer; next assumed at " + hexs(next)});
+    }
     padding(end, next, "between descriptors");
     off = next;
   }

@@ -1,4 +1,5 @@
 // Raw H13 task-descriptor chains (the 36 eiln kernels) through the generation-7 register database.
+#include "anec/descriptors/audit.hpp"
 #include "anec/descriptors/dump.hpp"
 #include "anec/descriptors/encode.hpp"
 #include "anec/descriptors/hwx.hpp"
@@ -307,4 +308,84 @@ TEST(Encode, EditedFieldsTakeEffect) {
   small.set("file_bytes", Doc::integer(16));
   EXPECT_EQ(code_of([&] { encode_dump(small, gen7(), "s"); }), "ANEC-ENC-004");
   EXPECT_EQ(code_of([&] { json::parse("{\"tds\": [1, 2", "bad.json"); }), "ANEC-JSON-001");
+}
+
+namespace {
+std::set<std::string> audit_codes(const std::vector<Finding> &fs) {
+  std::set<std::string> out;
+  for (auto &f : fs) out.insert(f.code);
+  return out;
+}
+void put32(std::vector<uint8_t> &b, size_t off, uint32_t v) {
+  for (int k = 0; k < 4; ++k) b[off + k] = uint8_t(v >> (8 * k));
+}
+} // namespace
+
+TEST(Audit, RealFilesAreCleanAndEachCheckFires) {
+  for (auto &e : fs::recursive_directory_iterator(kernels()))
+    if (e.path().extension() == ".bin") {
+      auto b = read_file(e.path());
+      EXPECT_TRUE(audit_chain(decode_raw_chain(b, gen7())).empty()) << e.path();
+    }
+  for (auto &e : fs::directory_iterator(tinygrad("")))
+    if (e.path().extension() == ".hwx") {
+      auto b = read_file(e.path());
+      EXPECT_TRUE(audit_hwx(read_hwx(b, gen7())).empty()) << e.path();
+    }
+  auto softmax = read_file(kernels() / "activation" / "softmax.bin"); // 5 descriptors, 0x300 apart
+  auto tid = softmax;
+  tid[0x600] = 7; // TD 2 claims TID 7
+  EXPECT_TRUE(audit_codes(audit_chain(decode_raw_chain(tid, gen7()))).count("ANEC-AUD-002"));
+  auto last = softmax;
+  put32(last, 0xc00 + 0x1c, 0x300); // the EON descriptor still points somewhere
+  EXPECT_TRUE(audit_codes(audit_chain(decode_raw_chain(last, gen7()))).count("ANEC-AUD-003"));
+  auto eon = softmax;
+  eon[0x303] |= 0x02; // TD 1 marked EON: the chain ends early, TD 1 is the last
+  auto early = decode_raw_chain(eon, gen7());
+  EXPECT_EQ(early.tds.size(), 2u);
+  EXPECT_TRUE(audit_codes(audit_chain(early)).count("ANEC-AUD-003")); // its NextPointer still 0x600
+  auto back = softmax;
+  put32(back, 0x1c, 0x100); // NextPointer into the descriptor itself
+  EXPECT_EQ(code_of([&] { decode_raw_chain(back, gen7()); }), "ANEC-TD-004");
+
+  auto conv = read_file(tinygrad("conv.hwx")); // relocations at 0x1148, 8 bytes each
+  auto retarget = conv;
+  put32(retarget, 0x1148, 0x34); // first relocation onto CoeffDMAConfig[0]
+  EXPECT_TRUE(audit_codes(audit_hwx(read_hwx(retarget, gen7()))).count("ANEC-AUD-004"));
+  auto bounds = conv;
+  put32(bounds, 0x4000 + 0x7c, 0x100); // CoeffBaseAddr[2] = 0x100: +0x40 runs past the 0xc0-byte __const
+  EXPECT_TRUE(audit_codes(audit_hwx(read_hwx(bounds, gen7()))).count("ANEC-AUD-005"));
+}
+
+TEST(Explain, SaysWhatLiesAtAnOffset) {
+  auto conv = read_file(tinygrad("conv.hwx"));
+  Hwx h = read_hwx(conv, gen7());
+  std::string s = explain(conv, h.chain, &h, 0x4076);
+  EXPECT_NE(s.find("section __TEXT.__text +0x76"), std::string::npos) << s;
+  EXPECT_NE(s.find("relocated against __TEXT.__const"), std::string::npos) << s;
+  EXPECT_NE(s.find("KernelDMASrc.CoeffBaseAddr[0].Addr=0"), std::string::npos) << s;
+  EXPECT_NE(explain(conv, h.chain, &h, 0x20).find("load command 0x19"), std::string::npos);
+  auto relu6 = read_file(kernels() / "activation" / "relu6.bin");
+  Chain c = decode_raw_chain(relu6, gen7());
+  EXPECT_NE(explain(relu6, c, nullptr, 0x12a).find("Common.InDim.Win=1600"), std::string::npos);
+  EXPECT_NE(explain(relu6, c, nullptr, 0x124).find("stream header 0x3c000000"), std::string::npos);
+  EXPECT_NE(explain(relu6, c, nullptr, 0x2f0).find("kernel data +0x70"), std::string::npos);
+  EXPECT_NE(explain(relu6, c, nullptr, 0x278).find("no decoded structure"), std::string::npos);
+  EXPECT_NE(explain(relu6, c, nullptr, 0x9999).find("past the end"), std::string::npos);
+}
+
+TEST(DescCli, AuditExitCodes) {
+  EXPECT_EQ(desc_cli("audit " + tinygrad("gemm.hwx").string()).status, 0);
+  auto b = read_file(kernels() / "activation" / "softmax.bin");
+  b[0x600] = 7;
+  fs::path bad = fs::temp_directory_path() / ("anec-audit-" + std::to_string(::getpid()) + ".bin");
+  write_file_atomic(bad, b);
+  CliResult r = desc_cli("audit " + bad.string());
+  fs::remove(bad);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("ANEC-AUD-002"), std::string::npos) << r.out;
+  CliResult e = desc_cli("explain " + tinygrad("conv.hwx").string() + " 0x4076");
+  EXPECT_EQ(e.status, 0);
+  EXPECT_NE(e.out.find("CoeffBaseAddr[0]"), std::string::npos);
+  EXPECT_EQ(desc_cli("explain " + tinygrad("conv.hwx").string() + " nowhere").status, 2);
 }

@@ -52,15 +52,15 @@ struct Chain {
 };
 
 struct ChainLayout {
-  uint32_t td_alignment = 0x100; // the next descriptor starts at the end rounded up to this (0x274 -> 0x300)
+  uint32_t td_alignment = 0x100; // without a NextPointer, the next descriptor starts at the end rounded up to this
   uint32_t data_alignment = 16;  // kernel data starts at the last end rounded up to this
   size_t max_tds = 4096;
 };
 
-// Decodes a raw chain (descriptors one after another, the last marked EON, then kernel data): the
-// layout the eiln H13 kernels hold. A raw descriptor has no size field, so it ends at the first
-// stream header whose block is unknown or already seen in it (a descriptor writes each block
-// once). Errors the chain cannot survive (a stream past the end, no EON before the bytes run out)
+// Decodes a raw chain (descriptors linked by NextPointer, an offset from the chain start, the last
+// marked EON, then kernel data): the layout of the eiln H13 kernels and of an hwx __text. A
+// descriptor has no size field, so it ends at the first stream header whose block is unknown or
+// already seen in it (a descriptor writes each block once). Errors the chain cannot survive (a stream past the end, no EON before the bytes run out)
 // are anec::Error ANEC-TD-00x; anything decodable but odd is a Finding (ANEC-TD-1xx).
 // `begin`/`end` bound the chain within `bytes` (a container's text section); offsets stay file offsets.
 Chain decode_raw_chain(std::span<const uint8_t> bytes, const TdSchema &schema, const ChainLayout &layout = {},

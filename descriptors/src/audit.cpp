@@ -1,0 +1,129 @@
+#include "anec/descriptors/audit.hpp"
+
+#include <cstdio>
+
+namespace anec::desc {
+
+namespace {
+std::string hx(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::optional<uint32_t> header_field(const Td &td, const std::string &name) {
+  for (const Word &w : td.header)
+    for (const FieldValue &f : w.fields)
+      if (f.field->name == name) return f.value;
+  return std::nullopt;
+}
+
+const Word *word_at(const Chain &c, uint64_t offset) {
+  for (const Td &td : c.tds)
+    for (const Stream &st : td.streams)
+      for (const Word &w : st.words)
+        if (w.offset == offset) return &w;
+  return nullptr;
+}
+
+// The value of register `reg` (e.g. "CoeffBfrSize[2]") in the same descriptor as `near`.
+std::optional<uint32_t> sibling(const Chain &c, uint64_t near, const std::string &reg) {
+  for (const Td &td : c.tds) {
+    if (near < td.offset || near >= td.offset + td.size) continue;
+    for (const Stream &st : td.streams)
+      for (const Word &w : st.words)
+        for (const FieldValue &f : w.fields)
+          if (f.field->reg == reg) return f.value;
+  }
+  return std::nullopt;
+}
+} // namespace
+
+std::vector<Finding> audit_chain(const Chain &c) {
+  std::vector<Finding> out = c.findings;
+  if (c.tds.empty()) return out;
+  uint64_t start = c.tds.front().offset;
+  for (size_t i = 0; i < c.tds.size(); ++i) {
+    const Td &td = c.tds[i];
+    bool last = i + 1 == c.tds.size();
+    if (td.eon != last)
+      out.push_back({"ANEC-AUD-001", td.offset, std::string("descriptor ") + std::to_string(i) + (td.eon ? " is marked EON but is not the last" : " is the last but not marked EON")});
+    if (auto tid = header_field(td, "TID"); tid && *tid != i)
+      out.push_back({"ANEC-AUD-002", td.offset, "descriptor " + std::to_string(i) + " has TID " + std::to_string(*tid)});
+    uint64_t want = last ? 0 : c.tds[i + 1].offset - start;
+    if (auto np = header_field(td, "NextPointer"); np && *np != want)
+      out.push_back({"ANEC-AUD-003", td.offset, "NextPointer " + hx(*np) + ", the next descriptor is at " + hx(want)});
+  }
+  return out;
+}
+
+std::vector<Finding> audit_hwx(const Hwx &h) {
+  std::vector<Finding> out = audit_chain(h.chain);
+  for (const HwxReloc &r : h.relocations) {
+    uint64_t at = uint64_t(h.text.offset) + r.address;
+    const Word *w = r.address + 4ull <= h.text.size ? word_at(h.chain, at) : nullptr;
+    const FieldValue *base = nullptr;
+    if (w)
+      for (const FieldValue &f : w->fields)
+        if (f.field->reg.find("BaseAddr") != std::string::npos) base = &f;
+    if (!base) {
+      out.push_back({"ANEC-AUD-004", at, "relocation at __text+" + hx(r.address) + " against " + r.symbol +
+                                             (w ? " patches " + w->block + "." + hx(w->address) + ", not a base-address register" : " lands on no register word")});
+      continue;
+    }
+    const HwxSection *target = nullptr;
+    for (const HwxSegment &g : h.segments)
+      for (const HwxSection &s : g.sections)
+        if (s.segment + "." + s.name == r.symbol) target = &s;
+    std::string reg = base->field->reg;
+    size_t b = reg.find("BaseAddr");
+    auto size = target ? sibling(h.chain, at, reg.substr(0, b) + "BfrSize" + reg.substr(b + 8)) : std::nullopt;
+    if (target && size) {
+      uint64_t begin = uint64_t(base->value) * 64, len = uint64_t(*size) * 64;
+      if (begin + len > target->size)
+        out.push_back({"ANEC-AUD-005", at, reg + " covers " + hx(begin) + "+" + hx(len) + " of " + r.symbol + ", which is " + hx(target->size) + " bytes"});
+    }
+  }
+  return out;
+}
+
+std::string explain(std::span<const uint8_t> file, const Chain &c, const Hwx *h, uint64_t off) {
+  std::string out;
+  if (off >= file.size()) return hx(off) + " lies past the end of the file (" + hx(file.size()) + " bytes)\n";
+  if (h) {
+    if (off < 32) out += hx(off) + ": hwx header\n";
+    for (const HwxCommand &cmd : h->commands)
+      if (off >= cmd.offset && off < cmd.offset + cmd.size)
+        out += hx(off) + ": load command " + hx(cmd.cmd) + " at " + hx(cmd.offset) + " (+" + hx(off - cmd.offset) + " of " + hx(cmd.size) + ")\n";
+    for (const HwxSegment &g : h->segments)
+      for (const HwxSection &s : g.sections)
+        if (s.offset && off >= s.offset && off < s.offset + s.size)
+          out += hx(off) + ": section " + s.segment + "." + s.name + " +" + hx(off - s.offset) + " (vm " + hx(s.addr + off - s.offset) + ")\n";
+    for (const HwxReloc &r : h->relocations)
+      if (off >= h->text.offset + uint64_t(r.address) && off < h->text.offset + uint64_t(r.address) + 4)
+        out += hx(off) + ": relocated against " + r.symbol + "\n";
+  }
+  for (size_t i = 0; i < c.tds.size(); ++i) {
+    const Td &td = c.tds[i];
+    if (off < td.offset || off >= td.offset + td.size) continue;
+    auto word = [&](const Word &w, const std::string &what) {
+      if (off < w.offset || off >= w.offset + 4) return;
+      out += hx(off) + ": TD " + std::to_string(i) + " " + what + " word " + hx(w.raw);
+      for (const FieldValue &f : w.fields)
+        out += " " + f.field->path() + "=" + std::to_string(f.value);
+      if (w.fields.empty()) out += " " + (w.block.empty() ? std::string("?") : w.block) + "." + hx(w.address) + " (no field named)";
+      out += "\n";
+    };
+    for (const Word &w : td.header) word(w, "header");
+    for (const Stream &st : td.streams) {
+      if (off >= st.offset && off < st.offset + 4)
+        out += hx(off) + ": TD " + std::to_string(i) + " stream header " + hx(st.header) + ": " + std::to_string(st.count) + " words from register " + hx(st.address) + "\n";
+      for (const Word &w : st.words) word(w, "register");
+    }
+  }
+  if (!h && off >= c.kernel_offset && c.kernel_size) out += hx(off) + ": kernel data +" + hx(off - c.kernel_offset) + "\n";
+  if (out.empty()) out = hx(off) + ": no decoded structure (padding or unreferenced bytes)\n";
+  return out;
+}
+
+} // namespace anec::desc
