@@ -16,4 +16,13 @@ k=$root/../shared/testdata/external/eiln-ane/kernels
 "$desc" --tables "$root/tables" dump "$k/unary/cube.bin" --format json > "$g/anec-desc-cube.json"
 "$desc" --tables "$root/tables" dump "$k/activation/softmax.bin" --td 4 > "$g/anec-desc-softmax-td4.txt"
 "$desc" --tables "$root/tables" dump "$k/../../tinygrad/conv.hwx" > "$g/anec-desc-conv-hwx.txt"
+# every real program, text and JSON
+mkdir -p "$g/desc"
+rm -f "$g/desc"/*
+ext=$root/../shared/testdata/external
+for f in "$ext"/eiln-ane/kernels/*/*.bin "$ext"/tinygrad/*.hwx "$ext"/tinygrad/model.hwx.golden; do
+  n=$(echo "${f#$ext/}" | tr / _)
+  "$desc" --tables "$root/tables" dump "$f" > "$g/desc/$n.txt"
+  "$desc" --tables "$root/tables" dump "$f" --format json > "$g/desc/$n.json"
+done
 echo "golden files rewritten in $g; review with git diff"

@@ -9,6 +9,7 @@
 #include "anec/support/json.hpp"
 #include "anec/support/toml.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include "../errors.hpp"
@@ -177,6 +178,24 @@ TEST(DescCli, DumpsMatchGoldens) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / c.golden)) << c.golden;
   }
+}
+
+// Every real program's text and JSON dump, as reviewed (tests/update-golden.sh writes them).
+TEST(DescCli, EveryRealFileMatchesItsGoldens) {
+  fs::path ext = fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external";
+  size_t n = 0;
+  for (auto &e : fs::recursive_directory_iterator(ext)) {
+    std::string rel = fs::relative(e.path(), ext).string();
+    if (!(e.path().extension() == ".bin" || e.path().extension() == ".hwx" || rel == "tinygrad/model.hwx.golden")) continue;
+    std::replace(rel.begin(), rel.end(), '/', '_');
+    for (const char *fmt : {"txt", "json"}) {
+      CliResult r = desc_cli("dump " + e.path().string() + (std::string(fmt) == "json" ? " --format json" : ""));
+      ASSERT_EQ(r.status, 0) << rel << ": " << r.err;
+      EXPECT_EQ(r.out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "desc" / (rel + "." + fmt))) << rel << "." << fmt;
+      ++n;
+    }
+  }
+  EXPECT_EQ(n, 86u);
 }
 
 TEST(DescCli, ErrorsExitTwo) {
