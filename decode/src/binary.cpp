@@ -1,6 +1,7 @@
 // The LIEF adapter: the only file that includes LIEF. Everything LIEF reports is copied into the
 // project's own model, after the checks LIEF 0.9 does not make on a damaged file.
 #include "anec/decode/binary.hpp"
+#include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -38,12 +39,6 @@ uint32_t le32(std::span<const uint8_t> b, size_t off) {
 uint32_t be32(std::span<const uint8_t> b, size_t off) {
   return uint32_t(b[off]) << 24 | uint32_t(b[off + 1]) << 16 | uint32_t(b[off + 2]) << 8 | uint32_t(b[off + 3]);
 }
-std::string hexs(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 [[noreturn]] void malformed(const std::string &name, const std::string &why) {
   throw Error("ANEC-BIN-001", "'" + name + "' is truncated or malformed: " + why);
 }
@@ -65,7 +60,7 @@ struct MachOLayout {
 
 void in_file(std::span<const uint8_t> b, const std::string &name, const char *what, uint64_t off, uint64_t size) {
   if (off > b.size() || size > b.size() - off)
-    malformed(name, std::string(what) + " spans " + hexs(off) + "+" + hexs(size) + ", past the file end " + hexs(b.size()));
+    malformed(name, std::string(what) + " spans " + hex(off) + "+" + hex(size) + ", past the file end " + hex(b.size()));
 }
 
 // Checks a thin 64-bit Mach-O image's header and the load commands LIEF reads against the file
@@ -74,22 +69,22 @@ MachOLayout check_macho(std::span<const uint8_t> b, const std::string &name) {
   if (b.size() < 32) malformed(name, "Mach-O header needs 32 bytes, file has " + std::to_string(b.size()));
   uint32_t ncmds = le32(b, 16), sizeofcmds = le32(b, 20);
   if (uint64_t(sizeofcmds) + 32 > b.size())
-    malformed(name, "load commands end at " + hexs(32ull + sizeofcmds) + ", past the file end " + hexs(b.size()));
+    malformed(name, "load commands end at " + hex(32ull + sizeofcmds) + ", past the file end " + hex(b.size()));
   MachOLayout layout;
   uint64_t off = 32;
   for (uint32_t i = 0; i < ncmds; ++i) {
     if (off + 8 > 32ull + sizeofcmds) malformed(name, "load command " + std::to_string(i) + " runs past sizeofcmds");
     uint32_t cmd = le32(b, off), size = le32(b, off + 4);
     if (size < 8 || off + size > 32ull + sizeofcmds)
-      malformed(name, "load command " + std::to_string(i) + " at " + hexs(off) + " has size " + std::to_string(size));
+      malformed(name, "load command " + std::to_string(i) + " at " + hex(off) + " has size " + std::to_string(size));
     auto need = [&](uint32_t n) {
-      if (size < n) malformed(name, "load command " + hexs(cmd) + " at " + hexs(off) + " is " + std::to_string(size) + " bytes");
+      if (size < n) malformed(name, "load command " + hex(cmd) + " at " + hex(off) + " is " + std::to_string(size) + " bytes");
     };
     switch (cmd) {
     case 0x19: { // LC_SEGMENT_64
       need(72);
       in_file(b, name, "a segment", le64(b, off + 40), le64(b, off + 48));
-      if (le64(b, off + 32) > kMaxSegment) malformed(name, "segment memory size " + hexs(le64(b, off + 32)));
+      if (le64(b, off + 32) > kMaxSegment) malformed(name, "segment memory size " + hex(le64(b, off + 32)));
       layout.segments.push_back({le64(b, off + 24), le64(b, off + 32)});
       uint32_t nsects = le32(b, off + 64);
       if (72ull + uint64_t(nsects) * 80 > size) malformed(name, "segment lists " + std::to_string(nsects) + " sections");
@@ -142,7 +137,7 @@ void check_elf(std::span<const uint8_t> b, const std::string &name) {
     uint64_t offset = le64(b, h + 8), filesz = le64(b, h + 32), memsz = le64(b, h + 40);
     in_file(b, name, "a segment", offset, filesz);
     if (le32(b, h) == 1 && (memsz > kMaxSegment || filesz > memsz))
-      malformed(name, "loadable segment " + std::to_string(i) + " has file size " + hexs(filesz) + ", memory size " + hexs(memsz));
+      malformed(name, "loadable segment " + std::to_string(i) + " has file size " + hex(filesz) + ", memory size " + hex(memsz));
   }
   for (uint16_t i = 0; i < shnum; ++i) {
     size_t h = shoff + size_t(i) * shentsize;
@@ -160,7 +155,7 @@ std::vector<Import> macho_binds(std::span<const uint8_t> b, const std::string &n
   cap = std::min<uint64_t>(cap, 1u << 22);
   for (auto [start, size] : layout.bind_streams) {
     size_t p = start, end = size_t(start) + size;
-    auto fail = [&](const std::string &why) { malformed(name, "bind opcodes at " + hexs(p) + ": " + why); };
+    auto fail = [&](const std::string &why) { malformed(name, "bind opcodes at " + hex(p) + ": " + why); };
     auto uleb = [&]() {
       uint64_t v = 0;
       for (int shift = 0;; shift += 7) {
@@ -176,7 +171,7 @@ std::vector<Import> macho_binds(std::span<const uint8_t> b, const std::string &n
     auto bind = [&]() {
       if (!have_seg || seg >= layout.segments.size()) fail("bind with no segment set");
       if (offset > layout.segments[seg].vmsize - 8 || layout.segments[seg].vmsize < 8)
-        fail("slot at segment " + std::to_string(seg) + " + " + hexs(offset) + " lies outside the segment");
+        fail("slot at segment " + std::to_string(seg) + " + " + hex(offset) + " lies outside the segment");
       if (out.size() >= cap) fail("more binds than the segments hold pointers");
       std::string plain = symbol.size() > 1 && symbol[0] == '_' ? symbol.substr(1) : symbol;
       out.push_back({symbol, demangle(plain), layout.segments[seg].vmaddr + offset});
@@ -210,7 +205,7 @@ std::vector<Import> macho_binds(std::span<const uint8_t> b, const std::string &n
         }
         break;
       }
-      default: fail("opcode " + hexs(op) + " is not decoded (threaded binds?)");
+      default: fail("opcode " + hex(op) + " is not decoded (threaded binds?)");
       }
     }
   }
@@ -373,7 +368,7 @@ Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
       if (!elf) malformed(name, "LIEF could not parse the ELF image");
       BinaryBuilder::elf(out, *elf);
     } else {
-      throw Error("ANEC-BIN-002", "'" + name + "' is neither Mach-O nor ELF (magic " + hexs(magic) + ")");
+      throw Error("ANEC-BIN-002", "'" + name + "' is neither Mach-O nor ELF (magic " + hex(magic) + ")");
     }
   } catch (const Error &) {
     throw;

@@ -1,5 +1,6 @@
 // The Unicorn adapter: the only file that includes Unicorn.
 #include "anec/decode/emulator.hpp"
+#include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
 
@@ -19,11 +20,6 @@ constexpr uint64_t kTrampolineSize = 0x100000;
 constexpr uint64_t kStack = 0x20000000000ull, kStackSize = 8ull << 20;
 constexpr uint64_t kHeap = 0x30000000000ull;
 
-std::string hexs(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 } // namespace
 
 struct Emulator::State {
@@ -107,7 +103,7 @@ struct Emulator::State {
   // libc++ std::string stored at `self` (short form up to 22 characters, long form on the heap).
   void assign_string(uint64_t self, uint64_t cstr) {
     auto s = cstring(cstr);
-    if (!s) return fail("ANEC-EMU-001", "string argument at " + hexs(cstr) + " is unmapped or unterminated");
+    if (!s) return fail("ANEC-EMU-001", "string argument at " + hex(cstr) + " is unmapped or unterminated");
     uint8_t rep[24] = {};
     if (s->size() <= 22) {
       rep[0] = uint8_t(s->size() * 2);
@@ -172,7 +168,7 @@ void on_code(uc_engine *, uint64_t addr, uint32_t, void *user) {
   if (addr == kExit) return;
   uint64_t slot = (addr - kTrampolines) / 16;
   if (addr < kTrampolines || slot >= s->imports.size()) {
-    s->fail("ANEC-EMU-001", "jump into the trampoline area at " + hexs(addr) + " outside any import");
+    s->fail("ANEC-EMU-001", "jump into the trampoline area at " + hex(addr) + " outside any import");
     return;
   }
   const Import &im = s->imports[slot];
@@ -180,7 +176,7 @@ void on_code(uc_engine *, uint64_t addr, uint32_t, void *user) {
   if (!s->stub(im)) {
     std::string known;
     for (auto &k : Emulator::stubbed_imports()) known += (known.empty() ? "" : ", ") + k;
-    s->fail("ANEC-EMU-003", "the code calls import '" + im.name + "' (slot " + hexs(im.slot) +
+    s->fail("ANEC-EMU-003", "the code calls import '" + im.name + "' (slot " + hex(im.slot) +
                                 "), which has no stub; stubbed imports: " + known);
   }
 }
@@ -229,7 +225,7 @@ Emulator::Emulator(const Binary &b, EmuLimits limits) : s_(std::make_unique<Stat
       merged.push_back(p);
   }
   for (auto &[lo, hi] : merged)
-    if (uc_mem_map(s_->uc, lo, hi - lo, UC_PROT_ALL)) throw Error("ANEC-EMU-004", "cannot map " + hexs(lo));
+    if (uc_mem_map(s_->uc, lo, hi - lo, UC_PROT_ALL)) throw Error("ANEC-EMU-004", "cannot map " + hex(lo));
   for (const Segment &sg : b.segments()) s_->wr(sg.vaddr, sg.data.data(), sg.data.size());
   // Trampolines: each import slot points at a `ret`; the code hook performs the stand-in first.
   uc_mem_map(s_->uc, kTrampolines, kTrampolineSize, UC_PROT_ALL);
@@ -262,7 +258,7 @@ Emulator::~Emulator() {
 
 uint64_t Emulator::alloc(uint64_t size, uint64_t align) { return s_->alloc(size, align); }
 void Emulator::write(uint64_t addr, std::span<const uint8_t> bytes) {
-  if (!s_->wr(addr, bytes.data(), bytes.size())) throw Error("ANEC-EMU-001", "cannot write at " + hexs(addr));
+  if (!s_->wr(addr, bytes.data(), bytes.size())) throw Error("ANEC-EMU-001", "cannot write at " + hex(addr));
 }
 bool Emulator::read(uint64_t addr, std::span<uint8_t> out) const { return s_->rd(addr, out.data(), out.size()); }
 uint64_t Emulator::instructions() const { return s_->count; }
@@ -291,14 +287,14 @@ uint64_t Emulator::call(uint64_t fn, std::span<const uint64_t> args, std::option
   }
   uc_err err = uc_emu_start(s.uc, fn, kExit, s.limits.timeout_ms * 1000, 0);
   uint64_t pc = s.pc();
-  if (!s.pending_error_code.empty()) throw Error(s.pending_error_code, s.pending_error + " (pc " + hexs(pc) + ")");
+  if (!s.pending_error_code.empty()) throw Error(s.pending_error_code, s.pending_error + " (pc " + hex(pc) + ")");
   if (err != UC_ERR_OK) {
     if (s.fault_addr || err == UC_ERR_READ_UNMAPPED || err == UC_ERR_WRITE_UNMAPPED || err == UC_ERR_FETCH_UNMAPPED)
-      throw Error("ANEC-EMU-001", std::string(uc_strerror(err)) + " at " + hexs(s.fault_addr) + " (pc " + hexs(pc) + ")");
-    throw Error("ANEC-EMU-004", std::string(uc_strerror(err)) + " (pc " + hexs(pc) + ")");
+      throw Error("ANEC-EMU-001", std::string(uc_strerror(err)) + " at " + hex(s.fault_addr) + " (pc " + hex(pc) + ")");
+    throw Error("ANEC-EMU-004", std::string(uc_strerror(err)) + " (pc " + hex(pc) + ")");
   }
   if (pc != kExit)
-    throw Error("ANEC-EMU-002", "no return within " + std::to_string(s.limits.timeout_ms) + " ms (pc " + hexs(pc) + ")");
+    throw Error("ANEC-EMU-002", "no return within " + std::to_string(s.limits.timeout_ms) + " ms (pc " + hex(pc) + ")");
   return s.get(s.ret_reg());
 }
 

@@ -1,16 +1,11 @@
 #include "anec/descriptors/audit.hpp"
+#include "anec/support/format.hpp"
 
 #include <cstdio>
 
 namespace anec::desc {
 
 namespace {
-std::string hx(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::optional<uint32_t> header_field(const Td &td, const std::string &name) {
   for (const Word &w : td.header)
     for (const FieldValue &f : w.fields)
@@ -52,7 +47,7 @@ std::vector<Finding> audit_chain(const Chain &c) {
       out.push_back({"ANEC-AUD-002", td.offset, "descriptor " + std::to_string(i) + " has TID " + std::to_string(*tid)});
     uint64_t want = last ? 0 : c.tds[i + 1].offset - start;
     if (auto np = header_field(td, "NextPointer"); np && *np != want)
-      out.push_back({"ANEC-AUD-003", td.offset, "NextPointer " + hx(*np) + ", the next descriptor is at " + hx(want)});
+      out.push_back({"ANEC-AUD-003", td.offset, "NextPointer " + hex(*np) + ", the next descriptor is at " + hex(want)});
   }
   return out;
 }
@@ -67,8 +62,8 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
       for (const FieldValue &f : w->fields)
         if (f.field->reg.find("BaseAddr") != std::string::npos) base = &f;
     if (!base) {
-      out.push_back({"ANEC-AUD-004", at, "relocation at __text+" + hx(r.address) + " against " + r.symbol +
-                                             (w ? " patches " + w->block + "." + hx(w->address) + ", not a base-address register" : " lands on no register word")});
+      out.push_back({"ANEC-AUD-004", at, "relocation at __text+" + hex(r.address) + " against " + r.symbol +
+                                             (w ? " patches " + w->block + "." + hex(w->address) + ", not a base-address register" : " lands on no register word")});
       continue;
     }
     const HwxSection *target = nullptr;
@@ -81,7 +76,7 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
     if (target && size) {
       uint64_t begin = uint64_t(base->value) * 64, len = uint64_t(*size) * 64;
       if (begin + len > target->size)
-        out.push_back({"ANEC-AUD-005", at, reg + " covers " + hx(begin) + "+" + hx(len) + " of " + r.symbol + ", which is " + hx(target->size) + " bytes"});
+        out.push_back({"ANEC-AUD-005", at, reg + " covers " + hex(begin) + "+" + hex(len) + " of " + r.symbol + ", which is " + hex(target->size) + " bytes"});
     }
   }
   return out;
@@ -89,40 +84,40 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
 
 std::string explain(std::span<const uint8_t> file, const Chain &c, const Hwx *h, uint64_t off) {
   std::string out;
-  if (off >= file.size()) return hx(off) + " lies past the end of the file (" + hx(file.size()) + " bytes)\n";
+  if (off >= file.size()) return hex(off) + " lies past the end of the file (" + hex(file.size()) + " bytes)\n";
   if (h) {
-    if (off < 32) out += hx(off) + ": hwx header\n";
+    if (off < 32) out += hex(off) + ": hwx header\n";
     for (const HwxCommand &cmd : h->commands)
       if (off >= cmd.offset && off < cmd.offset + cmd.size)
-        out += hx(off) + ": load command " + hx(cmd.cmd) + " at " + hx(cmd.offset) + " (+" + hx(off - cmd.offset) + " of " + hx(cmd.size) + ")\n";
+        out += hex(off) + ": load command " + hex(cmd.cmd) + " at " + hex(cmd.offset) + " (+" + hex(off - cmd.offset) + " of " + hex(cmd.size) + ")\n";
     for (const HwxSegment &g : h->segments)
       for (const HwxSection &s : g.sections)
         if (s.offset && off >= s.offset && off < s.offset + s.size)
-          out += hx(off) + ": section " + s.segment + "." + s.name + " +" + hx(off - s.offset) + " (vm " + hx(s.addr + off - s.offset) + ")\n";
+          out += hex(off) + ": section " + s.segment + "." + s.name + " +" + hex(off - s.offset) + " (vm " + hex(s.addr + off - s.offset) + ")\n";
     for (const HwxReloc &r : h->relocations)
       if (off >= h->text.offset + uint64_t(r.address) && off < h->text.offset + uint64_t(r.address) + 4)
-        out += hx(off) + ": relocated against " + r.symbol + "\n";
+        out += hex(off) + ": relocated against " + r.symbol + "\n";
   }
   for (size_t i = 0; i < c.tds.size(); ++i) {
     const Td &td = c.tds[i];
     if (off < td.offset || off >= td.offset + td.size) continue;
     auto word = [&](const Word &w, const std::string &what) {
       if (off < w.offset || off >= w.offset + 4) return;
-      out += hx(off) + ": TD " + std::to_string(i) + " " + what + " word " + hx(w.raw);
+      out += hex(off) + ": TD " + std::to_string(i) + " " + what + " word " + hex(w.raw);
       for (const FieldValue &f : w.fields)
         out += " " + f.field->path() + "=" + std::to_string(f.value);
-      if (w.fields.empty()) out += " " + (w.block.empty() ? std::string("?") : w.block) + "." + hx(w.address) + " (no field named)";
+      if (w.fields.empty()) out += " " + (w.block.empty() ? std::string("?") : w.block) + "." + hex(w.address) + " (no field named)";
       out += "\n";
     };
     for (const Word &w : td.header) word(w, "header");
     for (const Stream &st : td.streams) {
       if (off >= st.offset && off < st.offset + 4)
-        out += hx(off) + ": TD " + std::to_string(i) + " stream header " + hx(st.header) + ": " + std::to_string(st.count) + " words from register " + hx(st.address) + "\n";
+        out += hex(off) + ": TD " + std::to_string(i) + " stream header " + hex(st.header) + ": " + std::to_string(st.count) + " words from register " + hex(st.address) + "\n";
       for (const Word &w : st.words) word(w, "register");
     }
   }
-  if (!h && off >= c.kernel_offset && c.kernel_size) out += hx(off) + ": kernel data +" + hx(off - c.kernel_offset) + "\n";
-  if (out.empty()) out = hx(off) + ": no decoded structure (padding or unreferenced bytes)\n";
+  if (!h && off >= c.kernel_offset && c.kernel_size) out += hex(off) + ": kernel data +" + hex(off - c.kernel_offset) + "\n";
+  if (out.empty()) out = hex(off) + ": no decoded structure (padding or unreferenced bytes)\n";
   return out;
 }
 

@@ -1,4 +1,5 @@
 #include "anec/descriptors/dump.hpp"
+#include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -8,12 +9,6 @@
 namespace anec::desc {
 
 namespace {
-std::string hx(uint64_t v, int width = 0) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::vector<size_t> selected(const Chain &c, std::optional<size_t> only) {
   if (only && *only >= c.tds.size())
     throw Error("ANEC-TD-005", "descriptor " + std::to_string(*only) + " requested; the chain has " + std::to_string(c.tds.size()));
@@ -24,13 +19,13 @@ std::vector<size_t> selected(const Chain &c, std::optional<size_t> only) {
 }
 
 void word_text(std::string &out, const Word &w, bool header) {
-  std::string prefix = "    " + hx(w.offset, 4) + "  " + (header ? std::string(7, ' ') : hx(w.address, 5)) + "  " + hx(w.raw, 8) + "  ";
+  std::string prefix = "    " + hex(w.offset, 4) + "  " + (header ? std::string(7, ' ') : hex(w.address, 5)) + "  " + hex(w.raw, 8) + "  ";
   if (w.fields.empty()) {
-    out += prefix + (w.block.empty() ? "?" : w.block) + "." + hx(w.address) + " = " + hx(w.raw) + "\n";
+    out += prefix + (w.block.empty() ? "?" : w.block) + "." + hex(w.address) + " = " + hex(w.raw) + "\n";
     return;
   }
   for (const FieldValue &f : w.fields) out += prefix + f.field->path() + " = " + std::to_string(f.value) + "\n";
-  if (w.reserved) out += prefix + "reserved bits " + hx(w.reserved) + " set\n";
+  if (w.reserved) out += prefix + "reserved bits " + hex(w.reserved) + " set\n";
 }
 
 Doc word_doc(const Word &w) {
@@ -49,17 +44,17 @@ Doc word_doc(const Word &w) {
 
 std::string dump_text(const Chain &c, const TdSchema &s, std::optional<size_t> only) {
   std::string out = "raw task-descriptor chain, generation " + std::to_string(s.generation) + (s.complete ? "" : " (register database incomplete)") +
-                    ": " + std::to_string(c.tds.size()) + " descriptor(s), kernel data at " + hx(c.kernel_offset) + " (" +
+                    ": " + std::to_string(c.tds.size()) + " descriptor(s), kernel data at " + hex(c.kernel_offset) + " (" +
                     std::to_string(c.kernel_size) + " bytes)\n";
-  for (const Finding &f : c.findings) out += "finding " + f.code + " at " + hx(f.offset) + ": " + f.message + "\n";
+  for (const Finding &f : c.findings) out += "finding " + f.code + " at " + hex(f.offset) + ": " + f.message + "\n";
   for (size_t i : selected(c, only)) {
     const Td &td = c.tds[i];
-    out += "\nTD " + std::to_string(i) + " at " + hx(td.offset) + ": " + hx(td.size) + " bytes, " + std::to_string(td.streams.size()) +
+    out += "\nTD " + std::to_string(i) + " at " + hex(td.offset) + ": " + hex(td.size) + " bytes, " + std::to_string(td.streams.size()) +
            " streams" + (td.eon ? ", EON" : "") + "\n  header\n";
     for (const Word &w : td.header) word_text(out, w, true);
     for (const Stream &st : td.streams) {
-      out += "  stream " + (st.words.empty() || st.words[0].block.empty() ? std::string("?") : st.words[0].block) + " at " + hx(st.offset) +
-             ": header " + hx(st.header, 8) + ", " + std::to_string(st.count) + " words from " + hx(st.address) + "\n";
+      out += "  stream " + (st.words.empty() || st.words[0].block.empty() ? std::string("?") : st.words[0].block) + " at " + hex(st.offset) +
+             ": header " + hex(st.header, 8) + ", " + std::to_string(st.count) + " words from " + hex(st.address) + "\n";
       for (const Word &w : st.words) word_text(out, w, false);
     }
   }

@@ -1,4 +1,5 @@
 #include "anec/descriptors/encode.hpp"
+#include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
 
@@ -7,12 +8,6 @@
 namespace anec::desc {
 
 namespace {
-std::string hx(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 const Doc &need(const Doc &t, const char *key, Doc::Kind kind, const std::string &where) {
   const Doc *d = t.is(Doc::Kind::Table) ? t.find(key) : nullptr;
   if (!d || !d->is(kind)) throw Error("ANEC-ENC-001", where + ": missing or mistyped '" + key + "'");
@@ -27,7 +22,7 @@ uint64_t uint_of(const Doc &t, const char *key, const std::string &where, uint64
 struct Writer {
   std::vector<uint8_t> out;
   void put32(uint64_t off, uint32_t v, const std::string &where) {
-    if (off > out.size() || out.size() - off < 4) throw Error("ANEC-ENC-004", where + ": word at " + hx(off) + " lies outside the file");
+    if (off > out.size() || out.size() - off < 4) throw Error("ANEC-ENC-004", where + ": word at " + hex(off) + " lies outside the file");
     for (int k = 0; k < 4; ++k) out[off + k] = uint8_t(v >> (8 * k));
   }
 };
@@ -48,7 +43,7 @@ uint32_t pack(const Doc &word, const TdSchema &s, const std::string &where) {
     const TdField *f = nullptr;
     for (const TdField *k : known)
       if (k->reg + "." + k->name == m.key) f = k;
-    if (!f) throw Error("ANEC-ENC-002", where + ": " + block + " has no field '" + m.key + "' at register " + hx(address));
+    if (!f) throw Error("ANEC-ENC-002", where + ": " + block + " has no field '" + m.key + "' at register " + hex(address));
     if (!m.value.is(Doc::Kind::Int) || m.value.as_int() < 0 || uint64_t(m.value.as_int()) > (f->mask() >> f->lo))
       throw Error("ANEC-ENC-003", where + ": " + f->path() + " = " + (m.value.is(Doc::Kind::Int) ? std::to_string(m.value.as_int()) : "?") +
                                       " does not fit bits " + std::to_string(f->hi) + ":" + std::to_string(f->lo));
@@ -68,16 +63,16 @@ std::vector<uint8_t> encode_dump(const Doc &d, const TdSchema &s, const std::str
   w.out.assign(uint_of(d, "file_bytes", source, 1ull << 30), 0);
   for (const Doc &r : need(d, "regions", Doc::Kind::Array, source).items()) {
     uint64_t off = uint_of(r, "offset", source);
-    const std::string &hex = need(r, "hex", Doc::Kind::String, source).as_string();
-    if (hex.size() % 2 || off > w.out.size() || hex.size() / 2 > w.out.size() - off)
-      throw Error("ANEC-ENC-004", source + ": region at " + hx(off) + " of " + std::to_string(hex.size() / 2) + " bytes lies outside the file");
-    for (size_t i = 0; i < hex.size(); i += 2) {
+    const std::string &digits = need(r, "hex", Doc::Kind::String, source).as_string();
+    if (digits.size() % 2 || off > w.out.size() || digits.size() / 2 > w.out.size() - off)
+      throw Error("ANEC-ENC-004", source + ": region at " + hex(off) + " of " + std::to_string(digits.size() / 2) + " bytes lies outside the file");
+    for (size_t i = 0; i < digits.size(); i += 2) {
       auto nib = [&](char c) -> int {
         if (c >= '0' && c <= '9') return c - '0';
         if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        throw Error("ANEC-ENC-001", source + ": region at " + hx(off) + " has a non-hex character");
+        throw Error("ANEC-ENC-001", source + ": region at " + hex(off) + " has a non-hex character");
       };
-      w.out[off + i / 2] = uint8_t(nib(hex[i]) << 4 | nib(hex[i + 1]));
+      w.out[off + i / 2] = uint8_t(nib(digits[i]) << 4 | nib(digits[i + 1]));
     }
   }
   for (const Doc &td : need(d, "tds", Doc::Kind::Array, source).items()) {

@@ -1,4 +1,5 @@
 #include "anec/descriptors/hwx.hpp"
+#include "anec/support/format.hpp"
 
 #include "anec/descriptors/dump.hpp"
 #include "anec/support/error.hpp"
@@ -8,17 +9,11 @@
 namespace anec::desc {
 
 namespace {
-std::string hx(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 struct Reader {
   std::span<const uint8_t> b;
   void need(uint64_t off, uint64_t n, const std::string &what) const {
     if (off > b.size() || n > b.size() - off)
-      throw Error("ANEC-HWX-002", what + " at " + hx(off) + "+" + hx(n) + " runs past the file end " + hx(b.size()));
+      throw Error("ANEC-HWX-002", what + " at " + hex(off) + "+" + hex(n) + " runs past the file end " + hex(b.size()));
   }
   uint32_t u32(uint64_t off) const {
     need(off, 4, "a field");
@@ -41,7 +36,7 @@ struct Reader {
 Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   Reader r{bytes};
   if (bytes.size() < 32 || r.u32(0) != 0xbeefface)
-    throw Error("ANEC-HWX-001", "not an hwx container (magic " + (bytes.size() >= 4 ? hx(r.u32(0)) : std::string("missing")) + ", expected 0xbeefface)");
+    throw Error("ANEC-HWX-001", "not an hwx container (magic " + (bytes.size() >= 4 ? hex(r.u32(0)) : std::string("missing")) + ", expected 0xbeefface)");
   Hwx h;
   h.cputype = r.u32(4);
   h.cpusubtype = r.u32(8);
@@ -49,17 +44,17 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   uint32_t ncmds = r.u32(16), sizeofcmds = r.u32(20);
   h.flags = r.u32(24);
   r.need(32, sizeofcmds, "the load commands");
-  if (ncmds > sizeofcmds / 8) throw Error("ANEC-HWX-002", std::to_string(ncmds) + " load commands cannot fit " + hx(sizeofcmds) + " bytes");
+  if (ncmds > sizeofcmds / 8) throw Error("ANEC-HWX-002", std::to_string(ncmds) + " load commands cannot fit " + hex(sizeofcmds) + " bytes");
   uint64_t off = 32, cmds_end = 32ull + sizeofcmds;
   bool have_text = false;
   uint32_t symoff = 0, nsyms = 0, stroff = 0, strsize = 0;
   for (uint32_t i = 0; i < ncmds; ++i) {
-    if (off + 8 > cmds_end) throw Error("ANEC-HWX-002", "load command " + std::to_string(i) + " at " + hx(off) + " runs past sizeofcmds");
+    if (off + 8 > cmds_end) throw Error("ANEC-HWX-002", "load command " + std::to_string(i) + " at " + hex(off) + " runs past sizeofcmds");
     HwxCommand c{r.u32(off), r.u32(off + 4), off};
     if (c.size < 8 || off + c.size > cmds_end)
-      throw Error("ANEC-HWX-002", "load command " + std::to_string(i) + " (" + hx(c.cmd) + ") at " + hx(off) + " has size " + hx(c.size));
+      throw Error("ANEC-HWX-002", "load command " + std::to_string(i) + " (" + hex(c.cmd) + ") at " + hex(off) + " has size " + hex(c.size));
     auto need = [&](uint32_t n) {
-      if (c.size < n) throw Error("ANEC-HWX-002", "load command " + hx(c.cmd) + " at " + hx(off) + " is " + hx(c.size) + " bytes, needs " + hx(n));
+      if (c.size < n) throw Error("ANEC-HWX-002", "load command " + hex(c.cmd) + " at " + hex(off) + " is " + hex(c.size) + " bytes, needs " + hex(n));
     };
     if (c.cmd == 0x19) { // LC_SEGMENT_64
       need(72);
@@ -73,7 +68,7 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       s.initprot = r.u32(off + 60);
       uint32_t nsects = r.u32(off + 64);
       s.flags = r.u32(off + 68);
-      if (72ull + 80ull * nsects > c.size) throw Error("ANEC-HWX-002", "segment " + s.name + " lists " + std::to_string(nsects) + " sections in " + hx(c.size) + " bytes");
+      if (72ull + 80ull * nsects > c.size) throw Error("ANEC-HWX-002", "segment " + s.name + " lists " + std::to_string(nsects) + " sections in " + hex(c.size) + " bytes");
       r.need(s.fileoff, s.filesize, "segment " + s.name);
       for (uint32_t k = 0; k < nsects; ++k) {
         uint64_t so = off + 72 + 80ull * k;
@@ -98,7 +93,7 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     } else if (c.cmd == 0x6) { // tensor name, LC_IDFVMLIB-shaped: name offset, minor version, address
       need(20);
       uint32_t name_off = r.u32(off + 8);
-      if (name_off < 20 || name_off >= c.size) throw Error("ANEC-HWX-002", "tensor-name command at " + hx(off) + " puts its name at " + hx(name_off));
+      if (name_off < 20 || name_off >= c.size) throw Error("ANEC-HWX-002", "tensor-name command at " + hex(off) + " puts its name at " + hex(name_off));
       h.tensors.push_back({r.u32(off + 16), r.cstr(off + name_off, off + c.size)});
     } else if (c.cmd == 0x8) { // build banner
       h.banner = r.cstr(off + 8, off + c.size);
@@ -122,7 +117,7 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     s.sect = bytes[so + 5];
     s.desc = uint16_t(bytes[so + 6] | bytes[so + 7] << 8);
     s.value = r.u64(so + 8);
-    if (strx >= strsize) throw Error("ANEC-HWX-002", "symbol " + std::to_string(k) + " names string " + hx(strx) + " past the string table");
+    if (strx >= strsize) throw Error("ANEC-HWX-002", "symbol " + std::to_string(k) + " names string " + hex(strx) + " past the string table");
     s.name = r.cstr(stroff + strx, uint64_t(stroff) + strsize);
     h.symbols.push_back(std::move(s));
   }
@@ -154,28 +149,28 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     for (const Td &td : h.chain.tds)
       for (const Stream &st : td.streams)
         for (const Word &w : st.words)
-          if (w.offset == at) x.target = w.fields.empty() ? w.block + "." + hx(w.address) : w.fields.front().field->block + "." + w.fields.front().field->reg;
+          if (w.offset == at) x.target = w.fields.empty() ? w.block + "." + hex(w.address) : w.fields.front().field->block + "." + w.fields.front().field->reg;
     h.relocations.push_back(std::move(x));
   }
   return h;
 }
 
 std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only) {
-  std::string out = "hwx container: cputype " + hx(h.cputype) + ", cpusubtype " + hx(h.cpusubtype) + ", filetype " + hx(h.filetype) +
+  std::string out = "hwx container: cputype " + hex(h.cputype) + ", cpusubtype " + hex(h.cpusubtype) + ", filetype " + hex(h.filetype) +
                     ", " + std::to_string(h.commands.size()) + " load commands\n";
   if (!h.banner.empty()) out += "banner: " + h.banner.substr(0, h.banner.find('\n', h.banner.find('\n') + 1)) + "\n";
   for (const HwxSegment &g : h.segments) {
-    out += "segment " + g.name + " vm " + hx(g.vmaddr) + "+" + hx(g.vmsize) + " file " + hx(g.fileoff) + "+" + hx(g.filesize) + "\n";
+    out += "segment " + g.name + " vm " + hex(g.vmaddr) + "+" + hex(g.vmsize) + " file " + hex(g.fileoff) + "+" + hex(g.filesize) + "\n";
     for (const HwxSection &x : g.sections)
-      out += "  section " + x.segment + "." + x.name + " " + hx(x.addr) + "+" + hx(x.size) + " at " + hx(x.offset) + ", " +
+      out += "  section " + x.segment + "." + x.name + " " + hex(x.addr) + "+" + hex(x.size) + " at " + hex(x.offset) + ", " +
              std::to_string(x.nreloc) + " relocations\n";
   }
-  for (const HwxTensorName &t : h.tensors) out += "tensor " + t.name + " at " + hx(t.vmaddr) + "\n";
+  for (const HwxTensorName &t : h.tensors) out += "tensor " + t.name + " at " + hex(t.vmaddr) + "\n";
   out += std::to_string(h.symbols.size()) + " symbols\n";
   for (const HwxSymbol &sym : h.symbols)
-    out += "  " + hx(sym.value) + " type " + hx(sym.type) + " sect " + std::to_string(sym.sect) + " desc " + hx(sym.desc) + "  " + sym.name + "\n";
+    out += "  " + hex(sym.value) + " type " + hex(sym.type) + " sect " + std::to_string(sym.sect) + " desc " + hex(sym.desc) + "  " + sym.name + "\n";
   for (const HwxReloc &x : h.relocations)
-    out += "relocation __text+" + hx(x.address) + " -> " + x.symbol + " (" +
+    out += "relocation __text+" + hex(x.address) + " -> " + x.symbol + " (" +
            (x.target.empty() ? "no decoded word" : x.target) + ")\n";
   return out + "\n" + dump_text(h.chain, s, only);
 }

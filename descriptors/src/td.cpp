@@ -1,4 +1,5 @@
 #include "anec/descriptors/td.hpp"
+#include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
 
@@ -8,11 +9,6 @@
 namespace anec::desc {
 
 namespace {
-std::string hexs(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 uint32_t le32(std::span<const uint8_t> b, uint64_t off) {
   return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
 }
@@ -35,8 +31,8 @@ Word decode_word(const TdSchema &s, const std::string &block, uint32_t address, 
 
 Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const TdSchema &s, std::vector<Finding> &findings) {
   if (offset + s.header_bytes > b.size())
-    throw Error("ANEC-TD-001", "descriptor at " + hexs(offset) + " needs a " + hexs(s.header_bytes) + "-byte header, " +
-                                   hexs(b.size() - offset) + " bytes remain");
+    throw Error("ANEC-TD-001", "descriptor at " + hex(offset) + " needs a " + hex(s.header_bytes) + "-byte header, " +
+                                   hex(b.size() - offset) + " bytes remain");
   Td td;
   td.offset = offset;
   for (uint32_t a = 0; a < s.header_bytes; a += 4) td.header.push_back(decode_word(s, "Header", a, le32(b, offset + a), offset + a));
@@ -45,7 +41,7 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
       if (f.field->name == "EON") td.eon = f.value != 0;
   uint64_t p = offset + s.header_bytes;
   while (p < end) {
-    if (p + 4 > b.size()) throw Error("ANEC-TD-002", "stream header at " + hexs(p) + " runs past the end " + hexs(b.size()));
+    if (p + 4 > b.size()) throw Error("ANEC-TD-002", "stream header at " + hex(p) + " runs past the end " + hex(b.size()));
     Stream st;
     st.offset = p;
     st.header = le32(b, p);
@@ -53,17 +49,17 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
     st.address = st.header & 0x3ffffff;
     uint64_t data_end = p + 4 + 4ull * st.count;
     if (data_end > end || data_end > b.size())
-      throw Error("ANEC-TD-002", "stream at " + hexs(p) + " (header " + hexs(st.header) + ": " + std::to_string(st.count) +
-                                     " words at " + hexs(st.address) + ") runs past the descriptor end " + hexs(std::min<uint64_t>(end, b.size())));
+      throw Error("ANEC-TD-002", "stream at " + hex(p) + " (header " + hex(st.header) + ": " + std::to_string(st.count) +
+                                     " words at " + hex(st.address) + ") runs past the descriptor end " + hex(std::min<uint64_t>(end, b.size())));
     const TdBlock *blk = s.block_at(st.address);
-    if (!blk) findings.push_back({"ANEC-TD-101", p, "stream at register address " + hexs(st.address) + " is in no known block"});
+    if (!blk) findings.push_back({"ANEC-TD-101", p, "stream at register address " + hex(st.address) + " is in no known block"});
     for (uint32_t i = 0; i < st.count; ++i) {
       uint32_t addr = st.address + 4 * i;
       const TdBlock *wb = s.block_at(addr);
       Word w = decode_word(s, wb ? wb->name : "", addr, le32(b, p + 4 + 4 * i), p + 4 + 4 * i);
       if (blk && wb != blk)
         findings.push_back({"ANEC-TD-102", w.offset, "stream starting in " + blk->name + " runs into " +
-                                                         (wb ? wb->name : "register address " + hexs(addr) + ", outside every block")});
+                                                         (wb ? wb->name : "register address " + hex(addr) + ", outside every block")});
       st.words.push_back(std::move(w));
     }
     td.streams.push_back(std::move(st));
@@ -71,7 +67,7 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
   }
   td.size = uint32_t(p - offset);
   for (const Word &w : td.header)
-    if (w.reserved) findings.push_back({"ANEC-TD-103", w.offset, "reserved header bits " + hexs(w.reserved) + " set"});
+    if (w.reserved) findings.push_back({"ANEC-TD-103", w.offset, "reserved header bits " + hex(w.reserved) + " set"});
   return td;
 }
 
@@ -90,7 +86,7 @@ uint64_t walk_end(std::span<const uint8_t> b, uint64_t offset, const TdSchema &s
 
 Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const ChainLayout &layout, uint64_t begin,
                        uint64_t end_limit) {
-  if (begin > all.size()) throw Error("ANEC-TD-001", "chain start " + hexs(begin) + " lies past the end " + hexs(all.size()));
+  if (begin > all.size()) throw Error("ANEC-TD-001", "chain start " + hex(begin) + " lies past the end " + hex(all.size()));
   std::span<const uint8_t> b = all.first(std::min<uint64_t>(end_limit, all.size()));
   Chain c;
   auto padding = [&](uint64_t from, uint64_t to, const char *where) {
@@ -105,14 +101,14 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
     if (c.tds.size() >= layout.max_tds)
       throw Error("ANEC-TD-003", "more than " + std::to_string(layout.max_tds) + " descriptors without EON");
     if (off + s.header_bytes > b.size())
-      throw Error("ANEC-TD-003", "the chain ends at " + hexs(off) + " without a descriptor marked EON");
+      throw Error("ANEC-TD-003", "the chain ends at " + hex(off) + " without a descriptor marked EON");
     Td td = decode_td(b, off, std::min<uint64_t>(walk_end(b, off, s), b.size()), s, c.findings);
     uint64_t end = td.offset + td.size;
     bool last = td.eon;
     c.tds.push_back(std::move(td));
     if (last) {
       if (end_limit != UINT64_MAX && end != b.size())
-        c.findings.push_back({"ANEC-TD-105", end, "the descriptors end at " + hexs(end) + ", the section at " + hexs(b.size())});
+        c.findings.push_back({"ANEC-TD-105", end, "the descriptors end at " + hex(end) + ", the section at " + hex(b.size())});
       c.kernel_offset = std::min<uint64_t>((end + layout.data_alignment - 1) / layout.data_alignment * layout.data_alignment, b.size());
       c.kernel_size = b.size() - c.kernel_offset;
       padding(end, c.kernel_offset, "between the last descriptor and the kernel data");
@@ -127,11 +123,11 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
     uint64_t next = (end + layout.td_alignment - 1) / layout.td_alignment * layout.td_alignment;
     if (next_ptr) {
       if (begin + next_ptr < end)
-        throw Error("ANEC-TD-004", "descriptor at " + hexs(c.tds.back().offset) + " points its NextPointer " + hexs(next_ptr) +
-                                       " back into itself or an earlier descriptor (it ends at " + hexs(end - begin) + ")");
+        throw Error("ANEC-TD-004", "descriptor at " + hex(c.tds.back().offset) + " points its NextPointer " + hex(next_ptr) +
+                                       " back into itself or an earlier descriptor (it ends at " + hex(end - begin) + ")");
       next = begin + next_ptr;
     } else {
-      c.findings.push_back({"ANEC-TD-106", c.tds.back().offset, "descriptor without EON has no NextPointer; next assumed at " + hexs(next)});
+      c.findings.push_back({"ANEC-TD-106", c.tds.back().offset, "descriptor without EON has no NextPointer; next assumed at " + hex(next)});
     }
     padding(end, next, "between descriptors");
     off = next;

@@ -41,12 +41,6 @@ std::optional<Confidence> parse_confidence(std::string_view s) {
   return std::nullopt;
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 const std::vector<std::string> &Schema::section_order() {
   static const std::vector<std::string> order = {"identity",  "datapath",   "limits",  "memory",
                                                  "capability", "formats",   "cost_model", "hazards",

@@ -2,6 +2,7 @@
 // lives in the 0x938-byte ZinIrHalParameters blob (guide ch.24) or that it lives outside it.
 #pragma once
 #include "anec/support/doc.hpp"
+#include "anec/support/format.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -63,7 +64,5 @@ private:
   std::vector<Field> fields_;
   std::vector<Region> regions_;
 };
-
-std::string hex(uint64_t v);
 
 } // namespace anec::hal
