@@ -5,6 +5,8 @@
 #include "anec/support/error.hpp"
 
 #include <cstdio>
+#include <map>
+#include <regex>
 
 namespace anec::desc {
 
@@ -121,9 +123,42 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     s.name = r.cstr(stroff + strx, uint64_t(stroff) + strsize);
     h.symbols.push_back(std::move(s));
   }
+  // Tensor layouts from the stabs shape strings, element types from the catalogue.
+  std::map<std::string, std::string> types; // "5" -> "float16"
+  for (const HwxSymbol &sym : h.symbols) {
+    size_t colon = sym.name.find(":t");
+    if (sym.type != 0x80 || colon == std::string::npos) continue;
+    size_t eq = sym.name.find('=', colon);
+    types[sym.name.substr(colon + 2, eq == std::string::npos ? std::string::npos : eq - colon - 2)] = sym.name.substr(0, colon);
+  }
+  static const std::regex axis(R"(ar1;0;(\d+);\d+=s(\d+)([a-z]):)");
+  for (const HwxSymbol &sym : h.symbols) {
+    if (sym.type != 0x20) continue;
+    size_t colon = sym.name.find(':');
+    size_t last = sym.name.rfind(':');
+    if (colon == std::string::npos || last == colon) {
+      h.chain.findings.push_back({"ANEC-HWX-101", 0, "shape string of '" + sym.name + "' is not understood"});
+      continue;
+    }
+    HwxTensor t;
+    t.name = sym.name.substr(0, colon);
+    std::string body = sym.name.substr(colon);
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), axis); it != std::sregex_iterator(); ++it) {
+      t.extents.push_back({(*it)[3].str()[0], std::stoull((*it)[1].str())});
+      t.strides.push_back(std::stoull((*it)[2].str()));
+    }
+    std::string type_index = sym.name.substr(last + 1);
+    t.dtype = types.count(type_index) ? types[type_index] : "t" + type_index;
+    for (const HwxTensorName &n : h.tensors)
+      if (n.name == t.name) t.vmaddr = n.vmaddr;
+    if (t.extents.empty()) h.chain.findings.push_back({"ANEC-HWX-101", 0, "shape string of '" + t.name + "' has no axis"});
+    h.layouts.push_back(std::move(t));
+  }
   if (!have_text) throw Error("ANEC-HWX-003", "the container has no __TEXT.__text section");
   r.need(h.text.reloff, uint64_t(h.text.nreloc) * 8, "the __text relocations");
+  std::vector<Finding> layout_findings = std::move(h.chain.findings);
   h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
+  h.chain.findings.insert(h.chain.findings.end(), layout_findings.begin(), layout_findings.end());
   for (uint32_t k = 0; k < h.text.nreloc; ++k) {
     uint64_t ro = h.text.reloff + 8ull * k;
     uint32_t info = r.u32(ro + 4);
@@ -166,6 +201,13 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
              std::to_string(x.nreloc) + " relocations\n";
   }
   for (const HwxTensorName &t : h.tensors) out += "tensor " + t.name + " at " + hex(t.vmaddr) + "\n";
+  for (const HwxTensor &t : h.layouts) {
+    out += "layout " + t.name + " " + t.dtype + " [";
+    for (size_t i = 0; i < t.extents.size(); ++i) out += (i ? " " : "") + std::string(1, t.extents[i].first) + "=" + std::to_string(t.extents[i].second);
+    out += "] strides [";
+    for (size_t i = 0; i < t.strides.size(); ++i) out += (i ? " " : "") + std::to_string(t.strides[i]);
+    out += "]" + (t.vmaddr ? " at " + hex(t.vmaddr) : std::string()) + "\n";
+  }
   out += std::to_string(h.symbols.size()) + " symbols\n";
   for (const HwxSymbol &sym : h.symbols)
     out += "  " + hex(sym.value) + " type " + hex(sym.type) + " sect " + std::to_string(sym.sect) + " desc " + hex(sym.desc) + "  " + sym.name + "\n";
@@ -187,6 +229,23 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     tensors.push(std::move(x));
   }
   d.set("tensors", std::move(tensors));
+  Doc layouts = Doc::array();
+  for (const HwxTensor &t : h.layouts) {
+    Doc x = Doc::table();
+    x.set("name", Doc::string(t.name));
+    x.set("dtype", Doc::string(t.dtype));
+    Doc shape = Doc::table(), strides = Doc::table();
+    for (size_t i = 0; i < t.extents.size(); ++i) {
+      std::string a(1, t.extents[i].first);
+      shape.set(a, Doc::integer(int64_t(t.extents[i].second)));
+      strides.set(a, Doc::integer(int64_t(t.strides[i])));
+    }
+    x.set("shape", std::move(shape));
+    x.set("stride_bytes", std::move(strides));
+    x.set("vmaddr", Doc::integer(int64_t(t.vmaddr)));
+    layouts.push(std::move(x));
+  }
+  d.set("layouts", std::move(layouts));
   Doc relocs = Doc::array();
   for (const HwxReloc &x : h.relocations) {
     Doc r = Doc::table();

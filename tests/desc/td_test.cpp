@@ -239,6 +239,32 @@ TEST(Hwx, RealContainersDecode) {
     EXPECT_EQ(names, w.tensors);
     EXPECT_EQ(h.banner.rfind("ANEC v1\nzin_ane_compiler v4.2.1\n", 0), 0u) << h.banner.substr(0, 40);
   }
+  // Tensor layouts as SOURCES.md describes each program (n, c, h, w; fp16).
+  std::map<std::string, std::vector<std::vector<uint64_t>>> shapes = {
+      {"conv.hwx", {{1, 3, 1, 1}, {1, 3, 1, 1}}},
+      {"concat.hwx", {{1, 16, 1, 1}, {1, 16384, 1, 1}, {1, 16400, 1, 1}}},
+      {"gemm.hwx", {{1, 512, 1, 1}, {1, 512, 1, 1}}},
+      {"relu.hwx", {{1, 1, 1, 77}, {1, 1, 1, 77}}},
+      {"sigmoid.hwx", {{1, 1, 1, 77}, {1, 1, 1, 77}}},
+      {"sum.hwx", {{1, 64, 1, 1}, {1, 64, 1, 1}, {1, 64, 1, 1}}}};
+  for (auto &[file, want] : shapes) {
+    SCOPED_TRACE(file);
+    Hwx h = read_hwx(read_file(tinygrad(file.c_str())), gen7());
+    ASSERT_EQ(h.layouts.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      std::vector<uint64_t> got;
+      std::string axes;
+      for (auto &[a, e] : h.layouts[i].extents) {
+        axes += a;
+        got.push_back(e);
+      }
+      EXPECT_EQ(axes, "nchw");
+      EXPECT_EQ(got, want[i]);
+      EXPECT_EQ(h.layouts[i].dtype, "float16");
+      EXPECT_EQ(h.layouts[i].strides.back(), 2u); // one fp16 element
+      EXPECT_NE(h.layouts[i].vmaddr, 0u);
+    }
+  }
   Hwx gemm = read_hwx(read_file(tinygrad("gemm.hwx")), gen7());
   size_t kernels = 0;
   for (auto &s : gemm.symbols)

@@ -37,6 +37,16 @@ struct HwxTensorName { // load command 0x6, fvmlib-shaped: {u32 name offset, u32
   std::string name;
 };
 
+// A tensor's layout from its stabs-style shape string (symbol type 0x20): `name:tK=` then one
+// `ar1;0;<extent>;<id>=s<stride><axis>:` per axis (n, c, h, w; stride in bytes), then the element
+// type index, resolved through the container's type catalogue (`float16:t5=...`, type 0x80).
+struct HwxTensor {
+  std::string name, dtype;
+  std::vector<std::pair<char, uint64_t>> extents; // axis letter, extent
+  std::vector<uint64_t> strides;                  // bytes, in the same order
+  uint64_t vmaddr = 0;                            // from the tensor-name command, 0 when none
+};
+
 struct HwxSymbol {
   std::string name;
   uint8_t type = 0, sect = 0;
@@ -58,6 +68,7 @@ struct Hwx {
   std::vector<HwxCommand> commands;
   std::vector<HwxSegment> segments;
   std::vector<HwxTensorName> tensors;
+  std::vector<HwxTensor> layouts;
   std::string banner;
   std::vector<HwxSymbol> symbols;
   HwxSection text;
