@@ -79,6 +79,18 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
         out.push_back({"ANEC-AUD-005", at, reg + " covers " + hex(begin) + "+" + hex(len) + " of " + r.symbol + ", which is " + hex(target->size) + " bytes"});
     }
   }
+  for (const HwxTensor &l : h.layouts) {
+    const HwxTensorState *st = nullptr;
+    for (const HwxTensorState &t : h.states)
+      if (t.name == l.name) st = &t;
+    if (!st) {
+      out.push_back({"ANEC-AUD-006", 0, "tensor " + l.name + " has a shape string but no thread state"});
+      continue;
+    }
+    bool same = l.extents.size() == 4;
+    for (size_t k = 0; same && k < 4; ++k) same = l.extents[k].second == st->extents[k] && l.strides[k] == st->strides[k];
+    if (!same) out.push_back({"ANEC-AUD-006", st->offset, "tensor " + l.name + ": the thread state's extents or strides disagree with its shape string"});
+  }
   return out;
 }
 

@@ -99,6 +99,24 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       h.tensors.push_back({r.u32(off + 16), r.cstr(off + name_off, off + c.size)});
     } else if (c.cmd == 0x8) { // build banner
       h.banner = r.cstr(off + 8, off + c.size);
+    } else if (c.cmd == 0x4 && c.size >= 16 + 30 * 4 && r.u32(off + 8) == 3 && r.u32(off + 12) == 30) { // per-tensor thread state
+      HwxTensorState t;
+      uint64_t w = off + 16;
+      t.offset = off;
+      t.direction = r.u32(w + 4 * 1);
+      t.dtype_index = r.u32(w + 4 * 5);
+      for (int k = 0; k < 4; ++k) {
+        t.extents[k] = r.u32(w + 4 * (6 + k));
+        t.strides[k] = r.u64(w + 4 * (16 + 2 * k));
+      }
+      uint64_t p = w + 30 * 4;
+      std::vector<std::string> names;
+      while (p < off + c.size && names.size() < 2) {
+        names.push_back(r.cstr(p, off + c.size));
+        p += names.back().size() + 1;
+      }
+      if (names.size() == 2) t.name = names[1];
+      h.states.push_back(std::move(t));
     } else if (c.cmd == 0x2) { // LC_SYMTAB
       need(24);
       symoff = r.u32(off + 8);
@@ -208,6 +226,11 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
     for (size_t i = 0; i < t.strides.size(); ++i) out += (i ? " " : "") + std::to_string(t.strides[i]);
     out += "]" + (t.vmaddr ? " at " + hex(t.vmaddr) : std::string()) + "\n";
   }
+  for (const HwxTensorState &t : h.states)
+    out += "state " + t.name + " " + (t.direction == 1 ? "input" : t.direction == 2 ? "output" : "direction " + std::to_string(t.direction)) +
+           " type t" + std::to_string(t.dtype_index) + " [" + std::to_string(t.extents[0]) + " " + std::to_string(t.extents[1]) + " " +
+           std::to_string(t.extents[2]) + " " + std::to_string(t.extents[3]) + "] strides [" + std::to_string(t.strides[0]) + " " +
+           std::to_string(t.strides[1]) + " " + std::to_string(t.strides[2]) + " " + std::to_string(t.strides[3]) + "]\n";
   out += std::to_string(h.symbols.size()) + " symbols\n";
   for (const HwxSymbol &sym : h.symbols)
     out += "  " + hex(sym.value) + " type " + hex(sym.type) + " sect " + std::to_string(sym.sect) + " desc " + hex(sym.desc) + "  " + sym.name + "\n";

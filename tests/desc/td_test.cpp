@@ -397,6 +397,16 @@ TEST(Audit, RealFilesAreCleanAndEachCheckFires) {
   auto retarget = conv;
   put32(retarget, 0x1148, 0x34); // first relocation onto CoeffDMAConfig[0]
   EXPECT_TRUE(audit_codes(audit_hwx(read_hwx(retarget, gen7()))).count("ANEC-AUD-004"));
+  auto state = conv; // the input's thread state claims 4 channels (word 7 of the state at command offset)
+  {
+    Hwx h = read_hwx(conv, gen7());
+    ASSERT_EQ(h.states.size(), 2u);
+    EXPECT_EQ(h.states[0].name, "image");
+    EXPECT_EQ(h.states[0].direction, 1u);
+    EXPECT_EQ(h.states[1].direction, 2u);
+    put32(state, h.states[0].offset + 16 + 4 * 7, 4);
+  }
+  EXPECT_TRUE(audit_codes(audit_hwx(read_hwx(state, gen7()))).count("ANEC-AUD-006"));
   auto bounds = conv;
   put32(bounds, 0x4000 + 0x7c, 0x100); // CoeffBaseAddr[2] = 0x100: +0x40 runs past the 0xc0-byte __const
   EXPECT_TRUE(audit_codes(audit_hwx(read_hwx(bounds, gen7()))).count("ANEC-AUD-005"));

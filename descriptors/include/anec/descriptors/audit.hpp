@@ -20,6 +20,8 @@ namespace anec::desc {
 // check_kernel_bounds (ANEC-AUD-005): a base address relocated against a section, plus the buffer
 //   size of the same index (CoeffBaseAddr[i] with CoeffBfrSize[i], in 64-byte units), stays
 //   inside that section.
+// check_tensor_states (ANEC-AUD-006): each per-tensor thread state agrees with the stabs layout of
+//   the same name (n, c, h, w extents and byte strides), and every layout has a state.
 std::vector<Finding> audit_chain(const Chain &chain);
 std::vector<Finding> audit_hwx(const Hwx &hwx);
 

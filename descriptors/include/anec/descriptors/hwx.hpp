@@ -47,6 +47,17 @@ struct HwxTensor {
   uint64_t vmaddr = 0;                            // from the tensor-name command, 0 when none
 };
 
+// A per-tensor thread state (LC_THREAD flavor 3, 30 words, layout read off the real files): word 1
+// the direction (1 input, 2 output), word 5 the element-type index, words 6..9 the n, c, h, w
+// extents, words 16..23 the four byte strides as 64-bit values; then NUL-separated names, the
+// second being the tensor's.
+struct HwxTensorState {
+  uint64_t offset = 0; // of the load command
+  uint32_t direction = 0, dtype_index = 0;
+  uint64_t extents[4] = {}, strides[4] = {};
+  std::string name;
+};
+
 struct HwxSymbol {
   std::string name;
   uint8_t type = 0, sect = 0;
@@ -69,6 +80,7 @@ struct Hwx {
   std::vector<HwxSegment> segments;
   std::vector<HwxTensorName> tensors;
   std::vector<HwxTensor> layouts;
+  std::vector<HwxTensorState> states;
   std::string banner;
   std::vector<HwxSymbol> symbols;
   HwxSection text;
