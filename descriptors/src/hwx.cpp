@@ -269,6 +269,22 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     layouts.push(std::move(x));
   }
   d.set("layouts", std::move(layouts));
+  Doc states = Doc::array();
+  for (const HwxTensorState &t : h.states) {
+    Doc x = Doc::table();
+    x.set("name", Doc::string(t.name));
+    x.set("direction", Doc::string(t.direction == 1 ? "input" : t.direction == 2 ? "output" : std::to_string(t.direction)));
+    x.set("dtype_index", Doc::integer(t.dtype_index));
+    Doc ext = Doc::array(), str = Doc::array();
+    for (int k = 0; k < 4; ++k) {
+      ext.push(Doc::integer(int64_t(t.extents[k])));
+      str.push(Doc::integer(int64_t(t.strides[k])));
+    }
+    x.set("extents_nchw", std::move(ext));
+    x.set("stride_bytes_nchw", std::move(str));
+    states.push(std::move(x));
+  }
+  d.set("tensor_states", std::move(states));
   Doc relocs = Doc::array();
   for (const HwxReloc &x : h.relocations) {
     Doc r = Doc::table();
