@@ -6,21 +6,6 @@
 namespace anec::desc {
 
 namespace {
-std::optional<uint32_t> header_field(const Td &td, const std::string &name) {
-  for (const Word &w : td.header)
-    for (const FieldValue &f : w.fields)
-      if (f.field->name == name) return f.value;
-  return std::nullopt;
-}
-
-const Word *word_at(const Chain &c, uint64_t offset) {
-  for (const Td &td : c.tds)
-    for (const Stream &st : td.streams)
-      for (const Word &w : st.words)
-        if (w.offset == offset) return &w;
-  return nullptr;
-}
-
 // The value of register `reg` (e.g. "CoeffBfrSize[2]") in the same descriptor as `near`.
 std::optional<uint32_t> sibling(const Chain &c, uint64_t near, const std::string &reg) {
   for (const Td &td : c.tds) {
@@ -56,7 +41,7 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
   std::vector<Finding> out = audit_chain(h.chain);
   for (const HwxReloc &r : h.relocations) {
     uint64_t at = uint64_t(h.text.offset) + r.address;
-    const Word *w = r.address + 4ull <= h.text.size ? word_at(h.chain, at) : nullptr;
+    const Word *w = r.address + 4ull <= h.text.size ? find_word(h.chain, at) : nullptr;
     const FieldValue *base = nullptr;
     if (w)
       for (const FieldValue &f : w->fields)

@@ -198,11 +198,8 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
           if (++n == x.symbolnum) x.symbol = sec.segment + "." + sec.name;
       if (x.symbol.empty()) throw Error("ANEC-HWX-002", "relocation " + std::to_string(k) + " names section " + std::to_string(x.symbolnum));
     }
-    uint64_t at = uint64_t(h.text.offset) + x.address;
-    for (const Td &td : h.chain.tds)
-      for (const Stream &st : td.streams)
-        for (const Word &w : st.words)
-          if (w.offset == at) x.target = w.fields.empty() ? w.block + "." + hex(w.address) : w.fields.front().field->block + "." + w.fields.front().field->reg;
+    if (const Word *w = find_word(h.chain, uint64_t(h.text.offset) + x.address))
+      x.target = w->fields.empty() ? w->block + "." + hex(w->address) : w->fields.front().field->block + "." + w->fields.front().field->reg;
     h.relocations.push_back(std::move(x));
   }
   return h;

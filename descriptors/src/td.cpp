@@ -29,6 +29,21 @@ Word decode_word(const TdSchema &s, const std::string &block, uint32_t address, 
 }
 } // namespace
 
+std::optional<uint32_t> header_field(const Td &td, const std::string &name) {
+  for (const Word &w : td.header)
+    for (const FieldValue &f : w.fields)
+      if (f.field->name == name) return f.value;
+  return std::nullopt;
+}
+
+const Word *find_word(const Chain &c, uint64_t offset) {
+  for (const Td &td : c.tds)
+    for (const Stream &st : td.streams)
+      for (const Word &w : st.words)
+        if (w.offset == offset) return &w;
+  return nullptr;
+}
+
 Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const TdSchema &s, std::vector<Finding> &findings) {
   if (offset + s.header_bytes > b.size())
     throw Error("ANEC-TD-001", "descriptor at " + hex(offset) + " needs a " + hex(s.header_bytes) + "-byte header, " +
@@ -36,9 +51,7 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
   Td td;
   td.offset = offset;
   for (uint32_t a = 0; a < s.header_bytes; a += 4) td.header.push_back(decode_word(s, "Header", a, le32(b, offset + a), offset + a));
-  for (const Word &w : td.header)
-    for (const FieldValue &f : w.fields)
-      if (f.field->name == "EON") td.eon = f.value != 0;
+  td.eon = header_field(td, "EON").value_or(0) != 0;
   uint64_t p = offset + s.header_bytes;
   while (p < end) {
     if (p + 4 > b.size()) throw Error("ANEC-TD-002", "stream header at " + hex(p) + " runs past the end " + hex(b.size()));
@@ -116,10 +129,7 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
     }
     // The header's NextPointer is the next descriptor's offset from the start of the chain; without
     // one, the next descriptor is assumed at the end rounded up to the alignment.
-    uint64_t next_ptr = 0;
-    for (const Word &w : c.tds.back().header)
-      for (const FieldValue &f : w.fields)
-        if (f.field->name == "NextPointer") next_ptr = f.value;
+    uint64_t next_ptr = header_field(c.tds.back(), "NextPointer").value_or(0);
     uint64_t next = (end + layout.td_alignment - 1) / layout.td_alignment * layout.td_alignment;
     if (next_ptr) {
       if (begin + next_ptr < end)

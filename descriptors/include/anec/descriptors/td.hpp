@@ -5,6 +5,7 @@
 #include "anec/descriptors/td_schema.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,6 +66,11 @@ struct ChainLayout {
 // `begin`/`end` bound the chain within `bytes` (a container's text section); offsets stay file offsets.
 Chain decode_raw_chain(std::span<const uint8_t> bytes, const TdSchema &schema, const ChainLayout &layout = {},
                        uint64_t begin = 0, uint64_t end = UINT64_MAX);
+
+// The value of the header field `name` (EON, TID, NextPointer, ...), if the database names it.
+std::optional<uint32_t> header_field(const Td &td, const std::string &name);
+// The decoded register word at file offset `offset`, or null.
+const Word *find_word(const Chain &chain, uint64_t offset);
 
 // One descriptor at `offset`, streams walked until `end` or the expected size.
 Td decode_td(std::span<const uint8_t> bytes, uint64_t offset, uint64_t end, const TdSchema &schema,
