@@ -1,6 +1,7 @@
 // The LIEF adapter: the only file that includes LIEF. Everything LIEF reports is copied into the
 // project's own model, after the checks LIEF 0.9 does not make on a damaged file.
 #include "anec/decode/binary.hpp"
+#include "anec/support/bytes.hpp"
 #include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
@@ -33,9 +34,6 @@ std::string demangle(const std::string &name) {
 
 namespace {
 
-uint32_t le32(std::span<const uint8_t> b, size_t off) {
-  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
-}
 uint32_t be32(std::span<const uint8_t> b, size_t off) {
   return uint32_t(b[off]) << 24 | uint32_t(b[off + 1]) << 16 | uint32_t(b[off + 2]) << 8 | uint32_t(b[off + 3]);
 }
@@ -43,8 +41,6 @@ uint32_t be32(std::span<const uint8_t> b, size_t off) {
   throw Error("ANEC-BIN-001", "'" + name + "' is truncated or malformed: " + why);
 }
 
-uint64_t le64(std::span<const uint8_t> b, size_t off) { return uint64_t(le32(b, off)) | uint64_t(le32(b, off + 4)) << 32; }
-uint16_t le16(std::span<const uint8_t> b, size_t off) { return uint16_t(b[off] | b[off + 1] << 8); }
 
 // A segment larger than this is a damaged header, not a compiler binary.
 constexpr uint64_t kMaxSegment = 4ull << 30;

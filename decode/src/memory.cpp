@@ -1,5 +1,7 @@
 #include "anec/decode/memory.hpp"
 
+#include "anec/support/bytes.hpp"
+
 #include <array>
 
 namespace anec::decode {
@@ -7,9 +9,7 @@ namespace anec::decode {
 std::optional<uint64_t> MemoryReader::read_u64(uint64_t addr) const {
   std::array<uint8_t, 8> b;
   if (!read(addr, b)) return std::nullopt;
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t(b[i]) << (8 * i);
-  return v;
+  return le64(b, 0);
 }
 
 std::optional<std::string> MemoryReader::read_cstring(uint64_t addr, size_t max_len) const {

@@ -1,4 +1,5 @@
 #include "anec/descriptors/hwx.hpp"
+#include "anec/support/bytes.hpp"
 #include "anec/support/format.hpp"
 
 #include "anec/descriptors/dump.hpp"
@@ -19,7 +20,7 @@ struct Reader {
   }
   uint32_t u32(uint64_t off) const {
     need(off, 4, "a field");
-    return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
+    return le32(b, off);
   }
   uint64_t u64(uint64_t off) const { return uint64_t(u32(off)) | uint64_t(u32(off + 4)) << 32; }
   std::string fixed(uint64_t off, size_t n) const {

@@ -1,4 +1,5 @@
 #include "anec/descriptors/td.hpp"
+#include "anec/support/bytes.hpp"
 #include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
@@ -9,10 +10,6 @@
 namespace anec::desc {
 
 namespace {
-uint32_t le32(std::span<const uint8_t> b, uint64_t off) {
-  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
-}
-
 Word decode_word(const TdSchema &s, const std::string &block, uint32_t address, uint32_t raw, uint64_t offset) {
   Word w;
   w.offset = offset;

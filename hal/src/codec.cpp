@@ -1,5 +1,6 @@
 #include "anec/hal/codec.hpp"
 
+#include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 
 #include <algorithm>
@@ -10,11 +11,6 @@ namespace anec::hal {
 
 namespace {
 
-uint64_t load_le(std::span<const uint8_t> b, uint32_t off, uint32_t width) {
-  uint64_t v = 0;
-  for (uint32_t i = 0; i < width; ++i) v |= uint64_t(b[off + i]) << (8 * i);
-  return v;
-}
 void store_le(Bytes &b, uint32_t off, uint32_t width, uint64_t v) {
   for (uint32_t i = 0; i < width; ++i) b[off + i] = static_cast<uint8_t>(v >> (8 * i));
 }

@@ -2,6 +2,7 @@
 
 #include "anec/decode/disasm.hpp"
 #include "anec/hal/codec.hpp"
+#include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 
 #include <cstring>
@@ -23,12 +24,6 @@ const Field &blob_field(const Schema &s, const char *name) {
   const Field *f = s.find(name);
   if (!f || !f->in_blob()) throw Error("ANEC-EXT-003", std::string("schema has no blob field '") + name + "'");
   return *f;
-}
-
-uint64_t le64(const Bytes &b, uint32_t off) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t(b[off + i]) << (8 * i);
-  return v;
 }
 
 // In-order walk of a libc++ std::map (node: left, right, parent, colour, then the value, here a

@@ -1,0 +1,18 @@
+// Explicit little-endian loads from byte buffers (never pointer casts into file bytes). The caller
+// bounds-checks `off`.
+#pragma once
+#include <cstdint>
+#include <span>
+
+namespace anec {
+
+inline uint64_t load_le(std::span<const uint8_t> b, uint64_t off, uint32_t width) {
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < width; ++i) v |= uint64_t(b[off + i]) << (8 * i);
+  return v;
+}
+inline uint16_t le16(std::span<const uint8_t> b, uint64_t off) { return uint16_t(load_le(b, off, 2)); }
+inline uint32_t le32(std::span<const uint8_t> b, uint64_t off) { return uint32_t(load_le(b, off, 4)); }
+inline uint64_t le64(std::span<const uint8_t> b, uint64_t off) { return load_le(b, off, 8); }
+
+} // namespace anec
