@@ -1,18 +1,18 @@
 // The LIEF adapter: the only file that includes LIEF. Everything LIEF reports is copied into the
 // project's own model, after the checks LIEF 0.9 does not make on a damaged file.
 #include "anec/decode/binary.hpp"
-#include "anec/support/bytes.hpp"
-#include "anec/support/format.hpp"
 
+#include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 
 #include <LIEF/ELF.hpp>
 #include <LIEF/MachO.hpp>
 #include <LIEF/exception.hpp>
 #include <algorithm>
-#include <cxxabi.h>
 #include <cstdlib>
+#include <cxxabi.h>
 #include <set>
 
 namespace anec::decode {

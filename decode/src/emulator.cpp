@@ -1,8 +1,8 @@
 // The Unicorn adapter: the only file that includes Unicorn.
 #include "anec/decode/emulator.hpp"
-#include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,6 @@
 #include "anec/descriptors/audit.hpp"
-#include "anec/support/format.hpp"
 
-#include <cstdio>
+#include "anec/support/format.hpp"
 
 namespace anec::desc {
 

@@ -1,10 +1,8 @@
 #include "anec/descriptors/dump.hpp"
-#include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
-
-#include <cstdio>
+#include "anec/support/format.hpp"
 
 namespace anec::desc {
 

@@ -1,9 +1,7 @@
 #include "anec/descriptors/encode.hpp"
-#include "anec/support/format.hpp"
 
 #include "anec/support/error.hpp"
-
-#include <cstdio>
+#include "anec/support/format.hpp"
 
 namespace anec::desc {
 

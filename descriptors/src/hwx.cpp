@@ -1,11 +1,10 @@
 #include "anec/descriptors/hwx.hpp"
-#include "anec/support/bytes.hpp"
-#include "anec/support/format.hpp"
 
 #include "anec/descriptors/dump.hpp"
+#include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 
-#include <cstdio>
 #include <map>
 #include <regex>
 

@@ -1,11 +1,10 @@
 #include "anec/descriptors/td.hpp"
+
 #include "anec/support/bytes.hpp"
+#include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
 
-#include "anec/support/error.hpp"
-
 #include <algorithm>
-#include <cstdio>
 
 namespace anec::desc {
 

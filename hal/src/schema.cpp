@@ -1,10 +1,9 @@
 #include "anec/hal/schema.hpp"
 
-#include "anec/support/toml.hpp"
 #include "anec/support/strict.hpp"
+#include "anec/support/toml.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
 namespace anec::hal {
