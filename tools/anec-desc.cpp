@@ -1,11 +1,15 @@
 // anec-desc: decode task-descriptor programs. Argument parsing and printing only.
+#include "anec/descriptors/anec_container.hpp"
 #include "anec/descriptors/audit.hpp"
 #include "anec/descriptors/dump.hpp"
 #include "anec/descriptors/encode.hpp"
 #include "anec/descriptors/hwx.hpp"
 #include "anec/descriptors/td.hpp"
+#include "anec/hal/registry.hpp"
+#include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
 #include "guarded.hpp"
 #include "tables_path.hpp"
@@ -13,6 +17,7 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 namespace po = boost::program_options;
 using namespace anec;
@@ -21,36 +26,72 @@ namespace {
 
 const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json] [--td N] [--generation N]
        anec-desc [--tables DIR] encode DUMP.json -o FILE
-       anec-desc [--tables DIR] audit FILE
-       anec-desc [--tables DIR] explain FILE OFFSET
+       anec-desc [--tables DIR] audit FILE [--generation N]
+       anec-desc [--tables DIR] explain FILE OFFSET [--generation N]
+       anec-desc [--tables DIR] convert FILE.hwx -o FILE.anec [--header-bytes 0x800|0x1000]
 
-Decodes a task-descriptor program: an hwx container (magic 0xbeefface: load commands, segments,
-tensor names, banner, symbols, __text relocations resolved to the registers they patch, then the
-descriptor chain in __text) or a raw chain (descriptors back to back, the last marked EON, then
-kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register streams
-are printed, each register word with its raw value and decoded fields; unknown registers and set
-reserved bits are reported. `encode` rebuilds the file from a full JSON dump, packing each register
-word from its fields (edit a value to patch the program). `audit` runs the named checks (EON,
-TIDs, NextPointer, relocation targets, kernel bounds) and exits 1 on findings; `explain` says what
-lies at a byte offset. Exit codes: 0 success, 1 audit findings, 2 bad input.
+Decodes a task-descriptor program, its container detected from its bytes: an hwx container (magic
+0xbeefface: load commands, segments, tensor names, the program state's buffer slots, tensor
+states, banner, symbols, __text relocations resolved to the registers they patch, then the
+descriptor chain in __text), an anec container (the Linux driver's header, 0x800 or 0x1000 bytes,
+then the chain and kernel data), or a raw chain (descriptors back to back, the last marked EON,
+then kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register
+streams are printed, each register word with its raw value and decoded fields; unknown registers
+and set reserved bits are reported. The register database is chosen by --generation, else for an
+hwx by its cpusubtype through the target tables, else generation 7 (H13).
+`encode` rebuilds the file from a full JSON dump, packing each register word from its fields
+(edit a value to patch the program). `audit` runs the named checks (EON, TIDs, NextPointer,
+relocation targets, kernel bounds, program state, buffer slots, strides, anec header sizes) and
+exits 1 on findings; `explain` says what lies at a byte offset; `convert` writes an hwx as the anec
+container the Linux driver loads. Exit codes: 0 success, 1 audit findings, 2 bad input.
 )";
 
-// A program file read as an hwx container (by its magic) or else as a raw chain.
+// A program file read as an hwx container (by its magic), an anec container (by its header) or
+// else as a raw chain.
 struct Program {
   std::vector<uint8_t> bytes;
   desc::TdSchema schema;
   std::optional<desc::Hwx> hwx;
+  std::optional<desc::Anec> anec;
   desc::Chain chain;
 };
 
+bool is_hwx(const std::vector<uint8_t> &b) { return b.size() >= 12 && b[0] == 0xce && b[1] == 0xfa && b[2] == 0xef && b[3] == 0xbe; }
+
+// The descriptor generation of the targets whose hwx cpusubtype is `subtype`, from the tables.
+int generation_of_subtype(const std::filesystem::path &tables, uint32_t subtype) {
+  auto schema = hal::Schema::load(tables / "schema" / "hal.toml");
+  auto registry = hal::Registry::load(schema, hal::load_lineup(tables / "reference" / "lineup.toml"), tables / "targets");
+  std::set<uint64_t> generations;
+  std::string names;
+  for (const hal::Target &t : registry.targets()) {
+    const hal::Entry *e = t.find("cpusubtype");
+    if (!e || e->provenance.confidence == hal::Confidence::Placeholder || t.uint("cpusubtype") != subtype) continue;
+    generations.insert(t.uint("td_generation"));
+    names += (names.empty() ? "" : ", ") + t.name;
+  }
+  if (generations.size() != 1)
+    throw Error("ANEC-DESC-003", "cpusubtype " + hex(subtype) + (names.empty() ? " is no target's" : " is shared by targets of several generations (" + names + ")") +
+                                     "; pass --generation N");
+  return int(*generations.begin());
+}
+
 Program load(const std::filesystem::path &tables, const std::string &file, int generation) {
+  Program p{read_file(file, 256ull << 20), {}, std::nullopt, std::nullopt, {}};
+  if (generation < 0) generation = is_hwx(p.bytes) ? generation_of_subtype(tables, le32(p.bytes, 8)) : 7;
   auto schema_path = tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml");
   if (!std::filesystem::exists(schema_path))
     throw Error("ANEC-DESC-001", "no register database for descriptor generation " + std::to_string(generation) + " (" + schema_path.string() + ")");
-  Program p{read_file(file, 256ull << 20), desc::TdSchema::load(schema_path), std::nullopt, {}};
-  if (p.bytes.size() >= 4 && p.bytes[0] == 0xce && p.bytes[1] == 0xfa && p.bytes[2] == 0xef && p.bytes[3] == 0xbe) {
+  p.schema = desc::TdSchema::load(schema_path);
+  if (!p.schema.walkable())
+    throw Error("ANEC-DESC-002", "the generation-" + std::to_string(generation) + " database (" + schema_path.string() +
+                                     ") has no stream layout; its descriptors cannot be walked");
+  if (is_hwx(p.bytes)) {
     p.hwx = desc::read_hwx(p.bytes, p.schema);
     p.chain = p.hwx->chain;
+  } else if (desc::looks_like_anec(p.bytes)) {
+    p.anec = desc::read_anec(p.bytes, p.schema);
+    p.chain = p.anec->chain;
   } else {
     p.chain = desc::decode_raw_chain(p.bytes, p.schema);
   }
@@ -69,7 +110,7 @@ po::variables_map parse(const std::vector<std::string> &args, po::options_descri
 int dump(const std::filesystem::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
   std::string file, format = "text";
-  int td = -1, generation = 7;
+  int td = -1, generation = -1;
   o.add_options()("file", po::value(&file))("format", po::value(&format))("td", po::value(&td))("generation", po::value(&generation));
   parse(args, o, "file", 1);
   if (file.empty()) throw Error("ANEC-CLI-001", "dump needs a FILE");
@@ -80,6 +121,8 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
   std::string out;
   if (p.hwx)
     out = format == "json" ? json::write(desc::hwx_doc(*p.hwx, p.schema, p.bytes, only)) : desc::hwx_text(*p.hwx, p.schema, only);
+  else if (p.anec)
+    out = format == "json" ? json::write(desc::anec_doc(*p.anec, p.schema, p.bytes, only)) : desc::anec_text(*p.anec, p.schema, only);
   else
     out = format == "json" ? json::write(desc::dump_doc(p.chain, p.schema, p.bytes, only)) : desc::dump_text(p.chain, p.schema, only);
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -89,12 +132,12 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
 int audit(const std::filesystem::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
   std::string file;
-  int generation = 7;
+  int generation = -1;
   o.add_options()("file", po::value(&file))("generation", po::value(&generation));
   parse(args, o, "file", 1);
   if (file.empty()) throw Error("ANEC-CLI-001", "audit needs a FILE");
   Program p = load(tables, file, generation);
-  auto findings = p.hwx ? desc::audit_hwx(*p.hwx) : desc::audit_chain(p.chain);
+  auto findings = p.hwx ? desc::audit_hwx(*p.hwx) : p.anec ? desc::audit_anec(*p.anec) : desc::audit_chain(p.chain);
   for (auto &f : findings) std::printf("%s at 0x%llx: %s\n", f.code.c_str(), static_cast<unsigned long long>(f.offset), f.message.c_str());
   std::printf("%zu descriptor(s) audited, %zu finding(s)\n", p.chain.tds.size(), findings.size());
   return findings.empty() ? 0 : 1;
@@ -103,7 +146,7 @@ int audit(const std::filesystem::path &tables, const std::vector<std::string> &a
 int explain(const std::filesystem::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
   std::vector<std::string> pos;
-  int generation = 7;
+  int generation = -1;
   o.add_options()("pos", po::value(&pos))("generation", po::value(&generation));
   parse(args, o, "pos", 2);
   if (pos.size() != 2) throw Error("ANEC-CLI-001", "explain needs FILE and OFFSET");
@@ -116,7 +159,24 @@ int explain(const std::filesystem::path &tables, const std::vector<std::string> 
   if (used == 0 || used != pos[1].size()) throw Error("ANEC-CLI-001", "OFFSET '" + pos[1] + "' is not a number");
   Program p = load(tables, pos[0], generation);
   std::string out = desc::explain(p.bytes, p.chain, p.hwx ? &*p.hwx : nullptr, offset);
+  if (p.anec && offset < p.anec->header_bytes) out = hex(offset) + ": anec header " + desc::anec_header_field(*p.anec, offset) + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+int convert(const std::filesystem::path &tables, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string file, out, header = "0x1000";
+  o.add_options()("file", po::value(&file))("output,o", po::value(&out))("header-bytes", po::value(&header));
+  parse(args, o, "file", 1);
+  if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "convert needs FILE.hwx and -o FILE.anec");
+  if (header != "0x800" && header != "0x1000" && header != "2048" && header != "4096")
+    throw Error("ANEC-CLI-002", "--header-bytes " + header + " is not 0x800 or 0x1000");
+  Program p = load(tables, file, -1);
+  if (!p.hwx) throw Error("ANEC-CONV-001", file + " is not an hwx container");
+  auto bytes = desc::hwx_to_anec(*p.hwx, p.bytes, uint32_t(std::stoul(header, nullptr, 0)));
+  write_file_atomic(out, bytes);
+  std::fprintf(stderr, "convert: %zu bytes written to %s\n", bytes.size(), out.c_str());
   return 0;
 }
 
@@ -160,6 +220,7 @@ int main(int argc, char **argv) {
     if (cmd == "encode") return encode(anec::tools::find_tables(tables), args);
     if (cmd == "audit") return audit(anec::tools::find_tables(tables), args);
     if (cmd == "explain") return explain(anec::tools::find_tables(tables), args);
+    if (cmd == "convert") return convert(anec::tools::find_tables(tables), args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-desc --help)");
   });
 }

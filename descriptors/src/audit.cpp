@@ -16,6 +16,25 @@ std::optional<uint32_t> sibling(const Chain &c, uint64_t near, const std::string
   }
   return std::nullopt;
 }
+// The descriptor header's buffer-slot fields and the enables that switch them on.
+constexpr std::pair<const char *, const char *> kBaseFields[] = {{"RBase0", "RBE0"}, {"RBase1", "RBE1"}, {"WBase", "WBE"}, {"TBase", "TBE"},
+                                                                 {"KBase0", "KBE0"}, {"KBase1", "KBE1"}, {"KBase2", "KBE2"}, {"KBase3", "KBE3"}};
+
+// Strides in tile granules (guide ch.23: a row is a 64-byte tile row; planes and batches are whole
+// rows), the width stride one element, and every stride covering the axis inside it.
+void out_stride_findings(const HwxTensor &l, std::vector<Finding> &out) {
+  static const std::pair<const char *, uint64_t> sizes[] = {{"float16", 2}, {"float", 4}, {"int8", 1}, {"uint8", 1}, {"int16", 2}};
+  if (l.extents.size() != 4) return;
+  auto bad = [&](const std::string &m) { out.push_back({"ANEC-AUD-009", 0, "tensor " + l.name + ": " + m}); };
+  for (const auto &[name, size] : sizes)
+    if (l.dtype == name && l.strides[3] != size) bad("width stride " + std::to_string(l.strides[3]) + " is not one " + name + " element");
+  for (size_t k = 0; k < 3; ++k) {
+    if (l.strides[k] % 64) bad(std::string(1, l.extents[k].first) + " stride " + std::to_string(l.strides[k]) + " is not a multiple of the 64-byte tile row");
+    if (l.strides[k] < l.strides[k + 1] * l.extents[k + 1].second)
+      bad(std::string(1, l.extents[k].first) + " stride " + std::to_string(l.strides[k]) + " is smaller than " + std::to_string(l.extents[k + 1].second) +
+          " x " + std::to_string(l.strides[k + 1]));
+  }
+}
 } // namespace
 
 std::vector<Finding> audit_chain(const Chain &c) {
@@ -75,6 +94,25 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
     for (size_t k = 0; same && k < 4; ++k) same = l.extents[k].second == st->extents[k] && l.strides[k] == st->strides[k];
     if (!same) out.push_back({"ANEC-AUD-006", st->offset, "tensor " + l.name + ": the thread state's extents or strides disagree with its shape string"});
   }
+  if (const auto &p = h.program) {
+    auto bad = [&](const std::string &m) { out.push_back({"ANEC-AUD-007", p->offset, "program state: " + m}); };
+    if (p->td_base != h.text.addr) bad("chain base " + hex(p->td_base) + ", __text is at " + hex(h.text.addr));
+    if (p->td_count != h.chain.tds.size()) bad(std::to_string(p->td_count) + " descriptor(s) declared, the chain has " + std::to_string(h.chain.tds.size()));
+    for (const Td &td : h.chain.tds)
+      if ((p->td_words_minus_one + 1ull) * 4 != td.size)
+        bad("descriptor size " + hex((p->td_words_minus_one + 1ull) * 4) + ", the descriptor at " + hex(td.offset) + " is " + hex(td.size));
+    for (const Td &td : h.chain.tds)
+      for (auto [slot, enable] : kBaseFields) {
+        auto on = header_field(td, enable);
+        auto index = header_field(td, slot);
+        if (!on || !*on || !index) continue;
+        if (*index >= HwxProgramState::kBars || !p->bars[*index])
+          out.push_back({"ANEC-AUD-008", td.offset, std::string(slot) + " = " + std::to_string(*index) + " is enabled but buffer slot " +
+                                                        std::to_string(*index) + " holds no address"});
+      }
+  }
+  for (const HwxTensor &l : h.layouts)
+    out_stride_findings(l, out);
   return out;
 }
 

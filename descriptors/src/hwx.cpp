@@ -96,7 +96,25 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       need(20);
       uint32_t name_off = r.u32(off + 8);
       if (name_off < 20 || name_off >= c.size) throw Error("ANEC-HWX-002", "tensor-name command at " + hex(off) + " puts its name at " + hex(name_off));
-      h.tensors.push_back({r.u32(off + 16), r.cstr(off + name_off, off + c.size)});
+      h.tensors.push_back({0x6, r.u32(off + 16), 0, r.cstr(off + name_off, off + c.size)});
+    } else if (c.cmd == 0x40) { // window binding: u32 size, u32 pad, u64 address, name
+      need(24);
+      h.tensors.push_back({0x40, r.u64(off + 16), r.u32(off + 8), r.cstr(off + 24, off + c.size)});
+    } else if (c.cmd == 0x4 && c.size >= 16 + 0x830 && r.u32(off + 8) == 1 && 16ull + 4ull * r.u32(off + 12) <= c.size &&
+               r.u32(off + 12) * 4ull >= 0x830) { // program state
+      HwxProgramState p;
+      uint64_t w = off + 16, n = 4ull * r.u32(off + 12);
+      p.offset = off;
+      for (size_t k = 0; k < HwxProgramState::kBars; ++k) p.bars[k] = r.u64(w + 8 * k);
+      p.td_base = r.u64(w + 0x800);
+      p.td_words_minus_one = r.u32(w + 0x808);
+      p.td_count = r.u32(w + 0x80c);
+      uint32_t name_off = r.u32(w + 0x82c);
+      if (name_off >= 16 + n && name_off < c.size) p.name = r.cstr(off + name_off, off + c.size);
+      for (uint64_t k = 8 * HwxProgramState::kBars; k < n; k += 4)
+        if (k != 0x800 && k != 0x804 && k != 0x808 && k != 0x80c && k != 0x82c && r.u32(w + k)) p.other.push_back({uint32_t(k), r.u32(w + k)});
+      if (h.program) h.chain.findings.push_back({"ANEC-HWX-102", off, "a second program state; the first is kept"});
+      else h.program = std::move(p);
     } else if (c.cmd == 0x8) { // build banner
       h.banner = r.cstr(off + 8, off + c.size);
     } else if (c.cmd == 0x4 && c.size >= 16 + 30 * 4 && r.u32(off + 8) == 3 && r.u32(off + 12) == 30) { // per-tensor thread state
@@ -205,6 +223,25 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   return h;
 }
 
+std::string hwx_what_is(const Hwx &h, uint64_t a) {
+  for (const HwxTensorName &t : h.tensors)
+    if (t.vmaddr == a) return t.name;
+  for (const HwxSegment &g : h.segments)
+    for (const HwxSection &x : g.sections)
+      if (x.addr == a) return x.segment + "." + x.name;
+  return "";
+}
+
+namespace {
+bool known_command(const Hwx &h, const HwxCommand &c) {
+  if (c.cmd == 0x19 || c.cmd == 0x6 || c.cmd == 0x40 || c.cmd == 0x8 || c.cmd == 0x2) return true;
+  if (h.program && h.program->offset == c.offset) return true;
+  for (const HwxTensorState &t : h.states)
+    if (t.offset == c.offset) return true;
+  return false;
+}
+} // namespace
+
 std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only) {
   std::string out = "hwx container: cputype " + hex(h.cputype) + ", cpusubtype " + hex(h.cpusubtype) + ", filetype " + hex(h.filetype) +
                     ", " + std::to_string(h.commands.size()) + " load commands\n";
@@ -215,7 +252,20 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
       out += "  section " + x.segment + "." + x.name + " " + hex(x.addr) + "+" + hex(x.size) + " at " + hex(x.offset) + ", " +
              std::to_string(x.nreloc) + " relocations\n";
   }
-  for (const HwxTensorName &t : h.tensors) out += "tensor " + t.name + " at " + hex(t.vmaddr) + "\n";
+  for (const HwxCommand &c : h.commands)
+    if (!known_command(h, c)) out += "load command " + hex(c.cmd) + " at " + hex(c.offset) + ", " + hex(c.size) + " bytes, kept raw\n";
+  for (const HwxTensorName &t : h.tensors)
+    out += "tensor " + t.name + " at " + hex(t.vmaddr) + (t.cmd == 0x40 ? ", " + std::to_string(t.bytes) + " bytes (window binding 0x40)" : std::string()) + "\n";
+  if (const auto &p = h.program) {
+    out += "program " + (p->name.empty() ? std::string("(unnamed)") : p->name) + ": chain at " + hex(p->td_base) + ", " + std::to_string(p->td_count) +
+           " descriptor(s) of " + hex((p->td_words_minus_one + 1ull) * 4) + " bytes\n";
+    for (size_t k = 0; k < HwxProgramState::kBars; ++k)
+      if (p->bars[k]) {
+        std::string what = hwx_what_is(h, p->bars[k]);
+        out += "  bar " + std::to_string(k) + " " + hex(p->bars[k]) + (what.empty() ? "" : " " + what) + "\n";
+      }
+    for (auto [at, v] : p->other) out += "  state word +" + hex(at) + " = " + hex(v) + "\n";
+  }
   for (const HwxTensor &t : h.layouts) {
     out += "layout " + t.name + " " + t.dtype + " [";
     for (size_t i = 0; i < t.extents.size(); ++i) out += (i ? " " : "") + std::string(1, t.extents[i].first) + "=" + std::to_string(t.extents[i].second);
@@ -245,10 +295,38 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
   for (const HwxTensorName &t : h.tensors) {
     Doc x = Doc::table();
     x.set("name", Doc::string(t.name));
+    x.set("command", Doc::integer(t.cmd));
     x.set("vmaddr", Doc::integer(int64_t(t.vmaddr)));
+    if (t.cmd == 0x40) x.set("bytes", Doc::integer(int64_t(t.bytes)));
     tensors.push(std::move(x));
   }
   d.set("tensors", std::move(tensors));
+  if (const auto &p = h.program) {
+    Doc x = Doc::table();
+    x.set("name", Doc::string(p->name));
+    x.set("td_base", Doc::integer(int64_t(p->td_base)));
+    x.set("td_bytes", Doc::integer(int64_t((p->td_words_minus_one + 1ull) * 4)));
+    x.set("td_count", Doc::integer(p->td_count));
+    Doc bars = Doc::array();
+    for (size_t k = 0; k < HwxProgramState::kBars; ++k)
+      if (p->bars[k]) {
+        Doc b = Doc::table();
+        b.set("slot", Doc::integer(int64_t(k)));
+        b.set("vmaddr", Doc::integer(int64_t(p->bars[k])));
+        b.set("holds", Doc::string(hwx_what_is(h, p->bars[k])));
+        bars.push(std::move(b));
+      }
+    x.set("bars", std::move(bars));
+    Doc other = Doc::array();
+    for (auto [at, v] : p->other) {
+      Doc o = Doc::table();
+      o.set("state_offset", Doc::integer(at));
+      o.set("value", Doc::integer(v));
+      other.push(std::move(o));
+    }
+    x.set("other_words", std::move(other));
+    d.set("program", std::move(x));
+  }
   Doc layouts = Doc::array();
   for (const HwxTensor &t : h.layouts) {
     Doc x = Doc::table();

@@ -15,6 +15,15 @@ uint32_t u32(Strict &r, const Doc &d, const std::string &what) {
   if (!d.is(Doc::Kind::Int) || d.as_int() < 0 || d.as_int() > 0xffffffffll) r.fail(d, what + " must be a 32-bit unsigned integer");
   return uint32_t(d.as_int());
 }
+// "hi:lo" within 31:0.
+void bits(Strict &r, const Doc &d, uint32_t &hi, uint32_t &lo) {
+  unsigned h = 0, l = 0;
+  char tail = 0;
+  if (std::sscanf(d.as_string().c_str(), "%u:%u%c", &h, &l, &tail) != 2 || h < l || h > 31)
+    r.fail(d, "bits must be \"hi:lo\" within 31:0, found \"" + d.as_string() + "\"");
+  hi = h;
+  lo = l;
+}
 } // namespace
 
 TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
@@ -25,10 +34,15 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
   const Doc &g = top.req("generation", Doc::Kind::Int);
   s.generation = int(u32(top, g, "generation"));
   s.complete = top.req("complete", Doc::Kind::Bool).as_bool();
-  s.header_bytes = u32(top, top.req("header_bytes", Doc::Kind::Int), "header_bytes");
+  if (const Doc *h = top.opt("header_bytes", Doc::Kind::Int)) s.header_bytes = u32(top, *h, "header_bytes"); // absent: unknown
   if (s.header_bytes % 4) top.fail(doc, "header_bytes must be a whole number of words");
   top.req("source", Doc::Kind::String);
-  for (const Doc &bd : top.req("block", Doc::Kind::Array).items()) {
+  static const Doc empty = Doc::array();
+  auto list = [&](const char *key) -> const Doc & {
+    const Doc *d = top.opt(key, Doc::Kind::Array);
+    return d ? *d : empty;
+  };
+  for (const Doc &bd : list("block").items()) {
     Strict r(bd, source, kCode, "block");
     TdBlock b;
     b.name = r.req("name", Doc::Kind::String).as_string();
@@ -45,20 +59,14 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
   }
   std::map<std::pair<std::string, uint32_t>, uint32_t> used; // (block, address) -> bits taken
   std::map<std::string, bool> paths;
-  for (const Doc &fd : top.req("field", Doc::Kind::Array).items()) {
+  for (const Doc &fd : list("field").items()) {
     Strict r(fd, source, kCode, "field");
     TdField f;
     f.block = r.req("block", Doc::Kind::String).as_string();
     f.reg = r.req("register", Doc::Kind::String).as_string();
     f.name = r.req("name", Doc::Kind::String).as_string();
     f.address = u32(r, r.req("address", Doc::Kind::Int), "address");
-    const Doc &bits = r.req("bits", Doc::Kind::String);
-    unsigned hi = 0, lo = 0;
-    char tail = 0;
-    if (std::sscanf(bits.as_string().c_str(), "%u:%u%c", &hi, &lo, &tail) != 2 || hi < lo || hi > 31)
-      r.fail(bits, "bits must be \"hi:lo\" within 31:0, found \"" + bits.as_string() + "\"");
-    f.hi = hi;
-    f.lo = lo;
+    bits(r, r.req("bits", Doc::Kind::String), f.hi, f.lo);
     f.source = r.req("source", Doc::Kind::String).as_string();
     f.confidence = r.req("confidence", Doc::Kind::String).as_string();
     r.finish();
@@ -76,6 +84,24 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
     taken |= f.mask();
     s.fields.push_back(std::move(f));
   }
+  for (const Doc &od : list("object_field").items()) {
+    Strict r(od, source, kCode, "object_field");
+    TdObjectField f;
+    f.name = r.req("name", Doc::Kind::String).as_string();
+    f.offset = u32(r, r.req("offset", Doc::Kind::Int), "offset");
+    if (const Doc *b = r.opt("bits", Doc::Kind::String)) {
+      uint32_t hi = 0, lo = 0;
+      bits(r, *b, hi, lo);
+      f.bits = std::to_string(hi) + ":" + std::to_string(lo);
+    }
+    f.source = r.req("source", Doc::Kind::String).as_string();
+    f.confidence = r.req("confidence", Doc::Kind::String).as_string();
+    r.finish();
+    for (const TdObjectField &o : s.object_fields)
+      if (o.name == f.name) r.fail(od, "duplicate object field " + f.name);
+    s.object_fields.push_back(std::move(f));
+  }
+  if ((s.blocks.empty() || !s.header_bytes) && s.complete) top.fail(doc, "a database without a header size and blocks cannot be complete");
   top.finish();
   for (const TdField &f : s.fields) s.by_word_[{f.block, f.address}].push_back(&f);
   return s;

@@ -32,9 +32,30 @@ struct HwxCommand {
   uint64_t offset = 0;
 };
 
-struct HwxTensorName { // load command 0x6, fvmlib-shaped: {u32 name offset, u32 minor version, u32 address}, name
-  uint64_t vmaddr = 0;
+// A tensor name bound to its window address. Load command 0x6 (fvmlib-shaped, the form of the real
+// files here): {u32 name offset, u32 minor version, u32 address} then the name. Load command 0x40
+// (the window-binding record of guide ch.23, "On-disk container"; no sample here): {u32 size,
+// u32 pad, u64 address, char name[]} after the command header.
+struct HwxTensorName {
+  uint32_t cmd = 0x6;
+  uint64_t vmaddr = 0, bytes = 0; // bytes: the 0x40 form only
   std::string name;
+};
+
+// The program thread state (LC_THREAD flavor 1; 0x214 words in every real file here; layout read off
+// them, roles as libane and anecc use them): a table of 64-bit buffer base addresses from state
+// offset 0, one per buffer slot (BAR) that the descriptor header's RBase/WBase/TBase/KBase fields
+// index — slot 0 the descriptor chain (__text), 1 the kernel data (__const), 4 the output, 5 and on
+// the inputs — then at state offset 0x800 the chain's base address, its descriptor size in words
+// minus one and its descriptor count, and at 0x82c the command offset of the program's name.
+struct HwxProgramState {
+  static constexpr size_t kBars = 32;
+  uint64_t offset = 0; // of the load command
+  uint64_t bars[kBars] = {};
+  uint64_t td_base = 0;
+  uint32_t td_words_minus_one = 0, td_count = 0;
+  std::string name;
+  std::vector<std::pair<uint32_t, uint32_t>> other; // (state offset, value): nonzero words not decoded above
 };
 
 // A tensor's layout from its stabs-style shape string (symbol type 0x20): `name:tK=` then one
@@ -81,12 +102,16 @@ struct Hwx {
   std::vector<HwxTensorName> tensors;
   std::vector<HwxTensor> layouts;
   std::vector<HwxTensorState> states;
+  std::optional<HwxProgramState> program;
   std::string banner;
   std::vector<HwxSymbol> symbols;
   HwxSection text;
   std::vector<HwxReloc> relocations; // on __text
   Chain chain;
 };
+
+// What a virtual address is in the container: "segment.section", a tensor name, or "".
+std::string hwx_what_is(const Hwx &h, uint64_t vmaddr);
 
 // Errors: ANEC-HWX-001 not an hwx (magic), ANEC-HWX-002 truncated or inconsistent structure (the
 // offending command and offsets named), ANEC-HWX-003 no __TEXT.__text; chain errors as ANEC-TD-*.

@@ -28,6 +28,15 @@ struct TdField {
   std::string path() const { return (block == "Header" ? "" : block + ".") + reg + "." + name; }
 };
 
+// A field the compiler's descriptor object `ZinAneTd<N>` holds at a byte offset (guide ch.35, ch.36):
+// known for generations whose stream layout is not, so it cannot be placed on a stream register.
+struct TdObjectField {
+  std::string name;
+  uint32_t offset = 0;
+  std::string bits; // "hi:lo", or empty when the source gives no bit range
+  std::string source, confidence;
+};
+
 struct TdSchema {
   // Movable, not copyable: the word index points into `fields`.
   TdSchema() = default;
@@ -42,6 +51,10 @@ struct TdSchema {
   uint32_t header_bytes = 0;
   std::vector<TdBlock> blocks;
   std::vector<TdField> fields;
+  std::vector<TdObjectField> object_fields;
+
+  // A database with no blocks cannot walk a descriptor's streams (only its object fields are known).
+  bool walkable() const { return !blocks.empty(); }
 
   // Strict: unknown keys, duplicate field paths, overlapping bits within a word, bits past 31,
   // header fields past header_bytes, and register fields outside every block are ANEC-TDS-001.

@@ -1,0 +1,231 @@
+#include "anec/descriptors/anec_container.hpp"
+
+#include "anec/descriptors/audit.hpp"
+#include "anec/descriptors/dump.hpp"
+#include "anec/support/bytes.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
+
+#include <algorithm>
+
+namespace anec::desc {
+
+namespace {
+constexpr uint32_t kPayloadOffsets[] = {0x800, 0x1000};
+
+uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// The payload offset the size field implies, or 0.
+uint32_t payload_offset(std::span<const uint8_t> b) {
+  if (b.size() < AnecHeader::kBytes) return 0;
+  uint64_t size = le64(b, 0);
+  for (uint32_t h : kPayloadOffsets)
+    if (size && size <= b.size() && b.size() - size == h) return h;
+  return 0;
+}
+
+std::string slot_role(const AnecHeader &h, size_t k) {
+  if (k == 0) return "command";
+  if (k == 3) return "intermediate";
+  if (k >= AnecHeader::kFirstOutput && k < AnecHeader::kFirstOutput + h.dst_count) return "output " + std::to_string(k - AnecHeader::kFirstOutput);
+  if (k >= AnecHeader::kFirstOutput + h.dst_count && k < AnecHeader::kFirstOutput + h.dst_count + h.src_count)
+    return "input " + std::to_string(k - AnecHeader::kFirstOutput - h.dst_count);
+  return "unassigned";
+}
+
+void put(std::vector<uint8_t> &out, uint64_t off, uint64_t v, int bytes) {
+  for (int k = 0; k < bytes; ++k) out[off + k] = uint8_t(v >> (8 * k));
+}
+} // namespace
+
+bool looks_like_anec(std::span<const uint8_t> b) {
+  uint32_t h = payload_offset(b);
+  return h && std::all_of(b.begin() + AnecHeader::kBytes, b.begin() + h, [](uint8_t x) { return x == 0; });
+}
+
+Anec read_anec(std::span<const uint8_t> b, const TdSchema &schema) {
+  Anec a;
+  a.header_bytes = payload_offset(b);
+  if (!a.header_bytes)
+    throw Error("ANEC-ANEC-001", "not an anec container: " +
+                                     (b.size() < AnecHeader::kBytes ? "the file is " + hex(b.size()) + " bytes, shorter than the " + hex(AnecHeader::kBytes) + "-byte header"
+                                                                    : "size field " + hex(le64(b, 0)) + " and file length " + hex(b.size()) +
+                                                                          " leave neither a 0x800- nor a 0x1000-byte header"));
+  for (uint64_t i = AnecHeader::kBytes; i < a.header_bytes; ++i)
+    if (b[i]) throw Error("ANEC-ANEC-001", "not an anec container: header pad byte at " + hex(i) + " is " + hex(b[i]) + ", not zero");
+  AnecHeader &h = a.header;
+  h.size = le64(b, 0);
+  h.td_size = le32(b, 8);
+  h.td_count = le32(b, 0xc);
+  h.tsk_size = le64(b, 0x10);
+  h.krn_size = le64(b, 0x18);
+  h.src_count = le32(b, 0x20);
+  h.dst_count = le32(b, 0x24);
+  for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
+    h.tiles[k] = le32(b, 0x28 + 4 * k);
+    for (size_t j = 0; j < 6; ++j) h.nchw[k][j] = le64(b, 0xa8 + 48 * k + 8 * j);
+  }
+  if (h.tsk_size == 0 || h.tsk_size > h.size)
+    throw Error("ANEC-ANEC-002", "chain size tsk_size " + hex(h.tsk_size) + " does not fit the " + hex(h.size) + "-byte payload");
+  if (h.td_size == 0 || h.td_size > h.tsk_size)
+    throw Error("ANEC-ANEC-002", "descriptor size td_size " + hex(h.td_size) + " does not fit the " + hex(h.tsk_size) + "-byte chain");
+  a.chain = decode_raw_chain(b, schema, {}, a.header_bytes);
+  return a;
+}
+
+std::string anec_text(const Anec &a, const TdSchema &schema, std::optional<size_t> only) {
+  const AnecHeader &h = a.header;
+  std::string out = "anec container: header " + hex(a.header_bytes) + " bytes, payload " + hex(h.size) + " bytes: chain " + hex(h.tsk_size) +
+                    " bytes (" + std::to_string(h.td_count) + " descriptor(s) of " + hex(h.td_size) + " bytes), kernel " + hex(h.krn_size) +
+                    " bytes; " + std::to_string(h.src_count) + " input(s), " + std::to_string(h.dst_count) + " output(s)\n";
+  for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
+    const uint64_t *s = h.nchw[k];
+    if (!h.tiles[k] && !s[0] && !s[1] && !s[2] && !s[3] && !s[4] && !s[5]) continue;
+    out += "slot " + std::to_string(k) + " " + slot_role(h, k) + ": " + std::to_string(h.tiles[k]) + " tile(s)";
+    if (s[0] || s[1] || s[2] || s[3])
+      out += ", nchw [" + std::to_string(s[0]) + " " + std::to_string(s[1]) + " " + std::to_string(s[2]) + " " + std::to_string(s[3]) +
+             "], plane stride " + std::to_string(s[4]) + ", row stride " + std::to_string(s[5]);
+    out += "\n";
+  }
+  return out + "\n" + dump_text(a.chain, schema, only);
+}
+
+Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> file, std::optional<size_t> only) {
+  const AnecHeader &h = a.header;
+  Doc d = dump_doc(a.chain, schema, file, only);
+  d.set("container", Doc::string("anec"));
+  Doc x = Doc::table();
+  x.set("header_bytes", Doc::integer(a.header_bytes));
+  x.set("size", Doc::integer(int64_t(h.size)));
+  x.set("td_size", Doc::integer(h.td_size));
+  x.set("td_count", Doc::integer(h.td_count));
+  x.set("tsk_size", Doc::integer(int64_t(h.tsk_size)));
+  x.set("krn_size", Doc::integer(int64_t(h.krn_size)));
+  x.set("src_count", Doc::integer(h.src_count));
+  x.set("dst_count", Doc::integer(h.dst_count));
+  Doc slots = Doc::array();
+  for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
+    const uint64_t *s = h.nchw[k];
+    if (!h.tiles[k] && !s[0] && !s[1] && !s[2] && !s[3] && !s[4] && !s[5]) continue;
+    Doc e = Doc::table();
+    e.set("slot", Doc::integer(int64_t(k)));
+    e.set("role", Doc::string(slot_role(h, k)));
+    e.set("tiles", Doc::integer(h.tiles[k]));
+    Doc n = Doc::array();
+    for (size_t j = 0; j < 4; ++j) n.push(Doc::integer(int64_t(s[j])));
+    e.set("nchw", std::move(n));
+    e.set("plane_stride_bytes", Doc::integer(int64_t(s[4])));
+    e.set("row_stride_bytes", Doc::integer(int64_t(s[5])));
+    slots.push(std::move(e));
+  }
+  x.set("slots", std::move(slots));
+  d.set("anec", std::move(x));
+  return d;
+}
+
+std::string anec_header_field(const Anec &a, uint64_t off) {
+  static const std::pair<uint64_t, const char *> fixed[] = {{0x0, "size"},      {0x8, "td_size"},    {0xc, "td_count"}, {0x10, "tsk_size"},
+                                                           {0x18, "krn_size"}, {0x20, "src_count"}, {0x24, "dst_count"}};
+  if (off >= a.header_bytes) return "";
+  if (off >= AnecHeader::kBytes) return "pad";
+  if (off >= 0xa8) return "nchw[" + std::to_string((off - 0xa8) / 48) + "][" + std::to_string((off - 0xa8) % 48 / 8) + "]";
+  if (off >= 0x28) return "tiles[" + std::to_string((off - 0x28) / 4) + "]";
+  std::string name;
+  for (auto [at, n] : fixed)
+    if (off >= at) name = n;
+  return name;
+}
+
+std::vector<Finding> audit_anec(const Anec &a) {
+  const AnecHeader &h = a.header;
+  std::vector<Finding> out = audit_chain(a.chain);
+  auto sizes = [&](const std::string &m) { out.push_back({"ANEC-AUD-010", 0, m}); };
+  if (h.size != round_up(h.tsk_size, 16) + h.krn_size)
+    sizes("size " + hex(h.size) + " is not round_up(tsk_size " + hex(h.tsk_size) + ", 16) + krn_size " + hex(h.krn_size));
+  if (h.td_count != a.chain.tds.size()) sizes("td_count " + std::to_string(h.td_count) + ", the chain has " + std::to_string(a.chain.tds.size()));
+  for (const Td &td : a.chain.tds)
+    if (td.size != h.td_size) sizes("td_size " + hex(h.td_size) + ", the descriptor at " + hex(td.offset) + " is " + hex(td.size));
+  if (!a.chain.tds.empty() && a.chain.tds.back().offset + a.chain.tds.back().size != a.header_bytes + h.tsk_size)
+    sizes("the chain ends at " + hex(a.chain.tds.back().offset + a.chain.tds.back().size) + ", tsk_size puts its end at " + hex(a.header_bytes + h.tsk_size));
+  if (uint64_t(h.tiles[0]) * AnecHeader::kTile < h.size)
+    sizes("command slot has " + std::to_string(h.tiles[0]) + " tile(s), the payload needs " + std::to_string(round_up(h.size, AnecHeader::kTile) / AnecHeader::kTile));
+  auto slots = [&](const std::string &m) { out.push_back({"ANEC-AUD-011", 0, m}); };
+  if (!h.src_count || !h.dst_count) slots(std::to_string(h.src_count) + " input(s) and " + std::to_string(h.dst_count) + " output(s); each needs one at least");
+  if (uint64_t(AnecHeader::kFirstOutput) + h.dst_count + h.src_count > AnecHeader::kSlots) {
+    slots(std::to_string(h.dst_count) + " outputs and " + std::to_string(h.src_count) + " inputs from slot 4 overrun the 32 slots");
+    return out;
+  }
+  for (size_t k = AnecHeader::kFirstOutput; k < AnecHeader::kFirstOutput + h.dst_count + h.src_count; ++k) {
+    const uint64_t *s = h.nchw[k];
+    std::string who = "slot " + std::to_string(k) + " (" + slot_role(h, k) + ")";
+    if (!h.tiles[k] || !s[0] || !s[1] || !s[2] || !s[3]) {
+      slots(who + " lacks tiles or a shape");
+      continue;
+    }
+    if (s[0] * s[1] * s[4] > uint64_t(h.tiles[k]) * AnecHeader::kTile)
+      slots(who + ": " + std::to_string(s[0]) + " x " + std::to_string(s[1]) + " planes of " + std::to_string(s[4]) + " bytes exceed its " +
+            std::to_string(h.tiles[k]) + " tile(s)");
+    auto strides = [&](const std::string &m) { out.push_back({"ANEC-AUD-012", 0, who + ": " + m}); };
+    if (s[5] % 64 || s[4] % 64) strides("plane stride " + std::to_string(s[4]) + " and row stride " + std::to_string(s[5]) + " must be multiples of 64");
+    if (s[5] < 2 * s[3]) strides("row stride " + std::to_string(s[5]) + " holds fewer than W = " + std::to_string(s[3]) + " fp16 elements");
+    if (s[4] < s[2] * s[5]) strides("plane stride " + std::to_string(s[4]) + " holds fewer than H = " + std::to_string(s[2]) + " rows");
+  }
+  return out;
+}
+
+std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, uint32_t header_bytes) {
+  auto fail = [](const std::string &m) -> Error { return Error("ANEC-CONV-001", m); };
+  if (std::find(std::begin(kPayloadOffsets), std::end(kPayloadOffsets), header_bytes) == std::end(kPayloadOffsets))
+    throw fail("header size " + hex(header_bytes) + " is neither 0x800 nor 0x1000");
+  if (!x.program) throw fail("the hwx has no program thread state (buffer slots, descriptor count)");
+  const HwxProgramState &p = *x.program;
+  AnecHeader h;
+  h.tsk_size = x.text.size;
+  h.td_size = (p.td_words_minus_one + 1) * 4;
+  h.td_count = p.td_count;
+  const HwxSection *kernel = nullptr;
+  for (const HwxSegment &g : x.segments)
+    for (const HwxSection &s : g.sections)
+      if (s.segment == "__TEXT" && s.name == "__const") kernel = &s;
+  if (kernel && (kernel->addr != x.text.addr + round_up(x.text.size, 16) || !kernel->offset))
+    throw fail("kernel section __TEXT.__const at " + hex(kernel->addr) + " does not follow the chain at round_up(" + hex(x.text.addr) + " + " +
+               hex(x.text.size) + ", 16)");
+  h.krn_size = kernel ? kernel->size : 0;
+  h.size = round_up(h.tsk_size, 16) + h.krn_size;
+  h.tiles[0] = uint32_t(round_up(h.size, AnecHeader::kTile) / AnecHeader::kTile);
+  // Outputs first from slot 4, then inputs, the order libane binds them.
+  bool inputs_started = false;
+  for (size_t k = 2; k < HwxProgramState::kBars; ++k) {
+    if (!p.bars[k]) continue;
+    std::string name = hwx_what_is(x, p.bars[k]);
+    const HwxTensorState *t = nullptr;
+    for (const HwxTensorState &s : x.states)
+      if (s.name == name) t = &s;
+    if (!t) throw fail("buffer slot " + std::to_string(k) + " (" + hex(p.bars[k]) + ") holds no tensor with a thread state");
+    bool output = t->direction == 2;
+    if (k != AnecHeader::kFirstOutput + h.dst_count + h.src_count || (output && inputs_started) || (t->direction != 1 && !output))
+      throw fail("buffer slot " + std::to_string(k) + " (" + name + ") breaks libane's order: outputs from slot 4, then inputs");
+    inputs_started |= !output;
+    ++(output ? h.dst_count : h.src_count);
+    const uint64_t nchw[6] = {t->extents[0], t->extents[1], t->extents[2], t->extents[3], t->strides[1], t->strides[2]};
+    std::copy(std::begin(nchw), std::end(nchw), h.nchw[k]);
+    h.tiles[k] = uint32_t(round_up(nchw[0] * nchw[1] * nchw[4], AnecHeader::kTile) / AnecHeader::kTile);
+  }
+  std::vector<uint8_t> out(header_bytes + h.size, 0);
+  put(out, 0, h.size, 8);
+  put(out, 8, h.td_size, 4);
+  put(out, 0xc, h.td_count, 4);
+  put(out, 0x10, h.tsk_size, 8);
+  put(out, 0x18, h.krn_size, 8);
+  put(out, 0x20, h.src_count, 4);
+  put(out, 0x24, h.dst_count, 4);
+  for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
+    put(out, 0x28 + 4 * k, h.tiles[k], 4);
+    for (size_t j = 0; j < 6; ++j) put(out, 0xa8 + 48 * k + 8 * j, h.nchw[k][j], 8);
+  }
+  std::copy_n(file.begin() + x.text.offset, x.text.size, out.begin() + header_bytes);
+  if (kernel) std::copy_n(file.begin() + kernel->offset, kernel->size, out.begin() + header_bytes + round_up(h.tsk_size, 16));
+  return out;
+}
+
+} // namespace anec::desc
