@@ -25,4 +25,12 @@ for f in "$ext"/eiln-ane/kernels/*/*.bin "$ext"/tinygrad/*.hwx "$ext"/tinygrad/m
   "$desc" --tables "$root/tables" dump "$f" > "$g/desc/$n.txt"
   "$desc" --tables "$root/tables" dump "$f" --format json > "$g/desc/$n.json"
 done
+# every real hwx converted to an anec container (0x1000-byte header), then dumped
+tmp=$(mktemp -d)
+for f in "$ext"/tinygrad/*.hwx; do
+  n=$(basename "$f" .hwx)
+  "$desc" --tables "$root/tables" convert "$f" -o "$tmp/$n.anec" 2>/dev/null
+  "$desc" --tables "$root/tables" dump "$tmp/$n.anec" > "$g/desc/converted_$n.anec.txt"
+done
+rm -rf "$tmp"
 echo "golden files rewritten in $g; review with git diff"

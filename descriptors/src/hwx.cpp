@@ -5,6 +5,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
 
+#include <charconv>
 #include <map>
 #include <regex>
 
@@ -179,9 +180,20 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     HwxTensor t;
     t.name = sym.name.substr(0, colon);
     std::string body = sym.name.substr(colon);
+    bool fits = true;
+    auto number = [&](const std::ssub_match &m) {
+      uint64_t v = 0;
+      const char *begin = &*m.first;
+      fits &= std::from_chars(begin, begin + m.length(), v).ec == std::errc();
+      return v;
+    };
     for (auto it = std::sregex_iterator(body.begin(), body.end(), axis); it != std::sregex_iterator(); ++it) {
-      t.extents.push_back({(*it)[3].str()[0], std::stoull((*it)[1].str())});
-      t.strides.push_back(std::stoull((*it)[2].str()));
+      t.extents.push_back({(*it)[3].str()[0], number((*it)[1])});
+      t.strides.push_back(number((*it)[2]));
+    }
+    if (!fits) {
+      h.chain.findings.push_back({"ANEC-HWX-101", 0, "shape string of '" + t.name + "' has a number past 64 bits"});
+      continue;
     }
     std::string type_index = sym.name.substr(last + 1);
     t.dtype = types.count(type_index) ? types[type_index] : "t" + type_index;
