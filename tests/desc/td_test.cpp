@@ -124,6 +124,27 @@ TEST(RawChain, Relu6CarriesItsClampAndOpcode) {
   EXPECT_EQ(bytes[c.kernel_offset + 3], 0x46);
 }
 
+// The 0x1f8-byte form of the H13 descriptor: its KernelDMASrc stream carries 31 words instead of 62.
+// Made from relu6's descriptor; the stream headers, not fixed offsets, find every block after it.
+TEST(RawChain, ShortDescriptorLayoutIsWalkedByItsStreamHeaders) {
+  auto full = read_file(kernels() / "activation" / "relu6.bin");
+  std::vector<uint8_t> b(full.begin(), full.begin() + 0x2c + 31 * 4);
+  b[0x28 + 3] = uint8_t((30 << 2) | (full[0x28 + 3] & 3)); // count-1 = 30 in bits 31:26
+  b.insert(b.end(), full.begin() + 0x124, full.begin() + 0x274);
+  ASSERT_EQ(b.size(), 0x1f8u);
+  b.resize(0x200, 0);
+  Chain c = decode_raw_chain(b, gen7());
+  ASSERT_EQ(c.tds.size(), 1u);
+  EXPECT_EQ(c.tds[0].size, 0x1f8u);
+  ASSERT_EQ(c.tds[0].streams.size(), 7u);
+  EXPECT_EQ(c.tds[0].streams[0].count, 31u);
+  EXPECT_EQ(c.tds[0].streams[1].offset, 0xa8u);
+  Chain whole = decode_raw_chain(full, gen7());
+  EXPECT_EQ(fields_of(c.tds[0], "Common"), fields_of(whole.tds[0], "Common"));
+  EXPECT_EQ(fields_of(c.tds[0], "NE"), fields_of(whole.tds[0], "NE"));
+  EXPECT_EQ(c.kernel_offset, 0x200u);
+}
+
 TEST(RawChain, CorruptionsHaveReasonCodes) {
   auto good = read_file(kernels() / "activation" / "relu6.bin");
   auto cut = good;
