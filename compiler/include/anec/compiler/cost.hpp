@@ -1,0 +1,45 @@
+// The analytic cost model (seed ch.18): per op, FLOPs and operand bytes; compute time = FLOPs /
+// peak, memory time = bytes / bandwidth; latency = max(compute, memory) + dispatch floor, with the
+// per-target peak, bandwidth and floor from the target tables and their provenance (anchored =
+// measured on silicon, else predicted). A graph is one fused program: it pays one floor, and only
+// graph inputs, outputs, weights and intermediates too large to stay on chip move through memory.
+// Attention has no analytic form: its estimate is decomposed (two matmuls and a softmax) and
+// labelled so. The placement model's backend order (engine / GPU / CPU) uses the coarse anchors of
+// ch.18 table 18.2.
+#pragma once
+#include "anec/compiler/check.hpp"
+
+#include <string>
+#include <vector>
+
+namespace anec::compiler {
+
+struct OpCost {
+  std::string op, type, form;
+  double flops = 0, bytes = 0;          // bytes as a separate dispatch: inputs, outputs, weights
+  double compute_us = 0, memory_us = 0; // standalone roofline terms
+  std::string bound;                    // "compute" or "bandwidth" (standalone)
+  bool estimated = true;                // false: no cost form (a host op)
+  bool decomposed = false;              // true: estimated through a decomposition (attention)
+};
+
+struct Param {
+  double value = 0;
+  std::string provenance; // "anchored" (measured) or "predicted", or the table confidence
+};
+
+struct Estimate {
+  std::string target;
+  Param peak_tflops, bandwidth_gbps, floor_ms;
+  double flops = 0, bytes = 0, compute_us = 0, memory_us = 0, floor_us = 0, latency_us = 0;
+  std::string bound;  // "dispatch", "bandwidth" or "compute"
+  std::string kind;   // "analytic", "decomposed" (some op estimated through a decomposition)
+  std::vector<std::string> unestimated; // ops with no cost form, left out of the total
+  std::vector<OpCost> ops;
+  std::vector<std::pair<std::string, double>> placement; // backend, coarse roofline time (us), fastest first
+};
+
+OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog);
+Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
+
+} // namespace anec::compiler

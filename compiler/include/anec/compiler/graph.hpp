@@ -1,0 +1,73 @@
+// The graph IR: 5-D tensors [N, D, C, H, W] with dtypes (a dimension may be symbolic), operations
+// with named inputs, outputs and attributes, and shape inference. Front-ends build it; the checker
+// and the cost model read it.
+#pragma once
+#include "anec/compiler/ops.hpp"
+#include "anec/support/doc.hpp"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace anec::compiler {
+
+enum Axis { kN, kD, kC, kH, kW };
+inline constexpr const char *kAxisNames = "NDCHW";
+
+struct Shape {
+  std::array<int64_t, 5> d{1, 1, 1, 1, 1}; // -1 where symbolic
+  std::array<std::string, 5> symbol;        // the symbol's name where symbolic
+  bool symbolic() const;
+  int64_t elements() const; // 0 when symbolic
+  std::string str() const;  // "[1,1,3,224,224]"
+};
+
+struct Tensor {
+  std::string name;
+  Shape shape;
+  std::string dtype = "fp16";
+  bool constant = false;  // a weight or other embedded constant
+  std::string format;     // for an image input: "fourcc" or "" (plain tensor)
+  int64_t bytes() const;  // elements x element size
+};
+
+struct Op {
+  std::string name, type;
+  std::vector<std::string> inputs, outputs;
+  Doc attrs = Doc::table();
+  int64_t attr(const std::string &key, int64_t fallback) const;
+  std::vector<int64_t> attrs_of(const std::string &key, std::vector<int64_t> fallback) const;
+  std::string text(const std::string &key, const std::string &fallback = "") const;
+};
+
+struct Graph {
+  std::string source, front_end; // file, and "anec-graph 1" / "onnx" / "plist"
+  std::vector<Tensor> tensors;
+  std::vector<std::string> inputs, outputs;
+  std::vector<Op> ops;
+  std::map<std::string, size_t> index; // tensor name -> position
+
+  const Tensor *tensor(const std::string &name) const;
+  Tensor &add(Tensor t); // ANEC-GRAPH-002 on a duplicate name
+};
+
+int64_t dtype_bytes(const std::string &dtype); // 0 for an unknown dtype
+// The axis a one-letter name ("N", "D", "C", "H", "W") names, else `fallback`.
+int axis_index(const std::string &letter, int fallback);
+
+// The versioned JSON graph format (docs/graph-format.md): {"format": "anec-graph", "version": 1,
+// "inputs": [...], "constants": [...], "ops": [...], "outputs": [...]}. Errors: ANEC-GRAPH-001
+// malformed document, ANEC-GRAPH-002 a tensor used before it is defined or defined twice,
+// ANEC-GRAPH-003 a bad shape or attribute.
+Graph read_graph_json(const Doc &doc, const std::string &source);
+
+// The weight bytes an op embeds (a conv, deconv or linear without a weight input; fp16), 0 otherwise.
+double weight_bytes(const Graph &g, const Op &op);
+
+// Fills in every op's output shapes in order (ops must be topologically ordered). Operations the
+// catalogue does not know keep their first input's shape; the checker reports them.
+void infer_shapes(Graph &g, const OpCatalog &catalog);
+
+} // namespace anec::compiler

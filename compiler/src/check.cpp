@@ -1,0 +1,278 @@
+#include "anec/compiler/check.hpp"
+
+#include <algorithm>
+#include <variant>
+
+namespace anec::compiler {
+
+const char *verdict_name(Verdict v) { return v == Verdict::Native ? "native" : v == Verdict::Decompose ? "decompose" : "reject"; }
+const char *severity_name(Severity s) { return s == Severity::Reject ? "reject" : s == Severity::Decompose ? "decompose" : "warn"; }
+
+size_t CheckResult::count(Severity s) const {
+  return size_t(std::count_if(findings.begin(), findings.end(), [&](const Finding &f) { return f.severity == s; }));
+}
+
+namespace {
+std::string str(int64_t v) { return std::to_string(v); }
+
+struct Checker {
+  const Graph &g;
+  const hal::Target &t;
+  CheckResult &r;
+  const Op *op = nullptr;
+  OpVerdict *verdict = nullptr;
+
+  // A numeric table value, or nullopt when the table lacks it.
+  std::optional<double> num(const std::string &field) const {
+    const hal::Entry *e = t.find(field);
+    if (!e) return std::nullopt;
+    if (auto *u = std::get_if<uint64_t>(&e->value)) return double(*u);
+    if (auto *d = std::get_if<double>(&e->value)) return *d;
+    if (auto *b = std::get_if<bool>(&e->value)) return *b ? 1.0 : 0.0;
+    return std::nullopt;
+  }
+  std::string conf(const std::string &field) const {
+    const hal::Entry *e = t.find(field);
+    return e ? hal::confidence_name(e->provenance.confidence) : "absent";
+  }
+  void add(const std::string &code, Severity s, const std::string &message, const std::string &value, const std::string &limit,
+           const std::string &field, const std::string &fix) {
+    r.findings.push_back({op ? op->name : "", code, s, message, value, limit, field, field.empty() ? "" : conf(field), fix});
+    if (!verdict) return;
+    if (s == Severity::Reject) verdict->verdict = Verdict::Reject;
+    else if (s == Severity::Decompose && verdict->verdict == Verdict::Native) verdict->verdict = Verdict::Decompose;
+  }
+  // value > table limit: reject with the limit's provenance.
+  bool over(int64_t value, const std::string &field, const std::string &code, const std::string &what, const std::string &fix,
+            Severity s = Severity::Reject) {
+    auto lim = num(field);
+    if (!lim || value < 0 || double(value) <= *lim) return false;
+    add(code, s, what + " " + str(value) + " exceeds " + str(int64_t(*lim)), str(value), str(int64_t(*lim)), field, fix);
+    return true;
+  }
+  const Tensor &in(size_t i) const { return *g.tensor(op->inputs.at(i)); }
+  const Tensor &out() const { return *g.tensor(op->outputs.at(0)); }
+
+  void extents(const Tensor &x) {
+    static const char *fields[5] = {"max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
+    static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011", "ANEC-CHK-010"};
+    static const char *names[5] = {"batch", "depth", "channels", "height", "width"};
+    for (int a = 0; a < 5; ++a)
+      over(x.shape.d[a], fields[a], codes[a], "tensor '" + x.name + "' " + names[a], std::string("split along ") + kAxisNames[a] + " into parts within the limit");
+  }
+
+  void rule(const std::string &name) {
+    const std::string &type = op->type;
+    if (name == "io") {
+      for (const std::string &n : op->inputs) {
+        const Tensor &x = *g.tensor(n);
+        bool io = std::find(g.inputs.begin(), g.inputs.end(), n) != g.inputs.end();
+        if (x.dtype == "bf16" && io) add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16", "fp16", "", "declare the input fp16");
+        if ((x.dtype == "fp32" || x.dtype == "int32") && !x.constant)
+          add("ANEC-CHK-017", Severity::Warn, "tensor '" + n + "' is " + x.dtype + "; the engine computes fp16 (the annotation does not widen the arithmetic)", x.dtype, "fp16", "", "use fp16 activations");
+      }
+      for (const std::string &n : op->outputs)
+        if (std::find(g.outputs.begin(), g.outputs.end(), n) != g.outputs.end() && g.tensor(n)->dtype == "bf16")
+          add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program output dtype", "bf16", "fp16", "", "produce fp16");
+    } else if (name == "extent") {
+      for (const std::string &n : op->inputs) extents(*g.tensor(n));
+      for (const std::string &n : op->outputs) extents(*g.tensor(n));
+    } else if (name == "single_input") {
+      if (op->inputs.size() != 1)
+        add("ANEC-CHK-030", Severity::Reject, type + " takes exactly one input, has " + str(int64_t(op->inputs.size())), str(int64_t(op->inputs.size())), "1", "", "");
+    } else if (name == "conv_kernel") {
+      auto k = op->attrs_of("kernel", {1, 1});
+      auto p = op->attrs_of("pad", {0, 0, 0, 0});
+      over(k[1], "max_kernel_width_small_fp16", "ANEC-CHK-020", "fp16 kernel width", "split the kernel along width into narrower convolutions and add the results");
+      over(k[0], "max_conv_kernel_height", "ANEC-CHK-021", "kernel height", "split the kernel along height into shorter convolutions and add the results");
+      if (in(0).shape.d[kH] > 0 && k[0] > in(0).shape.d[kH] + p[0] + p[1])
+        add("ANEC-CHK-021", Severity::Reject, "kernel height " + str(k[0]) + " is taller than the padded input (" + str(in(0).shape.d[kH] + p[0] + p[1]) + ")",
+            str(k[0]), str(in(0).shape.d[kH] + p[0] + p[1]), "", "pad the input or shorten the kernel");
+    } else if (name == "groups") {
+      int64_t groups = op->attr("groups", 1), cin = in(0).shape.d[kC], cout = out().shape.d[kC];
+      if (groups < 1 || (cin > 0 && cin % groups) || (cout > 0 && cout % groups))
+        add("ANEC-CHK-022", Severity::Reject, "group count " + str(groups) + " does not divide input channels " + str(cin) + " and output channels " + str(cout),
+            str(groups), "a divisor of both channel counts", "", "choose a group count dividing both channel counts");
+      auto cores = num("num_nes");
+      if (groups > 1 && groups != cin && cores && int64_t(*cores) % groups)
+        add("ANEC-CHK-042", Severity::Warn, "group count " + str(groups) + " does not divide the " + str(int64_t(*cores)) + " cores: the one-to-one core-to-lookup-table mapping is lost (slower)",
+            str(groups), str(int64_t(*cores)), "num_nes", "use a group count dividing " + str(int64_t(*cores)));
+    } else if (name == "dynamic_weight_batch") {
+      bool runtime = op->text("weight") == "runtime" || (op->inputs.size() >= 2 && !in(1).constant);
+      if (runtime) over(in(0).shape.d[kN], "dynamic_weight_conv_max_batch", "ANEC-CHK-051", "dynamic-weight convolution batch", "run batch one per dispatch, or embed the weight as a constant");
+      auto t2 = op->attrs.find("trainable");
+      if (t2 && t2->is(Doc::Kind::Bool) && t2->as_bool() && in(0).shape.d[kN] >= 64)
+        add("ANEC-CHK-054", Severity::Warn, "trainable convolution at batch " + str(in(0).shape.d[kN]) + ": compile time grows with the batch (about 35 s at 64 and 79 s at 128 on the M1; 1000 never finishes)",
+            str(in(0).shape.d[kN]), "64", "", "compile smaller batches and accumulate");
+    } else if (name == "linear_rank") {
+      if (in(0).shape.d[kD] > 1) add("ANEC-CHK-027", Severity::Reject, "linear input has rank 5 (depth " + str(in(0).shape.d[kD]) + ")", str(in(0).shape.d[kD]), "depth 1", "", "fold depth into batch");
+    } else if (name == "matmul") {
+      if (op->inputs.size() != 2) {
+        add("ANEC-CHK-030", Severity::Reject, "matmul takes exactly two inputs", str(int64_t(op->inputs.size())), "2", "", "");
+        return;
+      }
+      const Shape &a = in(0).shape, &b = in(1).shape;
+      if (a.d[kD] > 1 || b.d[kD] > 1) add("ANEC-CHK-023", Severity::Reject, "matmul operand depth above one", str(std::max(a.d[kD], b.d[kD])), "1", "", "fold depth into batch");
+      if (a.d[kW] != b.d[kC])
+        add("ANEC-CHK-024", Severity::Reject, "left width " + str(a.d[kW]) + " does not match right channels " + str(b.d[kC]), str(a.d[kW]), str(b.d[kC]), "", "transpose or pad so the contracted dimensions agree");
+      for (int ax : {kN, kH})
+        if (a.d[ax] != b.d[ax] && a.d[ax] != 1 && b.d[ax] != 1)
+          add("ANEC-CHK-024", Severity::Reject, std::string("matmul operands differ on ") + kAxisNames[ax] + " and neither is one", str(a.d[ax]), str(b.d[ax]), "", "");
+      over(out().shape.d[kC] * 2, "kmem_dense_cap", "ANEC-CHK-025", "matmul output-channel bytes", "split the output channels across several matmuls");
+    } else if (name == "pool") {
+      auto k = op->attrs_of("kernel", {1, 1});
+      auto p = op->attrs_of("pad", {0, 0, 0, 0});
+      if (k[0] > in(0).shape.d[kH] + p[0] + p[1] || k[1] > in(0).shape.d[kW] + p[2] + p[3])
+        add("ANEC-CHK-034", Severity::Reject, "pooling window larger than the padded input", str(k[0]) + "x" + str(k[1]), in(0).shape.str(), "", "shrink the window or use a global reduction");
+    } else if (name == "broadcast") {
+      for (size_t i = 1; i < op->inputs.size(); ++i)
+        for (int a = 0; a < 5; ++a) {
+          int64_t x = in(0).shape.d[a], y = in(i).shape.d[a];
+          if (x != y && x != 1 && y != 1 && x > 0 && y > 0)
+            add("ANEC-CHK-035", Severity::Reject, std::string("operands differ on ") + kAxisNames[a] + " and neither is one", str(y), str(x), "", "broadcast only from a length-one axis");
+        }
+    } else if (name == "reshape") {
+      auto s = op->attrs_of("shape", {});
+      if (s.size() > 5) add("ANEC-CHK-015", Severity::Reject, "reshape to rank " + str(int64_t(s.size())), str(int64_t(s.size())), "5", "", "keep at most five axes");
+      else if (out().shape.elements() != in(0).shape.elements())
+        add("ANEC-CHK-029", Severity::Reject, "reshape changes the element count", str(out().shape.elements()), str(in(0).shape.elements()), "", "");
+    } else if (name == "transpose") {
+      auto perm = op->attrs_of("perm", {0, 1, 2, 3, 4});
+      auto sorted = perm;
+      std::sort(sorted.begin(), sorted.end());
+      if (sorted != std::vector<int64_t>{0, 1, 2, 3, 4})
+        add("ANEC-CHK-029", Severity::Reject, "perm must name each of the five axes once", "", "", "", "");
+      else if (over(out().shape.d[kH], "max_transpose_height", "ANEC-CHK-031", "transpose height", "", Severity::Decompose) ||
+               over(out().shape.d[kW], "max_transpose_width", "ANEC-CHK-031", "transpose width", "", Severity::Decompose))
+        verdict->decompose_with = "multiple transpose passes";
+    } else if (name == "concat") {
+      std::string axis = op->text("axis", "C");
+      int a = axis_index(axis, -1);
+      if (a < 0) {
+        add("ANEC-CHK-028", Severity::Reject, "concat axis must be a constant axis letter (N, D, C, H, W)", axis, "", "", "");
+        return;
+      }
+      for (size_t i = 1; i < op->inputs.size(); ++i)
+        for (int x = 0; x < 5; ++x)
+          if (x != a && in(i).shape.d[x] != in(0).shape.d[x])
+            add("ANEC-CHK-028", Severity::Reject, "concat input '" + op->inputs[i] + "' differs from the first on " + kAxisNames[x], in(i).shape.str(), in(0).shape.str(), "", "");
+    } else if (name == "slice_saturation") {
+      auto begin = op->attrs_of("begin", {0, 0, 0, 0, 0});
+      auto hazard = num("slice_offset_saturation");
+      auto threshold = num("slice_saturation_threshold");
+      if (begin.size() == 5 && begin[kW] != 0 && hazard && *hazard && threshold) {
+        const Doc *m = op->attrs.find("max_abs");
+        double v = m && m->is(Doc::Kind::Int) ? double(m->as_int()) : m && m->is(Doc::Kind::Float) ? m->as_float() : -1;
+        if (v > *threshold)
+          add("ANEC-CHK-050", Severity::Reject, "width-offset slice of values up to " + std::to_string(int64_t(v)) + " saturates to infinity above " + std::to_string(int64_t(*threshold)),
+              std::to_string(v), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0, or keep the values under the bound");
+        else if (v < 0)
+          add("ANEC-CHK-050", Severity::Warn, "width-offset slice: values above " + std::to_string(int64_t(*threshold)) + " would saturate to infinity on this target (give attrs.max_abs to decide)",
+              "begin W " + str(begin[kW]), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0");
+      }
+    } else if (name == "pad") {
+      auto cp = op->attrs_of("channel_pad", {0, 0});
+      if (cp.size() == 2 && (cp[0] || cp[1])) add("ANEC-CHK-032", Severity::Reject, "channel padding is not supported", str(cp[0]) + "," + str(cp[1]), "0", "", "pad with a concat of constants instead");
+      std::string mode = op->text("mode", "constant");
+      auto te = num("texture_engine");
+      if ((mode == "reflect" || mode == "symmetric") && te && !*te) {
+        add("ANEC-CHK-032", Severity::Decompose, mode + " padding needs the texture engine", mode, "constant", "texture_engine", "");
+        verdict->decompose_with = "slices and concats";
+      }
+    } else if (name == "reduction") {
+      auto sq = op->attrs.find("square");
+      auto cap = num("square_after_reduction");
+      if (sq && sq->is(Doc::Kind::Bool) && sq->as_bool() && cap && !*cap) {
+        add("ANEC-CHK-033", Severity::Decompose, "square after reduction is not fused on this family", "square", "", "square_after_reduction", "");
+        verdict->decompose_with = "the reduction then a separate square";
+      }
+    } else if (name == "argminmax") {
+      std::string axis = op->text("axis", "C");
+      int a = axis_index(axis, kC);
+      over(in(0).shape.d[a], "argminmax_max_axis", "ANEC-CHK-026", "arg reduction axis", "reduce in chunks of at most the limit, then reduce the partial results");
+    }
+  }
+
+  void layout_warnings() {
+    for (const std::string &n : op->outputs) {
+      const Tensor &x = *g.tensor(n);
+      if (x.shape.symbolic()) continue;
+      auto il = num("channel_interleave");
+      if (il && *il > 1 && x.shape.d[kC] % int64_t(*il))
+        add("ANEC-CHK-040", Severity::Warn, "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) + ": lanes pad out",
+            str(x.shape.d[kC]), str(int64_t(*il)), "channel_interleave", "round the channels up to a multiple of the interleave");
+      int64_t row = x.shape.d[kW] * dtype_bytes(x.dtype);
+      if (row % 16)
+        add("ANEC-CHK-041", Severity::Warn, "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the 16-byte DMA granule", str(row), "multiple of 16 bytes", "",
+            "make the width a multiple of " + str(16 / std::max<int64_t>(1, dtype_bytes(x.dtype))));
+    }
+    int64_t largest = 0;
+    std::string which;
+    for (const std::string &n : op->inputs)
+      if (g.tensor(n)->bytes() > largest) largest = g.tensor(n)->bytes(), which = n;
+    for (const std::string &n : op->outputs)
+      if (g.tensor(n)->bytes() > largest) largest = g.tensor(n)->bytes(), which = n;
+    if (int64_t w = int64_t(weight_bytes(g, *op)); w > largest) largest = w, which = op->name + ".weight";
+    over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'", "split the operation so each operand fits on chip (it still runs, streaming from DRAM)", Severity::Warn);
+    if (op->inputs.size() >= 12)
+      add("ANEC-CHK-055", Severity::Warn, str(int64_t(op->inputs.size())) + " branches reconverge into one consumer: the compiler's partition search grows exponentially with the branch width",
+          str(int64_t(op->inputs.size())), "12", "", "merge the branches in stages");
+  }
+};
+} // namespace
+
+CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
+  CheckResult r;
+  r.target = t.name;
+  Checker c{g, t, r};
+  for (const std::string &n : g.inputs) {
+    const Tensor &x = *g.tensor(n);
+    if (x.format == "fourcc")
+      c.add("ANEC-CHK-052", Severity::Reject, "input '" + n + "' declares a true four-character-code image format, which does not lower on the direct path", "fourcc", "", "",
+            "declare a uint8 image input and dequantize in the graph");
+    if (x.shape.symbolic())
+      c.add("ANEC-CHK-053", Severity::Reject, "input '" + n + "' has a symbolic dimension " + x.shape.str() + "; the direct path compiles one program per concrete shape",
+            x.shape.str(), "", "", "pad to a fixed maximum or bucket the lengths");
+  }
+  auto family = c.num("family_index");
+  std::string family_name = t.find("family") && std::holds_alternative<std::string>(t.find("family")->value) ? std::get<std::string>(t.find("family")->value) : "?";
+  for (const Op &op : g.ops) {
+    r.ops.push_back({op.name, op.type, Verdict::Native, ""});
+    c.op = &op;
+    c.verdict = &r.ops.back();
+    const OpSpec *spec = catalog.find(op.type);
+    if (!spec) {
+      c.add("ANEC-CHK-001", Severity::Reject, "operation '" + op.type + "' is not in the catalogue (unmapped)", op.type, "", "", "express it with catalogued operations");
+      continue;
+    }
+    if (!spec->floor) {
+      c.add("ANEC-CHK-002", Severity::Reject, op.type + " has no engine path on any family", op.type, "", "", "compute it on the host");
+      continue;
+    }
+    if (family && *family < *spec->floor) {
+      c.add("ANEC-CHK-003", Severity::Decompose, op.type + " is native from family index " + str(*spec->floor) + "; " + family_name + " is " + str(int64_t(*family)),
+            str(int64_t(*family)), str(*spec->floor), "family_index", "");
+      c.verdict->decompose_with = spec->decompose_with.empty() ? "a sequence of supported operations" : spec->decompose_with;
+    }
+    if (spec->codegen_floor && family && *family < *spec->codegen_floor)
+      c.add("ANEC-CHK-005", Severity::Reject, op.type + " passes the validator but code generation rejects it below family index " + str(*spec->codegen_floor),
+            str(int64_t(*family)), str(*spec->codegen_floor), "family_index", "compute it on the host or target a later family");
+    for (const Gate &gate : spec->gates) {
+      auto v = c.num(gate.field);
+      if (v && *v) continue;
+      c.add("ANEC-CHK-004", gate.reject ? Severity::Reject : Severity::Decompose, op.type + " needs " + gate.field + ", which this target lacks", "0", "1", gate.field,
+            gate.reject ? "compute it on the host" : "");
+      if (!gate.reject) c.verdict->decompose_with = gate.with;
+    }
+    for (const std::string &rule : spec->rules) c.rule(rule);
+    c.layout_warnings();
+  }
+  for (const OpVerdict &v : r.ops) {
+    if (v.verdict == Verdict::Reject) r.verdict = Verdict::Reject;
+    else if (v.verdict == Verdict::Decompose && r.verdict == Verdict::Native) r.verdict = Verdict::Decompose;
+  }
+  if (r.count(Severity::Reject)) r.verdict = Verdict::Reject;
+  return r;
+}
+
+} // namespace anec::compiler

@@ -1,0 +1,114 @@
+#include "anec/compiler/cost.hpp"
+
+#include <algorithm>
+#include <set>
+#include <variant>
+
+namespace anec::compiler {
+
+namespace {
+double elements(const Graph &g, const std::string &n) { return double(g.tensor(n)->shape.elements()); }
+double bytes_of(const Graph &g, const std::string &n) { return double(g.tensor(n)->bytes()); }
+
+Param param(const hal::Target &t, const char *field) {
+  const hal::Entry *e = t.find(field);
+  Param p;
+  if (!e) return p;
+  if (auto *d = std::get_if<double>(&e->value)) p.value = *d;
+  else if (auto *u = std::get_if<uint64_t>(&e->value)) p.value = double(*u);
+  p.provenance = e->provenance.confidence == hal::Confidence::Measured ? "anchored" : hal::confidence_name(e->provenance.confidence);
+  return p;
+}
+
+} // namespace
+
+OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
+  OpCost c;
+  c.op = op.name;
+  c.type = op.type;
+  const OpSpec *spec = catalog.find(op.type);
+  c.form = spec ? spec->cost : "none";
+  bool symbolic = false;
+  for (const std::string &n : op.inputs) symbolic |= g.tensor(n)->shape.symbolic();
+  for (const std::string &n : op.outputs) symbolic |= g.tensor(n)->shape.symbolic();
+  if (c.form == "none" || symbolic || op.inputs.empty()) {
+    c.estimated = false;
+    return c;
+  }
+  for (const std::string &n : op.inputs) c.bytes += bytes_of(g, n);
+  for (const std::string &n : op.outputs) c.bytes += bytes_of(g, n);
+  c.bytes += weight_bytes(g, op);
+  const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
+  double out_elems = elements(g, op.outputs[0]), in_elems = elements(g, op.inputs[0]);
+  if (c.form == "conv") { // 2 x (input-channel passes x kernel volume) per output element
+    auto k = op.attrs_of("kernel", {1, 1});
+    c.flops = 2.0 * double(in.d[kC]) / double(std::max<int64_t>(1, op.attr("groups", 1))) * double(k[0] * k[1]) * out_elems;
+  } else if (c.form == "deconv") {
+    auto k = op.attrs_of("kernel", {1, 1});
+    c.flops = 2.0 * double(out.d[kC]) / double(std::max<int64_t>(1, op.attr("groups", 1))) * double(k[0] * k[1]) * in_elems;
+  } else if (c.form == "matmul") { // linear contracts over C; matmul over the left width
+    double k = op.type == "linear" ? double(in.d[kC]) : double(in.d[kW]);
+    c.flops = 2.0 * k * out_elems;
+  } else if (c.form == "pool") {
+    auto k = op.attrs_of("kernel", {1, 1});
+    c.flops = double(k[0] * k[1]) * out_elems;
+  } else if (c.form == "elementwise") {
+    c.flops = out_elems * double(std::max<size_t>(1, op.inputs.size()));
+  } else if (c.form == "reduction") {
+    c.flops = in_elems;
+  } else if (c.form == "softmax" || c.form == "norm") { // max/sub/exp/sum/div, mean/var/scale: ~5 per element
+    c.flops = 5.0 * in_elems;
+  } else if (c.form == "attention" && op.inputs.size() >= 3) {
+    // decomposed: scores = Q K^T (contract over W), softmax over the keys, out = scores V
+    const Shape &q = in, &k = g.tensor(op.inputs[1])->shape, &v = g.tensor(op.inputs[2])->shape;
+    double heads = double(q.d[kN] * q.d[kD] * q.d[kC]);
+    double scores = heads * double(q.d[kH] * k.d[kH]);
+    c.flops = 2.0 * scores * double(q.d[kW]) + 5.0 * scores + 2.0 * scores * double(v.d[kW]);
+    c.decomposed = true;
+  }
+  return c;
+}
+
+Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
+  Estimate e;
+  e.target = t.name;
+  e.peak_tflops = param(t, "peak_tflops");
+  e.bandwidth_gbps = param(t, "bandwidth_gbps");
+  e.floor_ms = param(t, "dispatch_floor_ms");
+  double peak = e.peak_tflops.value * 1e12, bw = e.bandwidth_gbps.value * 1e9, on_chip = 2097152;
+  if (const hal::Entry *m = t.find("max_operand_bytes"))
+    if (auto *u = std::get_if<uint64_t>(&m->value)) on_chip = double(*u);
+  // Memory traffic of the fused program: graph inputs and outputs, constants, weights, and the
+  // intermediates too large to stay on chip (written and read back).
+  std::set<std::string> io(g.inputs.begin(), g.inputs.end());
+  io.insert(g.outputs.begin(), g.outputs.end());
+  for (const std::string &n : io) e.bytes += bytes_of(g, n);
+  for (const Tensor &x : g.tensors)
+    if (x.constant) e.bytes += double(x.bytes());
+  e.kind = "analytic";
+  for (const Op &op : g.ops) {
+    OpCost c = op_cost(g, op, catalog);
+    if (peak > 0) c.compute_us = c.flops / peak * 1e6;
+    if (bw > 0) c.memory_us = c.bytes / bw * 1e6;
+    c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
+    if (!c.estimated) e.unestimated.push_back(op.name);
+    if (c.decomposed) e.kind = "decomposed";
+    e.flops += c.flops;
+    e.bytes += weight_bytes(g, op);
+    for (const std::string &n : op.outputs)
+      if (!io.count(n) && bytes_of(g, n) > on_chip) e.bytes += 2 * bytes_of(g, n);
+    e.ops.push_back(std::move(c));
+  }
+  e.compute_us = peak > 0 ? e.flops / peak * 1e6 : 0;
+  e.memory_us = bw > 0 ? e.bytes / bw * 1e6 : 0;
+  e.floor_us = e.floor_ms.value * 1e3;
+  e.latency_us = std::max(e.compute_us, e.memory_us) + e.floor_us;
+  e.bound = e.floor_us >= std::max(e.compute_us, e.memory_us) ? "dispatch" : e.memory_us > e.compute_us ? "bandwidth" : "compute";
+  // Placement model (ch.18 table 18.2): coarse per-backend rooflines, GFLOP/s and GB/s.
+  const std::pair<const char *, std::pair<double, double>> backends[] = {{"engine", {800, 50}}, {"gpu", {120, 40}}, {"cpu", {20, 10}}};
+  for (auto &[name, pb] : backends) e.placement.push_back({name, std::max(e.flops / (pb.first * 1e9), e.bytes / (pb.second * 1e9)) * 1e6});
+  std::stable_sort(e.placement.begin(), e.placement.end(), [](auto &a, auto &b) { return a.second < b.second; });
+  return e;
+}
+
+} // namespace anec::compiler

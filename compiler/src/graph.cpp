@@ -1,0 +1,289 @@
+#include "anec/compiler/graph.hpp"
+
+#include "anec/support/error.hpp"
+#include "anec/support/strict.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace anec::compiler {
+using anec::detail::Strict;
+using anec::detail::where;
+
+bool Shape::symbolic() const {
+  return std::any_of(d.begin(), d.end(), [](int64_t v) { return v < 0; });
+}
+int64_t Shape::elements() const {
+  if (symbolic()) return 0;
+  int64_t n = 1;
+  for (int64_t v : d) n *= v;
+  return n;
+}
+std::string Shape::str() const {
+  std::string s = "[";
+  for (int k = 0; k < 5; ++k) s += (k ? "," : "") + (d[k] < 0 ? symbol[k] : std::to_string(d[k]));
+  return s + "]";
+}
+
+int64_t dtype_bytes(const std::string &t) {
+  static const std::map<std::string, int64_t> sizes = {{"fp16", 2}, {"fp32", 4}, {"bf16", 2}, {"int8", 1}, {"uint8", 1},
+                                                       {"int16", 2}, {"uint16", 2}, {"int32", 4}, {"fp8", 1}, {"int4", 1}};
+  auto it = sizes.find(t);
+  return it == sizes.end() ? 0 : it->second;
+}
+int axis_index(const std::string &a, int fallback) {
+  const char *p = a.size() == 1 && a[0] ? std::strchr(kAxisNames, a[0]) : nullptr;
+  return p ? int(p - kAxisNames) : fallback;
+}
+int64_t Tensor::bytes() const { return shape.elements() * dtype_bytes(dtype); }
+
+int64_t Op::attr(const std::string &key, int64_t fallback) const {
+  const Doc *d = attrs.find(key);
+  return d && d->is(Doc::Kind::Int) ? d->as_int() : fallback;
+}
+std::vector<int64_t> Op::attrs_of(const std::string &key, std::vector<int64_t> fallback) const {
+  const Doc *d = attrs.find(key);
+  if (!d || !d->is(Doc::Kind::Array)) return fallback;
+  std::vector<int64_t> out;
+  for (const Doc &x : d->items()) out.push_back(x.is(Doc::Kind::Int) ? x.as_int() : 0);
+  return out;
+}
+std::string Op::text(const std::string &key, const std::string &fallback) const {
+  const Doc *d = attrs.find(key);
+  return d && d->is(Doc::Kind::String) ? d->as_string() : fallback;
+}
+
+const Tensor *Graph::tensor(const std::string &name) const {
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : &tensors[it->second];
+}
+Tensor &Graph::add(Tensor t) {
+  if (index.count(t.name)) throw Error("ANEC-GRAPH-002", source + ": tensor '" + t.name + "' is defined twice");
+  index[t.name] = tensors.size();
+  tensors.push_back(std::move(t));
+  return tensors.back();
+}
+
+namespace {
+Shape shape_of(const Doc &d, const std::string &source, const std::string &what) {
+  if (!d.is(Doc::Kind::Array) || (d.items().size() != 4 && d.items().size() != 5))
+    throw Error("ANEC-GRAPH-003", where(source, d) + ": " + what + " shape must list 4 (N,C,H,W) or 5 (N,D,C,H,W) dimensions");
+  Shape s;
+  const auto &it = d.items();
+  size_t skip = it.size() == 4 ? 1 : 0; // 4-D: no depth axis
+  for (size_t k = 0; k < it.size(); ++k) {
+    size_t axis = k == 0 ? 0 : k + skip;
+    if (it[k].is(Doc::Kind::String)) {
+      s.d[axis] = -1;
+      s.symbol[axis] = it[k].as_string();
+    } else if (it[k].is(Doc::Kind::Int) && it[k].as_int() >= 1 && it[k].as_int() <= (int64_t(1) << 40)) {
+      s.d[axis] = it[k].as_int();
+    } else {
+      throw Error("ANEC-GRAPH-003", where(source, it[k]) + ": " + what + " dimension must be a positive integer or a symbol name");
+    }
+  }
+  return s;
+}
+
+Tensor tensor_of(const Doc &d, const std::string &source, bool constant) {
+  Strict r(d, source, "ANEC-GRAPH-001", constant ? "constant" : "input");
+  Tensor t;
+  t.name = r.req("name", Doc::Kind::String).as_string();
+  t.shape = shape_of(r.req_any("shape"), source, "tensor '" + t.name + "'");
+  if (const Doc *x = r.opt("dtype", Doc::Kind::String)) t.dtype = x->as_string();
+  if (!dtype_bytes(t.dtype)) r.fail(d, "tensor '" + t.name + "' has unknown dtype '" + t.dtype + "'");
+  if (const Doc *x = r.opt("format", Doc::Kind::String)) t.format = x->as_string();
+  t.constant = constant;
+  r.finish();
+  return t;
+}
+
+int axis_of(const Op &op, const std::string &key, int fallback) { return axis_index(op.text(key), fallback); }
+
+int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t dil) {
+  int64_t span = dil * (k - 1) + 1;
+  return in + p0 + p1 < span || s < 1 ? 0 : (in + p0 + p1 - span) / s + 1;
+}
+} // namespace
+
+Graph read_graph_json(const Doc &doc, const std::string &source) {
+  Strict top(doc, source, "ANEC-GRAPH-001", "graph");
+  if (top.req("format", Doc::Kind::String).as_string() != "anec-graph") top.fail(doc, "format must be \"anec-graph\"");
+  const Doc &v = top.req("version", Doc::Kind::Int);
+  if (v.as_int() != 1) top.fail(v, "version " + std::to_string(v.as_int()) + " is not supported (this build reads version 1)");
+  Graph g;
+  g.source = source;
+  g.front_end = "anec-graph 1";
+  for (const Doc &d : top.req("inputs", Doc::Kind::Array).items()) {
+    g.inputs.push_back(g.add(tensor_of(d, source, false)).name);
+  }
+  if (const Doc *cs = top.opt("constants", Doc::Kind::Array))
+    for (const Doc &d : cs->items()) g.add(tensor_of(d, source, true));
+  for (const Doc &od : top.req("ops", Doc::Kind::Array).items()) {
+    Strict r(od, source, "ANEC-GRAPH-001", "op");
+    Op op;
+    op.name = r.req("name", Doc::Kind::String).as_string();
+    op.type = r.req("op", Doc::Kind::String).as_string();
+    for (const Doc &i : r.req("inputs", Doc::Kind::Array).items()) {
+      if (!i.is(Doc::Kind::String)) r.fail(i, "op '" + op.name + "': inputs are tensor names");
+      if (!g.tensor(i.as_string()))
+        throw Error("ANEC-GRAPH-002", where(source, i) + ": op '" + op.name + "' reads '" + i.as_string() + "', which no input, constant or earlier op defines");
+      op.inputs.push_back(i.as_string());
+    }
+    for (const Doc &o : r.req("outputs", Doc::Kind::Array).items()) {
+      if (!o.is(Doc::Kind::String)) r.fail(o, "op '" + op.name + "': outputs are tensor names");
+      Tensor t;
+      t.name = o.as_string();
+      if (g.tensor(t.name)) throw Error("ANEC-GRAPH-002", where(source, o) + ": op '" + op.name + "' writes '" + t.name + "', which is already defined");
+      g.add(std::move(t));
+      op.outputs.push_back(o.as_string());
+    }
+    if (op.outputs.empty()) r.fail(od, "op '" + op.name + "' has no outputs");
+    if (const Doc *a = r.opt("attrs", Doc::Kind::Table)) op.attrs = *a;
+    r.finish();
+    g.ops.push_back(std::move(op));
+  }
+  for (const Doc &o : top.req("outputs", Doc::Kind::Array).items()) {
+    if (!o.is(Doc::Kind::String) || !g.tensor(o.as_string())) throw Error("ANEC-GRAPH-002", where(source, o) + ": graph output is not a defined tensor");
+    g.outputs.push_back(o.as_string());
+  }
+  top.finish();
+  return g;
+}
+
+double weight_bytes(const Graph &g, const Op &op) {
+  if (op.inputs.empty()) return 0;
+  const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
+  bool runtime = op.text("weight") == "runtime" || (op.inputs.size() >= 2 && !g.tensor(op.inputs[1])->constant);
+  if ((op.type == "conv" || op.type == "deconv") && !runtime && op.inputs.size() == 1) {
+    auto k = op.attrs_of("kernel", {1, 1});
+    return double(in.d[kC]) / double(std::max<int64_t>(1, op.attr("groups", 1))) * double(out.d[kC]) * double(k[0] * k[1]) * 2;
+  }
+  if (op.type == "linear" && op.inputs.size() == 1) return double(in.d[kC]) * double(out.d[kC]) * 2;
+  return 0;
+}
+
+void infer_shapes(Graph &g, const OpCatalog &catalog) {
+  for (const Op &op : g.ops) {
+    std::vector<Shape> in;
+    std::string dtype = "fp16";
+    for (const std::string &n : op.inputs) in.push_back(g.tensor(n)->shape);
+    if (!op.inputs.empty()) dtype = g.tensor(op.inputs[0])->dtype;
+    Shape out = in.empty() ? Shape{} : in[0];
+    auto bad = [&](const std::string &m) { return Error("ANEC-GRAPH-003", g.source + ": op '" + op.name + "' (" + op.type + "): " + m); };
+    auto need = [&](size_t n) {
+      if (in.size() < n) throw bad("needs " + std::to_string(n) + " input(s), has " + std::to_string(in.size()));
+    };
+    const OpSpec *spec = catalog.find(op.type);
+    std::string form = spec ? spec->cost : "";
+    const std::string &t = op.type;
+    if (t == "conv" || t == "deconv" || t == "max_pool" || t == "avg_pool") {
+      need(1);
+      auto k = op.attrs_of("kernel", {1, 1});
+      auto s = op.attrs_of("stride", t == "conv" || t == "deconv" ? std::vector<int64_t>{1, 1} : k);
+      auto p = op.attrs_of("pad", {0, 0, 0, 0});
+      auto dil = op.attrs_of("dilation", {1, 1});
+      if (k.size() != 2 || s.size() != 2 || p.size() != 4 || dil.size() != 2) throw bad("kernel, stride, dilation take 2 values and pad 4 (top, bottom, left, right)");
+      if (t == "deconv") {
+        out.d[kH] = (in[0].d[kH] - 1) * s[0] - p[0] - p[1] + dil[0] * (k[0] - 1) + 1;
+        out.d[kW] = (in[0].d[kW] - 1) * s[1] - p[2] - p[3] + dil[1] * (k[1] - 1) + 1;
+      } else {
+        out.d[kH] = window_out(in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
+        out.d[kW] = window_out(in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
+      }
+      if (t == "conv" || t == "deconv") {
+        int64_t oc = op.attr("out_channels", 0);
+        if (oc < 1) throw bad("needs out_channels");
+        out.d[kC] = oc;
+      }
+    } else if (t == "linear") {
+      need(1);
+      int64_t of = op.attr("out_features", 0);
+      if (of < 1) throw bad("needs out_features");
+      out.d[kC] = of;
+    } else if (t == "matmul") {
+      need(2);
+      out.d[kN] = std::max(in[0].d[kN], in[1].d[kN]);
+      out.d[kD] = std::max(in[0].d[kD], in[1].d[kD]);
+      out.d[kW] = in[1].d[kW];
+    } else if (form == "elementwise" && in.size() >= 2) {
+      for (const Shape &o : in)
+        for (int a = 0; a < 5; ++a) out.d[a] = std::max(out.d[a], o.d[a]);
+    } else if (t == "reduce_sum" || t == "reduce_mean" || t == "reduce_max") {
+      for (char c : op.text("axes", "C"))
+        if (int a = axis_index(std::string(1, c), -1); a >= 0) out.d[a] = 1;
+    } else if (t == "argmax" || t == "argmin") {
+      out.d[axis_of(op, "axis", kC)] = 1;
+    } else if (t == "global_argmax") {
+      out.d = {out.d[kN], 1, 1, 1, 1};
+    } else if (t == "reshape" || t == "tile" || t == "transpose" || t == "slice" || t == "dynamic_slice") {
+      need(1);
+      std::vector<int64_t> v;
+      if (t == "reshape") v = op.attrs_of("shape", {});
+      if (t == "reshape" && v.size() == 4) v.insert(v.begin() + 1, 1);
+      if (t == "tile") {
+        auto r = op.attrs_of("reps", {1, 1, 1, 1, 1});
+        if (r.size() != 5) throw bad("reps takes 5 values");
+        for (int a = 0; a < 5; ++a) v.push_back(in[0].d[a] * r[a]);
+      }
+      if (t == "transpose") {
+        auto perm = op.attrs_of("perm", {0, 1, 2, 3, 4});
+        if (perm.size() != 5) throw bad("perm takes 5 axis indices");
+        for (int a = 0; a < 5; ++a) v.push_back(perm[a] >= 0 && perm[a] < 5 ? in[0].d[perm[a]] : 0);
+      }
+      if (t == "slice") {
+        auto b = op.attrs_of("begin", {0, 0, 0, 0, 0}), e = op.attrs_of("end", {-1, -1, -1, -1, -1});
+        if (b.size() != 5 || e.size() != 5) throw bad("begin and end take 5 values (-1 in end: to the end)");
+        for (int a = 0; a < 5; ++a) v.push_back((e[a] < 0 ? in[0].d[a] : std::min(e[a], in[0].d[a])) - b[a]);
+      }
+      if (t == "dynamic_slice") v = op.attrs_of("size", std::vector<int64_t>(in[0].d.begin(), in[0].d.end()));
+      if (v.size() == 5) std::copy(v.begin(), v.end(), out.d.begin());
+      else if (t != "reshape") throw bad("shape attribute of the wrong length");
+      for (int64_t x : v)
+        if (x < 1 && t != "reshape") throw bad("produces an empty or negative extent " + Shape{out}.str());
+    } else if (t == "concat") {
+      need(2);
+      int a = axis_of(op, "axis", kC);
+      out.d[a] = 0;
+      for (const Shape &o : in) out.d[a] += o.d[a];
+    } else if (t == "pad") {
+      need(1);
+      auto p = op.attrs_of("pad", {0, 0, 0, 0});
+      if (p.size() != 4) throw bad("pad takes 4 values (top, bottom, left, right)");
+      out.d[kH] += p[0] + p[1];
+      out.d[kW] += p[2] + p[3];
+      auto cp = op.attrs_of("channel_pad", {0, 0});
+      if (cp.size() == 2) out.d[kC] += cp[0] + cp[1];
+    } else if (t == "resize" || t == "crop_resize") {
+      auto sz = op.attrs_of("size", {});
+      auto sc = op.attrs_of("scale", {});
+      if (sz.size() == 2) {
+        out.d[kH] = sz[0];
+        out.d[kW] = sz[1];
+      } else if (sc.size() == 2) {
+        out.d[kH] *= sc[0];
+        out.d[kW] *= sc[1];
+      } else {
+        throw bad("needs size [H, W] or scale [sH, sW]");
+      }
+    } else if (t == "sdpa") {
+      need(3);
+      out.d[kW] = in[2].d[kW];
+    } else if (t == "topk") {
+      out.d[axis_of(op, "axis", kW)] = op.attr("k", 1);
+    }
+    for (const std::string &name : op.outputs) {
+      Tensor &o = g.tensors[g.index.at(name)];
+      o.shape = out;
+      // a symbolic dimension stays symbolic
+      for (int a = 0; a < 5; ++a)
+        if (!in.empty() && in[0].d[a] < 0 && o.shape.d[a] <= 0) {
+          o.shape.d[a] = -1;
+          o.shape.symbol[a] = in[0].symbol[a];
+        }
+      o.dtype = dtype;
+    }
+  }
+}
+
+} // namespace anec::compiler

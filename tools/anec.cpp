@@ -1,0 +1,280 @@
+// anec: check a model against one target or all 28, and estimate its latency. Argument parsing
+// and printing only; the work is in anec::compiler.
+#include "anec/compiler/check.hpp"
+#include "anec/compiler/cost.hpp"
+#include "anec/compiler/model.hpp"
+#include "anec/hal/reference.hpp"
+#include "anec/hal/registry.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/json.hpp"
+#include "guarded.hpp"
+#include "tables_path.hpp"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace anec;
+using namespace anec::compiler;
+
+namespace {
+
+const char *kUsage = R"(usage: anec [--tables DIR] check MODEL --target T|all [--format text|json|csv]
+       anec [--tables DIR] estimate MODEL --target T|all [--format text|json|csv]
+
+MODEL is an anec-graph JSON file (docs/graph-format.md). `check` validates every operation against
+the target's tables: native, decomposed (into what) or rejected, each finding with its reason code,
+the offending value, the limit and its provenance, and a fix; then padding, group/core, working-set
+and pitfall warnings. `estimate` gives the roofline latency (compute vs memory, plus one dispatch
+floor for the fused program) with the provenance of the target's parameters (anchored on silicon
+or predicted), per-op terms and the placement model's backend order. With --target all, one row
+per target: verdict, rejects, decompositions, warnings, estimated latency, bound.
+Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
+)";
+
+std::string fmt(double v, int prec = 1) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", prec, v);
+  return b;
+}
+
+struct Ctx {
+  fs::path tables;
+  hal::Schema schema;
+  hal::Registry registry;
+  OpCatalog catalog;
+  explicit Ctx(const fs::path &t)
+      : tables(t), schema(hal::Schema::load(t / "schema" / "hal.toml")),
+        registry(hal::Registry::load(schema, hal::load_lineup(t / "reference" / "lineup.toml"), t / "targets")),
+        catalog(OpCatalog::load(t / "schema" / "ops.toml")) {}
+  std::vector<const hal::Target *> targets(const std::string &which) const {
+    std::vector<const hal::Target *> out;
+    if (which == "all")
+      for (const hal::Target &t : registry.targets()) out.push_back(&t);
+    else
+      out.push_back(&registry.get(which));
+    return out;
+  }
+};
+
+Doc finding_doc(const Finding &f) {
+  Doc d = Doc::table();
+  d.set("op", Doc::string(f.op));
+  d.set("code", Doc::string(f.code));
+  d.set("severity", Doc::string(severity_name(f.severity)));
+  d.set("message", Doc::string(f.message));
+  d.set("value", Doc::string(f.value));
+  d.set("limit", Doc::string(f.limit));
+  d.set("limit_field", Doc::string(f.limit_field));
+  d.set("limit_confidence", Doc::string(f.confidence));
+  d.set("fix", Doc::string(f.fix));
+  return d;
+}
+
+Doc check_doc(const CheckResult &r) {
+  Doc d = Doc::table();
+  d.set("target", Doc::string(r.target));
+  d.set("verdict", Doc::string(verdict_name(r.verdict)));
+  d.set("rejects", Doc::integer(int64_t(r.count(Severity::Reject))));
+  d.set("decompositions", Doc::integer(int64_t(r.count(Severity::Decompose))));
+  d.set("warnings", Doc::integer(int64_t(r.count(Severity::Warn))));
+  Doc ops = Doc::array();
+  for (const OpVerdict &v : r.ops) {
+    Doc o = Doc::table();
+    o.set("op", Doc::string(v.op));
+    o.set("type", Doc::string(v.type));
+    o.set("verdict", Doc::string(verdict_name(v.verdict)));
+    if (!v.decompose_with.empty()) o.set("decompose_with", Doc::string(v.decompose_with));
+    ops.push(std::move(o));
+  }
+  d.set("ops", std::move(ops));
+  Doc fs = Doc::array();
+  for (const Finding &f : r.findings) fs.push(finding_doc(f));
+  d.set("findings", std::move(fs));
+  return d;
+}
+
+Doc param_doc(const Param &p) {
+  Doc d = Doc::table();
+  d.set("value", Doc::number(p.value));
+  d.set("provenance", Doc::string(p.provenance));
+  return d;
+}
+
+Doc estimate_doc(const Estimate &e) {
+  Doc d = Doc::table();
+  d.set("target", Doc::string(e.target));
+  d.set("latency_us", Doc::number(e.latency_us));
+  d.set("compute_us", Doc::number(e.compute_us));
+  d.set("memory_us", Doc::number(e.memory_us));
+  d.set("floor_us", Doc::number(e.floor_us));
+  d.set("bound", Doc::string(e.bound));
+  d.set("kind", Doc::string(e.kind));
+  d.set("flops", Doc::number(e.flops));
+  d.set("bytes", Doc::number(e.bytes));
+  Doc p = Doc::table();
+  p.set("peak_tflops", param_doc(e.peak_tflops));
+  p.set("bandwidth_gbps", param_doc(e.bandwidth_gbps));
+  p.set("dispatch_floor_ms", param_doc(e.floor_ms));
+  d.set("parameters", std::move(p));
+  Doc un = Doc::array();
+  for (const std::string &n : e.unestimated) un.push(Doc::string(n));
+  d.set("unestimated_ops", std::move(un));
+  Doc ops = Doc::array();
+  for (const OpCost &c : e.ops) {
+    Doc o = Doc::table();
+    o.set("op", Doc::string(c.op));
+    o.set("type", Doc::string(c.type));
+    o.set("cost_form", Doc::string(c.form));
+    o.set("estimated", Doc::boolean(c.estimated));
+    o.set("decomposed", Doc::boolean(c.decomposed));
+    o.set("flops", Doc::number(c.flops));
+    o.set("bytes", Doc::number(c.bytes));
+    o.set("compute_us", Doc::number(c.compute_us));
+    o.set("memory_us", Doc::number(c.memory_us));
+    o.set("bound", Doc::string(c.bound));
+    ops.push(std::move(o));
+  }
+  d.set("ops", std::move(ops));
+  Doc pl = Doc::array();
+  for (auto &[b, us] : e.placement) {
+    Doc x = Doc::table();
+    x.set("backend", Doc::string(b));
+    x.set("coarse_latency_us", Doc::number(us));
+    pl.push(std::move(x));
+  }
+  d.set("placement", std::move(pl));
+  return d;
+}
+
+std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &t) {
+  std::string out = "check " + g.source + " on " + t.name + " (" + t.text("family") + ", " + std::to_string(t.uint("num_nes")) + " cores): " +
+                    verdict_name(r.verdict) + ", " + std::to_string(r.count(Severity::Reject)) + " reject(s), " +
+                    std::to_string(r.count(Severity::Decompose)) + " decomposition(s), " + std::to_string(r.count(Severity::Warn)) + " warning(s)\n";
+  auto findings_of = [&](const std::string &op) {
+    for (const Finding &f : r.findings) {
+      if (f.op != op) continue;
+      out += "    " + f.code + " " + severity_name(f.severity) + ": " + f.message;
+      if (!f.limit_field.empty()) out += " [" + f.limit_field + " = " + f.limit + ", " + f.confidence + "]";
+      if (!f.fix.empty()) out += "; fix: " + f.fix;
+      out += "\n";
+    }
+  };
+  findings_of("");
+  for (const OpVerdict &v : r.ops) {
+    out += "  " + v.op + " (" + v.type + "): " + verdict_name(v.verdict) + (v.decompose_with.empty() ? "" : " into " + v.decompose_with) + "\n";
+    findings_of(v.op);
+  }
+  return out;
+}
+
+std::string estimate_text(const Graph &g, const Estimate &e) {
+  std::string out = "estimate " + g.source + " on " + e.target + ": " + fmt(e.latency_us) + " us, " + e.bound + "-bound (" + e.kind + ")\n";
+  out += "  compute " + fmt(e.compute_us) + " us (" + fmt(e.flops / 1e6, 3) + " MFLOP at " + fmt(e.peak_tflops.value, 3) + " TFLOP/s, " + e.peak_tflops.provenance + ")\n";
+  out += "  memory  " + fmt(e.memory_us) + " us (" + fmt(e.bytes / 1e6, 3) + " MB at " + fmt(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance + ")\n";
+  out += "  floor   " + fmt(e.floor_us) + " us (" + e.floor_ms.provenance + "), one dispatch for the fused program\n";
+  for (const std::string &n : e.unestimated) out += "  no cost form for " + n + ": left out of the total\n";
+  if (e.kind == "decomposed") out += "  attention has no analytic cost form (ch.18): estimated as two matmuls and a softmax\n";
+  for (const OpCost &c : e.ops)
+    out += "  op " + c.op + " (" + c.type + "): " + (c.estimated ? fmt(c.flops / 1e6, 3) + " MFLOP, " + fmt(c.bytes / 1e6, 3) + " MB alone: compute " + fmt(c.compute_us) +
+                                                                     " us, memory " + fmt(c.memory_us) + " us, " + c.bound + "-bound"
+                                                               : std::string("no estimate")) + "\n";
+  out += "  placement order:";
+  for (auto &[b, us] : e.placement) out += " " + b + " " + fmt(us) + " us";
+  return out + " (coarse anchors, ch.18 table 18.2)\n";
+}
+
+// The target matrix: one row per target.
+std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimate> &es, const std::string &format, const std::string &model) {
+  if (format == "json") {
+    Doc d = Doc::table();
+    d.set("model", Doc::string(model));
+    Doc rows = Doc::array();
+    for (size_t i = 0; i < cs.size(); ++i) {
+      Doc r = Doc::table();
+      r.set("target", Doc::string(cs[i].target));
+      r.set("verdict", Doc::string(verdict_name(cs[i].verdict)));
+      r.set("rejects", Doc::integer(int64_t(cs[i].count(Severity::Reject))));
+      r.set("decompositions", Doc::integer(int64_t(cs[i].count(Severity::Decompose))));
+      r.set("warnings", Doc::integer(int64_t(cs[i].count(Severity::Warn))));
+      r.set("latency_us", Doc::number(es[i].latency_us));
+      r.set("bound", Doc::string(es[i].bound));
+      r.set("parameters", Doc::string(es[i].peak_tflops.provenance));
+      rows.push(std::move(r));
+    }
+    d.set("targets", std::move(rows));
+    return json::write(d);
+  }
+  std::string sep = format == "csv" ? "," : "";
+  std::string out = format == "csv" ? "target,verdict,rejects,decompositions,warnings,latency_us,bound,parameters\n"
+                                    : "target     verdict    rejects  decomp  warnings  latency_us  bound      parameters\n";
+  for (size_t i = 0; i < cs.size(); ++i) {
+    std::vector<std::string> cells = {cs[i].target, verdict_name(cs[i].verdict), std::to_string(cs[i].count(Severity::Reject)),
+                                      std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warn)),
+                                      fmt(es[i].latency_us), es[i].bound, es[i].peak_tflops.provenance};
+    static const int widths[] = {11, 11, 9, 8, 10, 12, 11, 0};
+    for (size_t k = 0; k < cells.size(); ++k) {
+      if (format == "csv") out += (k ? sep : "") + cells[k];
+      else out += cells[k] + (k + 1 == cells.size() ? "" : widths[k] > int(cells[k].size()) ? std::string(widths[k] - cells[k].size(), ' ') : " ");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string model, target, format = "text";
+  o.add_options()("model", po::value(&model))("target,t", po::value(&target))("format", po::value(&format));
+  po::positional_options_description p;
+  p.add("model", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+  if (model.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
+  if (format != "text" && format != "json" && format != "csv") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
+  Graph g = load_model(model, ctx.catalog);
+  auto targets = ctx.targets(target);
+  std::vector<CheckResult> cs;
+  std::vector<Estimate> es;
+  for (const hal::Target *t : targets) {
+    cs.push_back(check(g, ctx.catalog, *t));
+    es.push_back(estimate(g, ctx.catalog, *t));
+  }
+  bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
+  std::string out;
+  if (target == "all") {
+    out = matrix(cs, es, format, model);
+  } else if (format == "json") {
+    out = json::write(cmd == "check" ? check_doc(cs[0]) : estimate_doc(es[0]));
+  } else if (format == "csv") {
+    out = matrix(cs, es, format, model);
+  } else {
+    out = cmd == "check" ? check_text(g, cs[0], *targets[0]) : estimate_text(g, es[0]);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return cmd == "check" && rejected ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string tables;
+  return anec::tools::guarded("anec", [&]() -> int {
+    if (args.size() >= 2 && args[0] == "--tables") {
+      tables = args[1];
+      args.erase(args.begin(), args.begin() + 2);
+    }
+    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+      std::fputs(kUsage, args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    std::string cmd = args[0];
+    args.erase(args.begin());
+    if (cmd != "check" && cmd != "estimate") throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
+    Ctx ctx(anec::tools::find_tables(tables));
+    return run(ctx, cmd, args);
+  });
+}
