@@ -1,0 +1,131 @@
+#include "anec/compiler/model.hpp"
+
+#include "anec/support/error.hpp"
+
+#include <map>
+
+namespace anec::compiler {
+
+namespace {
+const Doc *member(const Doc &d, const char *key, Doc::Kind kind) {
+  const Doc *x = d.is(Doc::Kind::Table) ? d.find(key) : nullptr;
+  return x && x->is(kind) ? x : nullptr;
+}
+int64_t integer(const Doc &d, const char *key, int64_t fallback) {
+  const Doc *x = member(d, key, Doc::Kind::Int);
+  return x ? x->as_int() : fallback;
+}
+std::string text(const Doc &d, const char *key) {
+  const Doc *x = member(d, key, Doc::Kind::String);
+  return x ? x->as_string() : "";
+}
+std::string dtype_of(const std::string &t) {
+  static const std::map<std::string, std::string> types = {{"Float16", "fp16"}, {"Float32", "fp32"}, {"Int8", "int8"}, {"UInt8", "uint8"}};
+  auto it = types.find(t);
+  return it == types.end() ? "fp16" : it->second;
+}
+std::string lower(std::string s) {
+  for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+} // namespace
+
+Graph read_network_plist(const Doc &root, const std::string &source) {
+  auto fail = [&](const std::string &m) { return Error("ANEC-MODEL-002", source + ": " + m); };
+  const Doc *networks = member(root, "Networks", Doc::Kind::Array);
+  if (!networks || networks->items().empty() || !networks->items()[0].is(Doc::Kind::String)) throw fail("no Networks list: not a network plist");
+  std::string name = networks->items()[0].as_string();
+  const Doc *net = member(root, name.c_str(), Doc::Kind::Table);
+  if (!net) throw fail("network '" + name + "' has no description");
+  Graph g;
+  g.source = source;
+  g.front_end = "plist";
+  auto names = [&](const char *key) {
+    std::vector<std::string> out;
+    if (const Doc *a = member(*net, key, Doc::Kind::Array))
+      for (const Doc &x : a->items())
+        if (x.is(Doc::Kind::String)) out.push_back(x.as_string());
+    return out;
+  };
+  for (const std::string &in : names("Inputs")) {
+    const Doc *d = member(*net, in.c_str(), Doc::Kind::Table);
+    if (!d) throw fail("input '" + in + "' has no description");
+    Tensor t;
+    t.name = in;
+    t.shape.d = {integer(*d, "BatchSize", 1), integer(*d, "InputDepth", 1), integer(*d, "InputChannels", 0), integer(*d, "InputHeight", 0),
+                 integer(*d, "InputWidth", 0)};
+    for (int64_t v : t.shape.d)
+      if (v < 1) throw fail("input '" + in + "' lacks a positive BatchSize, InputChannels, InputHeight or InputWidth");
+    t.dtype = dtype_of(text(*d, "InputType"));
+    g.inputs.push_back(g.add(std::move(t)).name);
+  }
+  if (g.inputs.empty()) throw fail("network '" + name + "' has no Inputs");
+  for (const std::string &u : names("Units")) {
+    const Doc *d = member(*net, u.c_str(), Doc::Kind::Table);
+    if (!d) throw fail("unit '" + u + "' has no description");
+    Op op;
+    op.name = u;
+    std::string type = text(*d, "Type");
+    const Doc *params = member(*d, "Params", Doc::Kind::Table);
+    Doc none = Doc::table();
+    const Doc &p = params ? *params : none;
+    if (const Doc *b = d->find("Bottom")) {
+      if (b->is(Doc::Kind::String)) op.inputs.push_back(b->as_string());
+      if (b->is(Doc::Kind::Array))
+        for (const Doc &x : b->items())
+          if (x.is(Doc::Kind::String)) op.inputs.push_back(x.as_string());
+    }
+    for (const std::string &i : op.inputs)
+      if (!g.tensor(i)) throw Error("ANEC-GRAPH-002", source + ": unit '" + u + "' reads '" + i + "', which no input or earlier unit defines");
+    if (type == "Conv") {
+      op.type = text(p, "Type") == "Deconv" ? "deconv" : "conv";
+      op.attrs.set("out_channels", Doc::integer(integer(*d, "OutputChannels", 0)));
+      Doc k = Doc::array();
+      k.push(Doc::integer(integer(p, "KernelHeight", 1)));
+      k.push(Doc::integer(integer(p, "KernelWidth", 1)));
+      op.attrs.set("kernel", std::move(k));
+      if (const Doc *s = member(p, "Step", Doc::Kind::Array)) op.attrs.set("stride", *s);
+      Doc pad = Doc::array();
+      for (const char *key : {"PadTop", "PadBot", "PadLeft", "PadRight"}) pad.push(Doc::integer(integer(p, key, 0)));
+      op.attrs.set("pad", std::move(pad));
+      op.attrs.set("groups", Doc::integer(integer(p, "GroupCount", 1)));
+    } else if (type == "GOC") {
+      op.type = "goc";
+    } else if (type == "Neuron") {
+      static const std::map<std::string, std::string> acts = {{"ReLU", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"GELU", "gelu"}, {"Exp", "exp"}, {"Abs", "abs"}};
+      auto it = acts.find(text(p, "Type"));
+      op.type = it == acts.end() ? "plist:Neuron/" + text(p, "Type") : it->second;
+    } else if (type == "ElementWise") {
+      static const std::map<std::string, std::string> ops = {{"Add", "add"}, {"Sub", "sub"}, {"Mult", "mul"}, {"Max", "max"}, {"Min", "min"}};
+      auto it = ops.find(text(p, "Type"));
+      op.type = it == ops.end() ? "plist:ElementWise/" + text(p, "Type") : it->second;
+    } else if (type == "Pool") {
+      op.type = lower(text(p, "Type")) == "max" ? "max_pool" : "avg_pool";
+      Doc k = Doc::array();
+      k.push(Doc::integer(integer(p, "KernelHeight", 1)));
+      k.push(Doc::integer(integer(p, "KernelWidth", 1)));
+      op.attrs.set("kernel", std::move(k));
+    } else if (type == "Concat") {
+      op.type = "concat";
+      op.attrs.set("axis", Doc::string("C"));
+    } else if (type == "Softmax") {
+      op.type = "softmax";
+    } else {
+      op.type = "plist:" + type;
+    }
+    Tensor t;
+    t.name = u;
+    g.add(std::move(t));
+    op.outputs.push_back(u);
+    g.ops.push_back(std::move(op));
+  }
+  for (const std::string &o : names("Outputs")) {
+    const Doc *d = member(*net, o.c_str(), Doc::Kind::Table);
+    std::string bottom = d ? text(*d, "Bottom") : o;
+    if (!g.tensor(bottom)) throw Error("ANEC-GRAPH-002", source + ": output '" + o + "' names '" + bottom + "', which nothing defines");
+    g.outputs.push_back(bottom);
+  }
+  return g;
+}
+
+} // namespace anec::compiler
