@@ -33,4 +33,8 @@ for f in "$ext"/tinygrad/*.hwx; do
   "$desc" --tables "$root/tables" dump "$tmp/$n.anec" > "$g/desc/converted_$n.anec.txt"
 done
 rm -rf "$tmp"
+# the real network plist on all 28 targets
+anec=${bin%/anec-hal}/anec
+"$anec" --tables "$root/tables" check "$ext/tinygrad/net.plist" --target all > "$g/anec-check-net-plist-all.txt"
+"$anec" --tables "$root/tables" estimate "$ext/tinygrad/net.plist" --target all --format csv > "$g/anec-estimate-net-plist-all.csv"
 echo "golden files rewritten in $g; review with git diff"

@@ -1,0 +1,338 @@
+// The compiler core on the generated target tables: validator limits at and one past each limit on
+// targets where it differs, family and capability gates, the pitfall scan, the cost model against
+// seed ch.18 table 18.5, and the front-ends' errors.
+#include "anec/compiler/check.hpp"
+#include "anec/compiler/cost.hpp"
+#include "anec/compiler/model.hpp"
+#include "anec/hal/reference.hpp"
+#include "anec/hal/registry.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/json.hpp"
+#include "anec/support/toml.hpp"
+
+#include "../errors.hpp"
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace anec;
+using namespace anec::compiler;
+using anec::test::code_of;
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path kTables = ANEC_TEST_TABLES_DIR;
+
+const hal::Registry &registry() {
+  static const hal::Schema schema = hal::Schema::load(kTables / "schema" / "hal.toml");
+  static const hal::Registry r = hal::Registry::load(schema, hal::load_lineup(kTables / "reference" / "lineup.toml"), kTables / "targets");
+  return r;
+}
+const OpCatalog &catalog() {
+  static const OpCatalog c = OpCatalog::load(kTables / "schema" / "ops.toml");
+  return c;
+}
+const hal::Target &target(const char *name) { return registry().get(name); }
+
+// One-op graph: input x of `shape` (N, C, H, W), op `type` with `attrs` (JSON), output y.
+Graph one_op(const std::string &type, std::vector<int64_t> shape, const std::string &attrs = "{}", const std::string &extra_inputs = "",
+             const std::string &more = "") {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  s += "]";
+  std::string text = R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": )" + s + R"(})" + more + R"(],
+    "ops": [{"name": "op", "op": ")" + type + R"(", "inputs": ["x")" + extra_inputs + R"(], "outputs": ["y"], "attrs": )" + attrs + R"(}],
+    "outputs": ["y"]})";
+  Graph g = read_graph_json(json::parse(text, "test.json"), "test.json");
+  infer_shapes(g, catalog());
+  return g;
+}
+
+std::set<std::string> codes(const CheckResult &r, Severity s) {
+  std::set<std::string> out;
+  for (const Finding &f : r.findings)
+    if (f.severity == s) out.insert(f.code);
+  return out;
+}
+bool rejects(const Graph &g, const char *t, const std::string &code) { return codes(check(g, catalog(), target(t)), Severity::Reject).count(code) > 0; }
+} // namespace
+
+TEST(OpCatalog, LoadsAndIsStrict) {
+  EXPECT_GE(catalog().ops().size(), 50u);
+  const OpSpec *sin = catalog().find("sin");
+  ASSERT_TRUE(sin);
+  EXPECT_EQ(sin->floor, 4);
+  EXPECT_EQ(catalog().find("topk")->codegen_floor, 3);
+  EXPECT_FALSE(catalog().find("tan")->floor.has_value());
+  Doc bad = toml::parse("schema = \"anec-ops\"\nversion = \"1\"\n[[op]]\nname = \"x\"\nunit = \"PE\"\nfloor = \"F9\"\nrules = []\ncost = \"none\"\nsource = \"s\"\n", "bad.toml");
+  EXPECT_EQ(code_of([&] { OpCatalog::from_doc(bad, "bad.toml"); }), "ANEC-OPS-001");
+  Doc rule = toml::parse("schema = \"anec-ops\"\nversion = \"1\"\n[[op]]\nname = \"x\"\nunit = \"PE\"\nfloor = \"F0\"\nrules = [\"nope\"]\ncost = \"none\"\nsource = \"s\"\n", "r.toml");
+  EXPECT_EQ(code_of([&] { OpCatalog::from_doc(rule, "r.toml"); }), "ANEC-OPS-001");
+}
+
+// Seed ch.17 table 17.1, each limit at the limit and one past it, on targets where it differs.
+TEST(Check, TensorExtentBoundaries) {
+  struct Case {
+    const char *target;
+    int axis; // index in the N, C, H, W shape
+    int64_t limit;
+    const char *code;
+  } cases[] = {{"h13", 3, 16384, "ANEC-CHK-010"}, {"h16", 3, 65536, "ANEC-CHK-010"}, {"h13", 2, 16384, "ANEC-CHK-011"},
+               {"h17s", 2, 65536, "ANEC-CHK-011"}, {"h13", 1, 65536, "ANEC-CHK-012"}};
+  for (auto &c : cases) {
+    SCOPED_TRACE(std::string(c.target) + " " + c.code);
+    std::vector<int64_t> at = {1, 1, 1, 1};
+    at[c.axis] = c.limit;
+    EXPECT_FALSE(rejects(one_op("relu", at), c.target, c.code));
+    at[c.axis] = c.limit + 1;
+    EXPECT_TRUE(rejects(one_op("relu", at), c.target, c.code));
+  }
+}
+
+TEST(Check, ConvKernelAndGroupBoundaries) {
+  auto conv = [](int kh, int kw, int groups = 1, int cin = 8) {
+    return one_op("conv", {1, cin, 64, 64},
+                  R"({"out_channels": 8, "kernel": [)" + std::to_string(kh) + "," + std::to_string(kw) + R"(], "groups": )" + std::to_string(groups) + "}");
+  };
+  for (auto [t, kw] : std::vector<std::pair<const char *, int>>{{"h13", 13}, {"m11", 15}, {"h14", 16}}) {
+    SCOPED_TRACE(t);
+    EXPECT_FALSE(rejects(conv(1, kw), t, "ANEC-CHK-020"));
+    EXPECT_TRUE(rejects(conv(1, kw + 1), t, "ANEC-CHK-020"));
+  }
+  EXPECT_FALSE(rejects(conv(29, 1), "h13", "ANEC-CHK-021"));
+  EXPECT_TRUE(rejects(conv(30, 1), "h13", "ANEC-CHK-021"));
+  Graph tall = one_op("conv", {1, 8, 5, 64}, R"({"out_channels": 8, "kernel": [7, 1]})"); // kernel taller than its input
+  EXPECT_TRUE(rejects(tall, "h13", "ANEC-CHK-021"));
+  EXPECT_TRUE(rejects(conv(1, 1, 3, 8), "h13", "ANEC-CHK-022"));  // 3 divides neither 8 nor 8
+  EXPECT_FALSE(rejects(conv(1, 1, 4, 8), "h13", "ANEC-CHK-022"));
+  // groups dividing the channels but not the cores: slower, not rejected (4 cores on h13, 1 on m11)
+  auto slow = check(conv(1, 1, 2, 8), catalog(), target("m11"));
+  EXPECT_TRUE(codes(slow, Severity::Warn).count("ANEC-CHK-042"));
+  EXPECT_FALSE(codes(check(conv(1, 1, 2, 8), catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-042"));
+  EXPECT_FALSE(codes(check(conv(1, 1, 8, 8), catalog(), target("m11")), Severity::Warn).count("ANEC-CHK-042")) << "depthwise is exempt";
+}
+
+TEST(Check, ReductionMatmulAndWorkingSetBoundaries) {
+  EXPECT_FALSE(rejects(one_op("argmax", {1, 2048, 1, 1}, R"({"axis": "C"})"), "h13", "ANEC-CHK-026"));
+  EXPECT_TRUE(rejects(one_op("argmax", {1, 2049, 1, 1}, R"({"axis": "C"})"), "h13", "ANEC-CHK-026"));
+  EXPECT_TRUE(rejects(one_op("argmax", {1, 1, 1, 2049}, R"({"axis": "W"})"), "h17s", "ANEC-CHK-026"));
+  auto mm = [](std::vector<int64_t> a, std::vector<int64_t> b) {
+    std::string bs = "[";
+    for (size_t i = 0; i < b.size(); ++i) bs += (i ? "," : "") + std::to_string(b[i]);
+    return one_op("matmul", a, "{}", R"(, "w")", R"(, {"name": "w", "shape": )" + bs + "]}");
+  };
+  EXPECT_FALSE(rejects(mm({1, 1, 4, 8, 16}, {1, 1, 16, 4, 4}), "h13", "ANEC-CHK-023"));
+  EXPECT_TRUE(rejects(mm({1, 2, 4, 8, 16}, {1, 1, 16, 4, 4}), "h13", "ANEC-CHK-023"));
+  EXPECT_TRUE(rejects(mm({1, 1, 4, 8, 16}, {1, 1, 15, 4, 4}), "h13", "ANEC-CHK-024"));
+  // output channels against the 64 KB kernel-memory budget: 32768 fp16 channels fit, one more does not
+  EXPECT_FALSE(rejects(mm({1, 1, 32768, 1, 16}, {1, 1, 16, 1, 4}), "h13", "ANEC-CHK-025"));
+  EXPECT_TRUE(rejects(mm({1, 1, 32769, 1, 16}, {1, 1, 16, 1, 4}), "h13", "ANEC-CHK-025"));
+  // working set: a 2 MB operand stays on chip, one element more tiles (a warning, not a reject)
+  Graph big = one_op("relu", {1, 16, 256, 256});   // 2 MiB exactly
+  EXPECT_FALSE(codes(check(big, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-043"));
+  Graph bigger = one_op("relu", {1, 17, 256, 256});
+  EXPECT_TRUE(codes(check(bigger, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-043"));
+}
+
+TEST(Check, FamilyAndCapabilityGates) {
+  auto verdict = [](const char *type, const char *t, const std::string &attrs = "{}") {
+    return check(one_op(type, {1, 8, 16, 16}, attrs), catalog(), target(t)).ops[0].verdict;
+  };
+  EXPECT_EQ(verdict("sin", "h13"), Verdict::Decompose); // F4
+  EXPECT_EQ(verdict("sin", "h15"), Verdict::Native);
+  EXPECT_EQ(verdict("softmax", "h11"), Verdict::Decompose); // F2 below A13
+  EXPECT_EQ(verdict("softmax", "h13"), Verdict::Native);
+  EXPECT_EQ(verdict("resize", "h13", R"({"scale": [2, 2]})"), Verdict::Decompose); // texture engine absent
+  EXPECT_EQ(verdict("resize", "h14", R"({"scale": [2, 2]})"), Verdict::Native);
+  EXPECT_EQ(verdict("topk", "h13", R"({"k": 4})"), Verdict::Reject); // validator yes, code generation no
+  EXPECT_TRUE(rejects(one_op("topk", {1, 8, 16, 16}, R"({"k": 4})"), "h13", "ANEC-CHK-005"));
+  EXPECT_EQ(verdict("topk", "h14", R"({"k": 4})"), Verdict::Native);
+  EXPECT_EQ(verdict("dropout", "h13"), Verdict::Reject);
+  EXPECT_EQ(verdict("dropout", "h16"), Verdict::Native);
+  EXPECT_EQ(verdict("tan", "h17s"), Verdict::Reject);
+  EXPECT_TRUE(rejects(one_op("frobnicate", {1, 8, 16, 16}), "h13", "ANEC-CHK-001"));
+  auto sq = check(one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})"), catalog(), target("h13"));
+  EXPECT_EQ(sq.ops[0].verdict, Verdict::Decompose);
+  EXPECT_EQ(check(one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})"), catalog(), target("h14")).ops[0].verdict, Verdict::Native);
+  auto pad = check(one_op("pad", {1, 8, 16, 16}, R"({"pad": [1, 1, 1, 1], "mode": "reflect"})"), catalog(), target("h13"));
+  EXPECT_EQ(pad.ops[0].verdict, Verdict::Decompose);
+  EXPECT_TRUE(rejects(one_op("pad", {1, 8, 16, 16}, R"({"channel_pad": [0, 8]})"), "h17s", "ANEC-CHK-032"));
+}
+
+// Seed ch.19, keyed on table flags: slice saturation, dynamic weights, 4CC input, symbolic shapes,
+// large-batch trainable conv, wide fan-in.
+TEST(Check, PitfallScan) {
+  auto slice = [](int64_t max_abs) {
+    return one_op("slice", {1, 8, 4, 64}, R"({"begin": [0, 0, 0, 0, 16], "end": [-1, -1, -1, -1, 48], "max_abs": )" + std::to_string(max_abs) + "}");
+  };
+  EXPECT_FALSE(rejects(slice(4094), "h13", "ANEC-CHK-050"));
+  EXPECT_TRUE(rejects(slice(4100), "h13", "ANEC-CHK-050"));
+  EXPECT_TRUE(rejects(slice(4100), "h14", "ANEC-CHK-050")); // A14 saturates too
+  EXPECT_FALSE(rejects(slice(60000), "h17s", "ANEC-CHK-050"));
+  Graph unknown = one_op("slice", {1, 8, 4, 64}, R"({"begin": [0, 0, 0, 0, 16]})");
+  EXPECT_TRUE(codes(check(unknown, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-050"));
+  auto dyn = [](int64_t n) { return one_op("conv", {n, 8, 16, 16}, R"({"out_channels": 8, "weight": "runtime"})"); };
+  EXPECT_FALSE(rejects(dyn(1), "h13", "ANEC-CHK-051"));
+  EXPECT_TRUE(rejects(dyn(2), "h13", "ANEC-CHK-051"));
+  Graph fourcc = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1,
+      "inputs": [{"name": "x", "shape": [1, 4, 1080, 1920], "dtype": "uint8", "format": "fourcc"}],
+      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})", "f"), "f");
+  infer_shapes(fourcc, catalog());
+  EXPECT_TRUE(rejects(fourcc, "h17s", "ANEC-CHK-052"));
+  Graph sym = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 64, 1, "seq"]}],
+      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})", "s"), "s");
+  infer_shapes(sym, catalog());
+  EXPECT_TRUE(rejects(sym, "h13", "ANEC-CHK-053"));
+  EXPECT_EQ(sym.tensor("y")->shape.str(), "[1,1,64,1,seq]");
+  Graph train = one_op("conv", {64, 8, 16, 16}, R"({"out_channels": 8, "trainable": true})");
+  EXPECT_TRUE(codes(check(train, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-054"));
+  std::string inputs, names;
+  for (int i = 0; i < 12; ++i) {
+    inputs += std::string(R"(, {"name": "b)") + std::to_string(i) + R"(", "shape": [1, 4, 8, 8]})";
+    names += std::string(i ? ", " : "") + "\"b" + std::to_string(i) + "\"";
+  }
+  Graph fan = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 4, 8, 8]})" + inputs +
+                                              R"(], "ops": [{"name": "cat", "op": "concat", "inputs": [)" + names + R"(], "outputs": ["y"], "attrs": {"axis": "C"}}],
+      "outputs": ["y"]})", "fan"), "fan");
+  infer_shapes(fan, catalog());
+  EXPECT_TRUE(codes(check(fan, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-055"));
+  EXPECT_EQ(fan.tensor("y")->shape.d[kC], 48);
+}
+
+// Seed ch.18 table 18.5, analytic column (h13 anchors): within 5% per row.
+TEST(Estimate, Table18_5AnalyticColumn) {
+  struct Row {
+    int64_t c, hw, k;
+    double us;
+  } rows[] = {{256, 28, 3, 505}, {512, 32, 1, 511}, {1024, 16, 1, 569}, {2048, 8, 1, 1210}};
+  std::vector<double> got;
+  for (auto &r : rows) {
+    Graph g = one_op("conv", {1, r.c, r.hw, r.hw},
+                     R"({"out_channels": )" + std::to_string(r.c) + R"(, "kernel": [)" + std::to_string(r.k) + "," + std::to_string(r.k) + R"(], "pad": [)" +
+                         std::to_string(r.k / 2) + "," + std::to_string(r.k / 2) + "," + std::to_string(r.k / 2) + "," + std::to_string(r.k / 2) + "]}");
+    Estimate e = estimate(g, catalog(), target("h13"));
+    EXPECT_NEAR(e.latency_us, r.us, 0.05 * r.us) << r.c << "@" << r.hw;
+    EXPECT_EQ(e.peak_tflops.provenance, "anchored");
+    got.push_back(e.latency_us);
+  }
+  // The deep-narrow C2048@8 (about a twentieth of the MACs) is slower than the 3x3 C256@28, and
+  // bandwidth-bound where the 3x3 is compute-bound (ch.18).
+  EXPECT_GT(got[3], got[0]);
+  Graph c256 = one_op("conv", {1, 256, 28, 28}, R"({"out_channels": 256, "kernel": [3, 3], "pad": [1, 1, 1, 1]})");
+  EXPECT_EQ(estimate(c256, catalog(), target("h13")).bound, "compute");
+  Graph c2048 = one_op("conv", {1, 2048, 8, 8}, R"({"out_channels": 2048})");
+  EXPECT_EQ(estimate(c2048, catalog(), target("h13")).bound, "bandwidth");
+  // The coarse placement roofline of the same table: 1156 us for the 3x3 (engine anchors).
+  EXPECT_NEAR(estimate(c256, catalog(), target("h13")).placement.front().second, 1156, 1);
+  EXPECT_EQ(estimate(c256, catalog(), target("h13")).placement.front().first, "engine");
+}
+
+// Across the 28 targets: within a tier (same anchors and clocks), more cores are never slower; a
+// tiny op is dispatch-bound.
+TEST(Estimate, MoreCoresNeverSlowerAndSmallOpsHitTheFloor) {
+  std::vector<Graph> graphs;
+  graphs.push_back(one_op("conv", {1, 256, 28, 28}, R"({"out_channels": 256, "kernel": [3, 3], "pad": [1, 1, 1, 1]})"));
+  graphs.push_back(one_op("conv", {1, 2048, 8, 8}, R"({"out_channels": 2048})"));
+  graphs.push_back(one_op("add", {1, 512, 64, 64}, "{}", R"(, "x")"));
+  size_t pairs = 0;
+  for (const Graph &g : graphs)
+    for (const hal::Target &a : registry().targets())
+      for (const hal::Target &b : registry().targets()) {
+        if (a.text("tier") != b.text("tier") || a.uint("num_nes") <= b.uint("num_nes")) continue;
+        ++pairs;
+        EXPECT_LE(estimate(g, catalog(), a).latency_us, estimate(g, catalog(), b).latency_us) << a.name << " (" << a.uint("num_nes") << " cores) vs " << b.name << " (" << b.uint("num_nes") << ")";
+      }
+  EXPECT_GE(pairs, 3u * 20);
+  Estimate tiny = estimate(one_op("relu", {1, 8, 1, 8}), catalog(), target("h13"));
+  EXPECT_EQ(tiny.bound, "dispatch");
+  EXPECT_NEAR(tiny.latency_us, 230, 1);
+  // Attention has no analytic form: the estimate is decomposed and says so.
+  Graph attn = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1,
+      "inputs": [{"name": "q", "shape": [1, 8, 128, 64]}, {"name": "k", "shape": [1, 8, 128, 64]}, {"name": "v", "shape": [1, 8, 128, 64]}],
+      "ops": [{"name": "a", "op": "sdpa", "inputs": ["q", "k", "v"], "outputs": ["o"]}], "outputs": ["o"]})", "a"), "a");
+  infer_shapes(attn, catalog());
+  Estimate ea = estimate(attn, catalog(), target("h17s"));
+  EXPECT_EQ(ea.kind, "decomposed");
+  EXPECT_NEAR(ea.flops, 8.0 * 128 * 128 * (2 * 64 + 5 + 2 * 64), 1);
+  Estimate host = estimate(one_op("tan", {1, 8, 16, 16}), catalog(), target("h13"));
+  EXPECT_EQ(host.unestimated, std::vector<std::string>{"op"});
+}
+
+TEST(Graph, MalformedModelsHaveReasonCodes) {
+  auto parse = [](const std::string &text) {
+    Graph g = read_graph_json(json::parse(text, "m.json"), "m.json");
+    infer_shapes(g, catalog());
+  };
+  EXPECT_EQ(code_of([&] { parse(R"({"format": "onnx", "version": 1, "inputs": [], "ops": [], "outputs": []})"); }), "ANEC-GRAPH-001");
+  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 2, "inputs": [], "ops": [], "outputs": []})"); }), "ANEC-GRAPH-001");
+  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 1, "inputs": [], "ops": [], "outputs": [], "extra": 1})"); }), "ANEC-GRAPH-001");
+  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3]}], "ops": [], "outputs": []})"); }),
+            "ANEC-GRAPH-003");
+  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 0, 3, 3]}], "ops": [], "outputs": []})"); }),
+            "ANEC-GRAPH-003");
+  EXPECT_EQ(code_of([&] {
+              parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+                 "ops": [{"name": "r", "op": "relu", "inputs": ["nope"], "outputs": ["y"]}], "outputs": ["y"]})");
+            }),
+            "ANEC-GRAPH-002");
+  EXPECT_EQ(code_of([&] {
+              parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+                 "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["x"]}], "outputs": ["x"]})");
+            }),
+            "ANEC-GRAPH-002");
+  EXPECT_EQ(code_of([&] {
+              parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+                 "ops": [{"name": "c", "op": "conv", "inputs": ["x"], "outputs": ["y"], "attrs": {"kernel": [3, 3]}}], "outputs": ["y"]})");
+            }),
+            "ANEC-GRAPH-003");
+  EXPECT_EQ(code_of([&] { load_model("model.onnx", catalog()); }), "ANEC-MODEL-001");
+  EXPECT_EQ(code_of([&] { read_network_plist(json::parse(R"({"Version": "1"})", "p"), "p"); }), "ANEC-MODEL-002");
+}
+
+namespace {
+int cli(const std::string &args, std::string *out = nullptr) {
+  fs::path o = fs::temp_directory_path() / ("anec-cli-" + std::to_string(::getpid()));
+  int st = std::system((std::string(ANEC_TEST_ANEC_TOOL) + " --tables " + ANEC_TEST_TABLES_DIR + " " + args + " >" + o.string() + " 2>&1").c_str());
+  if (out) *out = read_text_file(o);
+  fs::remove(o);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+fs::path shared(const char *f) { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "tinygrad" / f; }
+} // namespace
+
+// The real network plist checks and estimates on all 28 targets; the matrix is the reviewed golden.
+TEST(Cli, NetPlistOnAllTargetsMatchesGolden) {
+  std::string out;
+  if (!fs::exists(shared("net.plist"))) GTEST_SKIP() << "no shared testdata";
+  ASSERT_EQ(cli("check " + shared("net.plist").string() + " --target all", &out), 0) << out;
+  EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-check-net-plist-all.txt"));
+  ASSERT_EQ(cli("estimate " + shared("net.plist").string() + " --target all --format csv", &out), 0) << out;
+  EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-estimate-net-plist-all.csv"));
+  ASSERT_EQ(cli("estimate " + shared("net.plist").string() + " --target h13 --format json", &out), 0) << out;
+  Doc d = json::parse(out, "estimate.json");
+  EXPECT_EQ(d.find("bound")->as_string(), "dispatch");
+  EXPECT_TRUE(d.find("latency_us"));
+}
+
+TEST(Cli, ExitCodes) {
+  fs::path dir = fs::temp_directory_path() / ("anec-cli-models-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  write_file_atomic(dir / "bad.json", std::string("{\"format\": \"anec-graph\""));
+  write_file_atomic(dir / "wide.json", std::string(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 1, 16385]}],
+    "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})"));
+  std::string out;
+  EXPECT_EQ(cli("check " + (dir / "bad.json").string() + " --target h13", &out), 2);
+  EXPECT_NE(out.find("ANEC-JSON-001"), std::string::npos) << out;
+  EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " --target h13", &out), 1);
+  EXPECT_NE(out.find("ANEC-CHK-010"), std::string::npos) << out;
+  EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " --target h16", &out), 0) << out;
+  EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " --target h99", &out), 2);
+  EXPECT_NE(out.find("ANEC-HAL-006"), std::string::npos) << out;
+  EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format xml", &out), 2);
+  EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format json", &out), 0);
+  EXPECT_EQ(json::parse(out, "m").find("targets")->items().size(), 28u);
+  fs::remove_all(dir);
+}
