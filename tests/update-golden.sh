@@ -37,4 +37,12 @@ rm -rf "$tmp"
 anec=${bin%/anec-hal}/anec
 "$anec" --tables "$root/tables" check "$ext/tinygrad/net.plist" --target all > "$g/anec-check-net-plist-all.txt"
 "$anec" --tables "$root/tables" estimate "$ext/tinygrad/net.plist" --target all --format csv > "$g/anec-estimate-net-plist-all.csv"
+# a real ONNX network (fetched by ctest's models.fetch into ~/.cache/anec/models)
+models=${ANEC_MODEL_CACHE:-$HOME/.cache/anec/models}/package/models
+if [ -d "$models" ]; then
+  "$anec" --tables "$root/tables" estimate "$models/embedding_model.onnx" --target all --dim unk__314=1 --format csv > "$g/anec-estimate-embedding-onnx-all.csv"
+  "$anec" --tables "$root/tables" check "$models/melspectrogram.onnx" --target all --dim batch_size=1 --dim samples=1280 > "$g/anec-check-melspectrogram-onnx-all.txt" || true
+else
+  echo "no fetched models in $models: run ctest -R models.fetch first" >&2
+fi
 echo "golden files rewritten in $g; review with git diff"

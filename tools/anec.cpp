@@ -20,10 +20,11 @@ using namespace anec::compiler;
 
 namespace {
 
-const char *kUsage = R"(usage: anec [--tables DIR] check MODEL --target T|all [--format text|json|csv]
-       anec [--tables DIR] estimate MODEL --target T|all [--format text|json|csv]
+const char *kUsage = R"(usage: anec [--tables DIR] check MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
+       anec [--tables DIR] estimate MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
 
-MODEL is an anec-graph JSON file (docs/graph-format.md). `check` validates every operation against
+MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
+ONNX model (.onnx). --dim binds a symbolic input dimension (an ONNX dim_param) to a value. `check` validates every operation against
 the target's tables: native, decomposed (into what) or rejected, each finding with its reason code,
 the offending value, the limit and its provenance, and a fix; then padding, group/core, working-set
 and pitfall warnings. `estimate` gives the roofline latency (compute vs memory, plus one dispatch
@@ -149,7 +150,9 @@ Doc estimate_doc(const Estimate &e) {
 }
 
 std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &t) {
-  std::string out = "check " + g.source + " on " + t.name + " (" + t.text("family") + ", " + std::to_string(t.uint("num_nes")) + " cores): " +
+  std::string out;
+  for (const std::string &n : g.notes) out += "note: " + n + "\n";
+  out += "check " + g.source + " on " + t.name + " (" + t.text("family") + ", " + std::to_string(t.uint("num_nes")) + " cores): " +
                     verdict_name(r.verdict) + ", " + std::to_string(r.count(Severity::Reject)) + " reject(s), " +
                     std::to_string(r.count(Severity::Decompose)) + " decomposition(s), " + std::to_string(r.count(Severity::Warn)) + " warning(s)\n";
   auto findings_of = [&](const std::string &op) {
@@ -226,7 +229,8 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
 int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {
   po::options_description o;
   std::string model, target, format = "text";
-  o.add_options()("model", po::value(&model))("target,t", po::value(&target))("format", po::value(&format));
+  std::vector<std::string> dim_args;
+  o.add_options()("model", po::value(&model))("target,t", po::value(&target))("format", po::value(&format))("dim", po::value(&dim_args)->composing());
   po::positional_options_description p;
   p.add("model", 1);
   po::variables_map vm;
@@ -234,7 +238,20 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   po::notify(vm);
   if (model.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
   if (format != "text" && format != "json" && format != "csv") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
-  Graph g = load_model(model, ctx.catalog);
+  DimBindings dims;
+  for (const std::string &d : dim_args) {
+    size_t eq = d.find('=');
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      if (eq != std::string::npos) v = std::stoll(d.substr(eq + 1), &used);
+    } catch (const std::exception &) {
+    }
+    if (eq == std::string::npos || eq == 0 || used == 0 || eq + 1 + used != d.size() || v < 1)
+      throw Error("ANEC-CLI-002", "--dim " + d + " is not NAME=POSITIVE-INTEGER");
+    dims[d.substr(0, eq)] = v;
+  }
+  Graph g = load_model(model, ctx.catalog, dims);
   auto targets = ctx.targets(target);
   std::vector<CheckResult> cs;
   std::vector<Estimate> es;

@@ -57,6 +57,8 @@ struct Checker {
     static const char *fields[5] = {"max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
     static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011", "ANEC-CHK-010"};
     static const char *names[5] = {"batch", "depth", "channels", "height", "width"};
+    if (x.source_rank > 5)
+      add("ANEC-CHK-015", Severity::Reject, "tensor '" + x.name + "' has rank " + str(x.source_rank), str(x.source_rank), "5", "", "fold axes so at most five remain");
     for (int a = 0; a < 5; ++a)
       over(x.shape.d[a], fields[a], codes[a], "tensor '" + x.name + "' " + names[a], std::string("split along ") + kAxisNames[a] + " into parts within the limit");
   }
@@ -68,7 +70,7 @@ struct Checker {
         const Tensor &x = *g.tensor(n);
         bool io = std::find(g.inputs.begin(), g.inputs.end(), n) != g.inputs.end();
         if (x.dtype == "bf16" && io) add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16", "fp16", "", "declare the input fp16");
-        if ((x.dtype == "fp32" || x.dtype == "int32") && !x.constant)
+        if ((x.dtype == "fp32" || x.dtype == "int32") && io)
           add("ANEC-CHK-017", Severity::Warn, "tensor '" + n + "' is " + x.dtype + "; the engine computes fp16 (the annotation does not widen the arithmetic)", x.dtype, "fp16", "", "use fp16 activations");
       }
       for (const std::string &n : op->outputs)
@@ -113,7 +115,7 @@ struct Checker {
       }
       const Shape &a = in(0).shape, &b = in(1).shape;
       if (a.d[kD] > 1 || b.d[kD] > 1) add("ANEC-CHK-023", Severity::Reject, "matmul operand depth above one", str(std::max(a.d[kD], b.d[kD])), "1", "", "fold depth into batch");
-      if (a.d[kW] != b.d[kC])
+      if (a.d[kW] != b.d[kC] && !op->attrs.find("contraction_checked"))
         add("ANEC-CHK-024", Severity::Reject, "left width " + str(a.d[kW]) + " does not match right channels " + str(b.d[kC]), str(a.d[kW]), str(b.d[kC]), "", "transpose or pad so the contracted dimensions agree");
       for (int ax : {kN, kH})
         if (a.d[ax] != b.d[ax] && a.d[ax] != 1 && b.d[ax] != 1)

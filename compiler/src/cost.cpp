@@ -66,6 +66,7 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
     c.flops = 2.0 * scores * double(q.d[kW]) + 5.0 * scores + 2.0 * scores * double(v.d[kW]);
     c.decomposed = true;
   }
+  if (const Doc *f = op.attrs.find("flops"); f && f->is(Doc::Kind::Int)) c.flops = double(f->as_int()); // the front-end counted them
   return c;
 }
 

@@ -35,7 +35,7 @@ int axis_index(const std::string &a, int fallback) {
   const char *p = a.size() == 1 && a[0] ? std::strchr(kAxisNames, a[0]) : nullptr;
   return p ? int(p - kAxisNames) : fallback;
 }
-int64_t Tensor::bytes() const { return shape.elements() * dtype_bytes(dtype); }
+int64_t Tensor::bytes() const { return shape.elements() * std::min<int64_t>(dtype_bytes(dtype), 2); }
 
 int64_t Op::attr(const std::string &key, int64_t fallback) const {
   const Doc *d = attrs.find(key);
@@ -152,6 +152,7 @@ Graph read_graph_json(const Doc &doc, const std::string &source) {
 }
 
 double weight_bytes(const Graph &g, const Op &op) {
+  if (int64_t n = op.attr("weight_elements", -1); n >= 0) return double(n) * 2;
   if (op.inputs.empty()) return 0;
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
   bool runtime = op.text("weight") == "runtime" || (op.inputs.size() >= 2 && !g.tensor(op.inputs[1])->constant);

@@ -288,7 +288,7 @@ TEST(Graph, MalformedModelsHaveReasonCodes) {
                  "ops": [{"name": "c", "op": "conv", "inputs": ["x"], "outputs": ["y"], "attrs": {"kernel": [3, 3]}}], "outputs": ["y"]})");
             }),
             "ANEC-GRAPH-003");
-  EXPECT_EQ(code_of([&] { load_model("model.onnx", catalog()); }), "ANEC-MODEL-001");
+  EXPECT_EQ(code_of([&] { load_model("model.tflite", catalog()); }), "ANEC-MODEL-001");
   EXPECT_EQ(code_of([&] { read_network_plist(json::parse(R"({"Version": "1"})", "p"), "p"); }), "ANEC-MODEL-002");
 }
 

@@ -29,8 +29,9 @@ struct Tensor {
   Shape shape;
   std::string dtype = "fp16";
   bool constant = false;  // a weight or other embedded constant
+  int source_rank = 0;    // the rank the front-end read (0: native 5-D), > 5 cannot be represented
   std::string format;     // for an image input: "fourcc" or "" (plain tensor)
-  int64_t bytes() const;  // elements x element size
+  int64_t bytes() const;  // as the engine holds it: elements x element size, wider types narrowed to fp16
 };
 
 struct Op {
@@ -44,6 +45,8 @@ struct Op {
 
 struct Graph {
   std::string source, front_end; // file, and "anec-graph 1" / "onnx" / "plist"
+  std::vector<std::string> notes; // what the front-end did (constant folding, unknown shapes)
+  size_t source_nodes = 0, folded_nodes = 0; // nodes the front-end read, and those folded as constants
   std::vector<Tensor> tensors;
   std::vector<std::string> inputs, outputs;
   std::vector<Op> ops;
@@ -63,7 +66,8 @@ int axis_index(const std::string &letter, int fallback);
 // ANEC-GRAPH-003 a bad shape or attribute.
 Graph read_graph_json(const Doc &doc, const std::string &source);
 
-// The weight bytes an op embeds (a conv, deconv or linear without a weight input; fp16), 0 otherwise.
+// The weight bytes an op embeds (attrs.weight_elements when a front-end set it, else a conv, deconv or
+// linear without a weight input; fp16), 0 otherwise.
 double weight_bytes(const Graph &g, const Op &op);
 
 // Fills in every op's output shapes in order (ops must be topologically ordered). Operations the

