@@ -51,22 +51,15 @@ Doc convert(plist_t node, int depth) {
     plist_get_real_val(node, &v);
     return Doc::number(v);
   }
-  case PLIST_STRING:
-  case PLIST_KEY: {
-    char *s = nullptr;
-    if (plist_get_node_type(node) == PLIST_STRING) plist_get_string_val(node, &s);
-    else plist_get_key_val(node, &s);
-    std::string out = s ? s : "";
-    std::free(s);
-    return Doc::string(out);
+  case PLIST_STRING: { // by pointer and length: plist_get_string_val asserts on an embedded NUL
+    uint64_t n = 0;
+    const char *s = plist_get_string_ptr(node, &n);
+    return Doc::string(s ? std::string(s, size_t(n)) : std::string());
   }
   case PLIST_DATA: {
-    char *data = nullptr;
     uint64_t n = 0;
-    plist_get_data_val(node, &data, &n);
-    std::string out(data ? data : "", data ? size_t(n) : 0);
-    std::free(data);
-    return Doc::string(out);
+    const char *d = plist_get_data_ptr(node, &n);
+    return Doc::string(d ? std::string(d, size_t(n)) : std::string());
   }
   default:
     return Doc::string("");

@@ -137,6 +137,25 @@ TEST(Check, ReductionMatmulAndWorkingSetBoundaries) {
   EXPECT_TRUE(codes(check(bigger, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-043"));
 }
 
+// Table 17.1's dtype and interleave rows: bf16 program I/O rejects, fp32 is computed as fp16; the
+// interleave factor is a placeholder 1 in every published table, so a table copy sets it to 16.
+TEST(Check, DtypeAndInterleaveRows) {
+  Graph bf = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 8, 4, 4], "dtype": "bf16"}],
+      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})", "b"), "b");
+  infer_shapes(bf, catalog());
+  EXPECT_TRUE(rejects(bf, "h17s", "ANEC-CHK-016"));
+  EXPECT_FALSE(rejects(one_op("relu", {1, 8, 4, 4}), "h17s", "ANEC-CHK-016"));
+  hal::Target t = target("h13");
+  t.values.at("channel_interleave").value = uint64_t(16);
+  EXPECT_FALSE(codes(check(one_op("conv", {1, 8, 8, 8}, R"({"out_channels": 32})"), catalog(), t), Severity::Warn).count("ANEC-CHK-040"));
+  auto padded = check(one_op("conv", {1, 8, 8, 8}, R"({"out_channels": 33})"), catalog(), t);
+  EXPECT_TRUE(codes(padded, Severity::Warn).count("ANEC-CHK-040"));
+  EXPECT_EQ(padded.verdict, Verdict::Native) << "padding is a warning, not a reject";
+  // the 16-byte width granule: 8 fp16 elements fill it, 9 pad
+  EXPECT_FALSE(codes(check(one_op("relu", {1, 8, 8, 8}), catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-041"));
+  EXPECT_TRUE(codes(check(one_op("relu", {1, 8, 8, 9}), catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-041"));
+}
+
 TEST(Check, FamilyAndCapabilityGates) {
   auto verdict = [](const char *type, const char *t, const std::string &attrs = "{}") {
     return check(one_op(type, {1, 8, 16, 16}, attrs), catalog(), target(t)).ops[0].verdict;

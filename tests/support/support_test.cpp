@@ -1,5 +1,6 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/plist.hpp"
 #include "anec/support/toml.hpp"
 
 #include <filesystem>
@@ -68,4 +69,25 @@ TEST(Files, AtomicWriteLeavesNoTemporaryAndReadErrorsHaveCodes) {
     EXPECT_EQ(e.code(), "ANEC-IO-002");
   }
   fs::remove_all(dir);
+}
+
+// XML and binary-free property lists become documents; a string holding a NUL (which makes
+// libplist's own string getter assert, found by the fuzzer) is read whole; junk has a reason code.
+TEST(Plist, ReadsDocumentsAndRejectsJunk) {
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict><key>n</key><integer>3</integer>"
+                    "<key>s</key><string>a</string><key>b</key><true/><key>a</key><array><real>1.5</real></array></dict></plist>";
+  anec::Doc d = anec::plist::parse(xml, "t.plist");
+  EXPECT_EQ(d.find("n")->as_int(), 3);
+  EXPECT_EQ(d.find("s")->as_string(), "a");
+  EXPECT_TRUE(d.find("b")->as_bool());
+  EXPECT_DOUBLE_EQ(d.find("a")->items()[0].as_float(), 1.5);
+  std::string nul = xml;
+  nul.replace(nul.find("<string>a"), 9, std::string("<string>a\0", 10));
+  EXPECT_NO_THROW(anec::plist::parse(nul, "nul.plist"));
+  try {
+    anec::plist::parse("not a plist", "junk.plist");
+    ADD_FAILURE() << "junk parsed";
+  } catch (const anec::Error &e) {
+    EXPECT_EQ(e.code(), "ANEC-PLIST-001");
+  }
 }
