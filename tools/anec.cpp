@@ -139,10 +139,11 @@ Doc estimate_doc(const Estimate &e) {
   }
   d.set("ops", std::move(ops));
   Doc pl = Doc::array();
-  for (auto &[b, us] : e.placement) {
+  for (const auto &b : e.placement) {
     Doc x = Doc::table();
-    x.set("backend", Doc::string(b));
-    x.set("coarse_latency_us", Doc::number(us));
+    x.set("backend", Doc::string(b.backend));
+    x.set("coarse_latency_us", Doc::number(b.coarse_us));
+    x.set("launch_penalty_units", Doc::number(b.launch_units));
     pl.push(std::move(x));
   }
   d.set("placement", std::move(pl));
@@ -184,8 +185,8 @@ std::string estimate_text(const Graph &g, const Estimate &e) {
                                                                      " us, memory " + fmt(c.memory_us) + " us, " + c.bound + "-bound"
                                                                : std::string("no estimate")) + "\n";
   out += "  placement order:";
-  for (auto &[b, us] : e.placement) out += " " + b + " " + fmt(us) + " us";
-  return out + " (coarse anchors, ch.18 table 18.2)\n";
+  for (const auto &b : e.placement) out += " " + b.backend + " " + fmt(b.coarse_us, 3) + " us (launch " + fmt(b.launch_units, 2) + ")";
+  return out + " (coarse anchors and launch penalties in model units, ch.18 tables 18.2, 18.3)\n";
 }
 
 // The target matrix: one row per target.

@@ -105,10 +105,15 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   e.floor_us = e.floor_ms.value * 1e3;
   e.latency_us = std::max(e.compute_us, e.memory_us) + e.floor_us;
   e.bound = e.floor_us >= std::max(e.compute_us, e.memory_us) ? "dispatch" : e.memory_us > e.compute_us ? "bandwidth" : "compute";
-  // Placement model (ch.18 table 18.2): coarse per-backend rooflines, GFLOP/s and GB/s.
-  const std::pair<const char *, std::pair<double, double>> backends[] = {{"engine", {800, 50}}, {"gpu", {120, 40}}, {"cpu", {20, 10}}};
-  for (auto &[name, pb] : backends) e.placement.push_back({name, std::max(e.flops / (pb.first * 1e9), e.bytes / (pb.second * 1e9)) * 1e6});
-  std::stable_sort(e.placement.begin(), e.placement.end(), [](auto &a, auto &b) { return a.second < b.second; });
+  // Placement model: coarse per-backend rooflines (ch.18 table 18.2, GFLOP/s and GB/s) and the
+  // per-segment launch penalty (table 18.3).
+  struct Backend {
+    const char *name;
+    double gflops, gbps, launch;
+  };
+  for (const Backend &b : {Backend{"engine", 800, 50, 0.05}, Backend{"gpu", 120, 40, 0.10}, Backend{"cpu", 20, 10, 0.10}})
+    e.placement.push_back({b.name, std::max(e.flops / (b.gflops * 1e9), e.bytes / (b.gbps * 1e9)) * 1e6, b.launch});
+  std::stable_sort(e.placement.begin(), e.placement.end(), [](auto &a, auto &b) { return a.coarse_us < b.coarse_us; });
   return e;
 }
 

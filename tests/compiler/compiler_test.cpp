@@ -245,8 +245,13 @@ TEST(Estimate, Table18_5AnalyticColumn) {
   Graph c2048 = one_op("conv", {1, 2048, 8, 8}, R"({"out_channels": 2048})");
   EXPECT_EQ(estimate(c2048, catalog(), target("h13")).bound, "bandwidth");
   // The coarse placement roofline of the same table: 1156 us for the 3x3 (engine anchors).
-  EXPECT_NEAR(estimate(c256, catalog(), target("h13")).placement.front().second, 1156, 1);
-  EXPECT_EQ(estimate(c256, catalog(), target("h13")).placement.front().first, "engine");
+  auto placement = estimate(c256, catalog(), target("h13")).placement;
+  ASSERT_EQ(placement.size(), 3u);
+  EXPECT_NEAR(placement[0].coarse_us, 1156, 1);
+  EXPECT_EQ(placement[0].backend, "engine");
+  EXPECT_EQ(placement[0].launch_units, 0.05);
+  EXPECT_EQ(placement[1].backend, "gpu"); // 6.7x behind the engine, the CPU 40x (ch.18)
+  EXPECT_NEAR(placement[1].coarse_us / placement[0].coarse_us, 800.0 / 120, 0.01);
 }
 
 // Across the 28 targets: within a tier (same anchors and clocks), more cores are never slower; a

@@ -5,7 +5,8 @@
 // graph inputs, outputs, weights and intermediates too large to stay on chip move through memory.
 // Attention has no analytic form: its estimate is decomposed (two matmuls and a softmax) and
 // labelled so. The placement model's backend order (engine / GPU / CPU) uses the coarse anchors of
-// ch.18 table 18.2.
+// ch.18 table 18.2 and its launch penalties (table 18.3: 0.05 to the engine, 0.10 to another
+// backend, relative units that do not convert to time, so they are reported beside the order).
 #pragma once
 #include "anec/compiler/check.hpp"
 
@@ -36,7 +37,12 @@ struct Estimate {
   std::string kind;   // "analytic", "decomposed" (some op estimated through a decomposition)
   std::vector<std::string> unestimated; // ops with no cost form, left out of the total
   std::vector<OpCost> ops;
-  std::vector<std::pair<std::string, double>> placement; // backend, coarse roofline time (us), fastest first
+  struct Placement {
+    std::string backend;
+    double coarse_us = 0;     // the coarse roofline at the backend's anchors
+    double launch_units = 0;  // the per-segment launch penalty, in the model's relative units
+  };
+  std::vector<Placement> placement; // fastest first; the graph as one segment on each backend
 };
 
 OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog);
