@@ -1,0 +1,63 @@
+// The command wire format (docs/firmware-wire.md): the 24-byte sCSneControllerCmdHdr, the body, an
+// integrity envelope (magic word, CRC-32 checksum) and zero padding to the 16-byte command granule;
+// the encoder, and a validator that applies every rule the sources state as a named check with a
+// reason code and the firmware's disposition.
+#pragma once
+#include "anec/firmware/commands.hpp"
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace anec::fw {
+
+inline constexpr uint32_t kHeaderBytes = 24, kGranule = 16;
+inline constexpr uint32_t kEnvelopeMagic = 0x454e5343; // "CSNE" in memory order; the project's choice (docs/firmware-wire.md)
+
+struct Command {
+  uint32_t id = 0, priority = 2, procedure_id = 0;
+  int32_t program_id = -1, process_id = -1;
+  std::vector<std::pair<std::string, uint64_t>> scalars;              // body scalars, in layout order
+  std::map<std::string, std::vector<std::vector<uint64_t>>> arrays;  // records, fields in record order
+  std::vector<uint8_t> raw_body;                                      // a command without a body layout
+};
+
+// From a TOML or JSON description: `command` (name or id), `priority`, `program_id`, `process_id`,
+// `procedure_id`, then `[body]` with the layout's scalars (counts may be omitted: taken from the
+// arrays) and arrays of records (tables of the record's fields), or `raw_body` as hex.
+// ANEC-FWC-001 for a description that does not fit the table.
+Command command_from_doc(const Doc &d, const CommandTable &t, const std::string &source);
+Doc command_to_doc(const Command &c, const CommandTable &t);
+
+// The encoded command: header, body, envelope, padding. ANEC-FWC-002 for a body the layout cannot
+// hold (a count that disagrees with its array, a value past its width).
+std::vector<uint8_t> encode(const Command &c, const CommandTable &t);
+
+uint32_t crc32(std::span<const uint8_t> bytes);
+
+enum class Disposition { Reject, Drop, Fault, Warn };
+const char *disposition_name(Disposition d); // "reject", "drop", "fault-and-reset", "warn"
+
+struct Violation {
+  std::string check, code;
+  Disposition disposition = Disposition::Reject;
+  uint32_t status = 0; // the IOKit status returned for a reject (appendix C.3)
+  uint64_t offset = 0; // in the message
+  std::string message;
+};
+
+enum class Channel { Ring, ExeLoop };
+
+struct Validation {
+  bool decoded = false;      // header and body could be read
+  Command command;           // as far as it was read
+  uint32_t total_bytes = 0;  // header + body + envelope + padding as the header implies
+  std::vector<Violation> violations;
+  bool accepted() const;     // nothing that rejects, drops or faults
+};
+
+Validation validate(std::span<const uint8_t> message, const CommandTable &t, Channel channel = Channel::Ring);
+
+} // namespace anec::fw

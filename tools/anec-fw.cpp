@@ -1,0 +1,201 @@
+// anec-fw: encode, decode and validate host-to-firmware commands. Argument parsing and printing
+// only; the work is in anec::fw.
+#include "anec/firmware/commands.hpp"
+#include "anec/firmware/wire.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
+#include "anec/support/json.hpp"
+#include "anec/support/toml.hpp"
+#include "guarded.hpp"
+#include "tables_path.hpp"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace anec;
+
+namespace {
+
+const char *kUsage = R"(usage: anec-fw [--tables DIR] commands [--format text|json|csv]
+       anec-fw [--tables DIR] encode CMD.toml|CMD.json -o FILE
+       anec-fw [--tables DIR] decode FILE [--format text|json]
+       anec-fw [--tables DIR] validate FILE [--channel ring|exeloop] [--format text|json]
+
+Host-to-firmware commands (docs/firmware-wire.md): the 24-byte header (id, size, priority,
+programId, processId, procedureId), the body laid out as tables/schema/firmware/commands.toml
+gives, the envelope (magic word, CRC-32) and zero padding to the 16-byte granule. `encode` writes a
+command described in TOML or JSON; `decode` prints one; `validate` applies every check — length,
+magic, checksum, padding, known id, direction, priority band, program/process/procedure ranges,
+body size, field limits, events, chained buffers, and on the exeloop channel the accepted ids —
+each with its reason code and the firmware's disposition (reject with a status, drop, fault and
+reset, warn). Exit codes: 0 accepted, 1 a check fired, 2 bad input.
+)";
+
+fw::CommandTable table(const fs::path &tables) { return fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml"); }
+
+po::variables_map parse(const std::vector<std::string> &args, po::options_description &o) {
+  po::positional_options_description p;
+  p.add("file", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+void check_format(const std::string &f, std::initializer_list<const char *> ok) {
+  for (const char *x : ok)
+    if (f == x) return;
+  throw Error("ANEC-CLI-002", "--format " + f + " is not supported here");
+}
+
+std::string command_text(const fw::Command &c, const fw::CommandTable &t) {
+  const fw::CommandSpec *spec = t.by_id(c.id);
+  std::string out = "command " + hex(c.id) + " " + (spec ? spec->name + " (" + spec->subsystem + ", " + spec->direction + ")" : std::string("(unknown)")) +
+                    "\n  priority " + std::to_string(c.priority) + ", programId " + std::to_string(c.program_id) + ", processId " +
+                    std::to_string(c.process_id) + ", procedureId " + std::to_string(c.procedure_id) + "\n";
+  for (auto &[name, v] : c.scalars) out += "  " + name + " = " + std::to_string(v) + (v > 9 ? " (" + hex(v) + ")" : "") + "\n";
+  const fw::BodySpec *layout = spec ? t.body(spec->name) : nullptr;
+  if (layout)
+    for (const fw::ArraySpec &a : layout->arrays) {
+      auto it = c.arrays.find(a.name);
+      if (it == c.arrays.end()) continue;
+      const fw::RecordSpec *rs = fw::record_spec(a.record);
+      for (size_t r = 0; r < it->second.size(); ++r) {
+        out += "  " + a.name + "[" + std::to_string(r) + "]";
+        for (size_t k = 0; k < rs->fields.size(); ++k) out += " " + rs->fields[k].name + "=" + hex(it->second[r][k]);
+        out += "\n";
+      }
+    }
+  if (!c.raw_body.empty()) out += "  raw body " + hex_bytes(c.raw_body) + "\n";
+  return out;
+}
+
+Doc validation_doc(const fw::Validation &v, const fw::CommandTable &t) {
+  Doc d = Doc::table();
+  d.set("accepted", Doc::boolean(v.accepted()));
+  d.set("decoded", Doc::boolean(v.decoded));
+  d.set("bytes", Doc::integer(v.total_bytes));
+  d.set("command", fw::command_to_doc(v.command, t));
+  Doc vs = Doc::array();
+  for (const fw::Violation &x : v.violations) {
+    Doc e = Doc::table();
+    e.set("check", Doc::string(x.check));
+    e.set("code", Doc::string(x.code));
+    e.set("disposition", Doc::string(fw::disposition_name(x.disposition)));
+    if (x.status) e.set("status", Doc::integer(x.status, true));
+    e.set("offset", Doc::integer(int64_t(x.offset)));
+    e.set("message", Doc::string(x.message));
+    vs.push(std::move(e));
+  }
+  d.set("violations", std::move(vs));
+  return d;
+}
+
+int commands(const fs::path &tables, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string format = "text";
+  o.add_options()("format", po::value(&format));
+  parse(args, o);
+  check_format(format, {"text", "json", "csv"});
+  fw::CommandTable t = table(tables);
+  std::string out;
+  if (format == "json") {
+    Doc a = Doc::array();
+    for (const fw::CommandSpec &c : t.commands()) {
+      Doc d = Doc::table();
+      d.set("id", Doc::integer(c.id, true));
+      d.set("name", Doc::string(c.name));
+      d.set("direction", Doc::string(c.direction));
+      d.set("subsystem", Doc::string(c.subsystem));
+      d.set("purpose", Doc::string(c.purpose));
+      d.set("body_layout", Doc::boolean(t.body(c.name) != nullptr));
+      a.push(std::move(d));
+    }
+    out = json::write(a);
+  } else {
+    out = format == "csv" ? "id,name,direction,subsystem,body_layout,purpose\n" : "";
+    for (const fw::CommandSpec &c : t.commands()) {
+      bool body = t.body(c.name) != nullptr;
+      if (format == "csv") out += hex(c.id) + "," + c.name + "," + c.direction + "," + c.subsystem + "," + (body ? "yes" : "no") + ",\"" + c.purpose + "\"\n";
+      else {
+        std::string name = c.name + std::string(c.name.size() < 48 ? 48 - c.name.size() : 1, ' ');
+        out += hex(c.id, 2) + "  " + name + (c.direction == "host-to-firmware" ? "H->FW " : c.direction == "both" ? "FW<>H " : "FW->H ") +
+               c.subsystem + (body ? " [body]" : "") + "\n";
+      }
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+int encode(const fs::path &tables, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string file, out;
+  o.add_options()("file", po::value(&file))("output,o", po::value(&out));
+  parse(args, o);
+  if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs CMD.toml|CMD.json and -o FILE");
+  fw::CommandTable t = table(tables);
+  Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
+  auto bytes = fw::encode(fw::command_from_doc(d, t, file), t);
+  write_file_atomic(out, bytes);
+  std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
+  return 0;
+}
+
+int decode_or_validate(const fs::path &tables, const std::vector<std::string> &args, bool verdict) {
+  po::options_description o;
+  std::string file, format = "text", channel = "ring";
+  o.add_options()("file", po::value(&file))("format", po::value(&format))("channel", po::value(&channel));
+  parse(args, o);
+  if (file.empty()) throw Error("ANEC-CLI-001", std::string(verdict ? "validate" : "decode") + " needs FILE");
+  check_format(format, {"text", "json"});
+  if (channel != "ring" && channel != "exeloop") throw Error("ANEC-CLI-002", "--channel " + channel + " is not ring or exeloop");
+  fw::CommandTable t = table(tables);
+  auto bytes = read_file(file, 1ull << 24);
+  fw::Validation v = fw::validate(bytes, t, channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring);
+  if (!verdict && !v.decoded) {
+    std::string why = v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
+    throw Error("ANEC-FW-020", file + ": cannot be decoded (" + why + ")");
+  }
+  std::string out;
+  if (format == "json") {
+    out = json::write(verdict ? validation_doc(v, t) : fw::command_to_doc(v.command, t));
+  } else {
+    out = command_text(v.command, t);
+    if (verdict) {
+      for (const fw::Violation &x : v.violations)
+        out += x.code + " " + x.check + ": " + fw::disposition_name(x.disposition) + (x.status ? " (status " + hex(x.status) + ")" : "") + " at +" + hex(x.offset) + ": " + x.message + "\n";
+      out += v.accepted() ? "accepted\n" : "not accepted\n";
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return verdict && !v.violations.empty() ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string tables;
+  return anec::tools::guarded("anec-fw", [&]() -> int {
+    if (args.size() >= 2 && args[0] == "--tables") {
+      tables = args[1];
+      args.erase(args.begin(), args.begin() + 2);
+    }
+    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+      std::fputs(kUsage, args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    std::string cmd = args[0];
+    args.erase(args.begin());
+    fs::path t = anec::tools::find_tables(tables);
+    if (cmd == "commands") return commands(t, args);
+    if (cmd == "encode") return encode(t, args);
+    if (cmd == "decode") return decode_or_validate(t, args, false);
+    if (cmd == "validate") return decode_or_validate(t, args, true);
+    throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-fw --help)");
+  });
+}
