@@ -37,6 +37,15 @@ rm -rf "$tmp"
 anec=${bin%/anec-hal}/anec
 "$anec" --tables "$root/tables" check "$ext/tinygrad/net.plist" --target all > "$g/anec-check-net-plist-all.txt"
 "$anec" --tables "$root/tables" estimate "$ext/tinygrad/net.plist" --target all --format csv > "$g/anec-estimate-net-plist-all.csv"
+# golden command encodings, as hex
+fwtool=${bin%/anec-hal}/anec-fw
+mkdir -p "$g/fw"
+for f in "$root"/tests/firmware/commands/*; do
+  n=$(basename "${f%.*}")
+  "$fwtool" --tables "$root/tables" encode "$f" -o "$g/fw/$n.bin" 2>/dev/null
+  od -An -v -tx1 "$g/fw/$n.bin" | tr -d ' \n' > "$g/fw/$n.hex" && echo >> "$g/fw/$n.hex"
+  rm "$g/fw/$n.bin"
+done
 # a real ONNX network (fetched by ctest's models.fetch into ~/.cache/anec/models)
 models=${ANEC_MODEL_CACHE:-$HOME/.cache/anec/models}/package/models
 if [ -d "$models" ]; then
