@@ -1,0 +1,44 @@
+// Validation throughput of host-to-firmware commands: the described test commands, encoded, then
+// validated in a loop (commands per second and bytes per second).
+#include "anec/firmware/wire.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/toml.hpp"
+
+#include <benchmark/benchmark.h>
+
+using namespace anec;
+
+namespace {
+const fw::CommandTable &table() {
+  static const fw::CommandTable t = fw::CommandTable::load(std::filesystem::path(ANEC_BENCH_TABLES_DIR) / "schema" / "firmware" / "commands.toml");
+  return t;
+}
+std::vector<std::vector<uint8_t>> messages() {
+  std::vector<std::vector<uint8_t>> out;
+  for (auto &e : std::filesystem::directory_iterator(ANEC_BENCH_COMMANDS_DIR))
+    if (e.path().extension() == ".toml") out.push_back(fw::encode(fw::command_from_doc(toml::parse_file(e.path()), table(), e.path().string()), table()));
+  return out;
+}
+} // namespace
+
+static void BM_ValidateCommand(benchmark::State &state) {
+  static const auto ms = messages();
+  size_t i = 0, bytes = 0;
+  for (auto _ : state) {
+    const auto &m = ms[i++ % ms.size()];
+    benchmark::DoNotOptimize(fw::validate(m, table()).violations.size());
+    bytes += m.size();
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()));
+  state.SetBytesProcessed(int64_t(bytes));
+}
+BENCHMARK(BM_ValidateCommand);
+
+static void BM_EncodeCommand(benchmark::State &state) {
+  static const fw::Command c = fw::command_from_doc(toml::parse_file(std::filesystem::path(ANEC_BENCH_COMMANDS_DIR) / "procedure_call.toml"), table(), "pc");
+  for (auto _ : state) benchmark::DoNotOptimize(fw::encode(c, table()).data());
+  state.SetItemsProcessed(int64_t(state.iterations()));
+}
+BENCHMARK(BM_EncodeCommand);
+
+BENCHMARK_MAIN();
