@@ -11,8 +11,7 @@
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
-#include "guarded.hpp"
-#include "tables_path.hpp"
+#include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -203,24 +202,12 @@ int encode(const std::filesystem::path &tables, const std::vector<std::string> &
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  std::string tables;
-  return anec::tools::guarded("anec-desc", [&]() -> int {
-    if (args.size() >= 2 && args[0] == "--tables") {
-      tables = args[1];
-      args.erase(args.begin(), args.begin() + 2);
-    }
-    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-      std::fputs(kUsage, args.empty() ? stderr : stdout);
-      return args.empty() ? 2 : 0;
-    }
-    std::string cmd = args[0];
-    args.erase(args.begin());
-    if (cmd == "dump") return dump(anec::tools::find_tables(tables), args);
-    if (cmd == "encode") return encode(anec::tools::find_tables(tables), args);
-    if (cmd == "audit") return audit(anec::tools::find_tables(tables), args);
-    if (cmd == "explain") return explain(anec::tools::find_tables(tables), args);
-    if (cmd == "convert") return convert(anec::tools::find_tables(tables), args);
+  return anec::tools::tool_main("anec-desc", kUsage, argc, argv, [](const std::string &cmd, const std::filesystem::path &tables, std::vector<std::string> &args) -> int {
+    if (cmd == "dump") return dump(tables, args);
+    if (cmd == "encode") return encode(tables, args);
+    if (cmd == "audit") return audit(tables, args);
+    if (cmd == "explain") return explain(tables, args);
+    if (cmd == "convert") return convert(tables, args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-desc --help)");
   });
 }

@@ -7,8 +7,7 @@
 #include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/toml.hpp"
-#include "guarded.hpp"
-#include "tables_path.hpp"
+#include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -178,20 +177,7 @@ int decode_or_validate(const fs::path &tables, const std::vector<std::string> &a
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  std::string tables;
-  return anec::tools::guarded("anec-fw", [&]() -> int {
-    if (args.size() >= 2 && args[0] == "--tables") {
-      tables = args[1];
-      args.erase(args.begin(), args.begin() + 2);
-    }
-    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-      std::fputs(kUsage, args.empty() ? stderr : stdout);
-      return args.empty() ? 2 : 0;
-    }
-    std::string cmd = args[0];
-    args.erase(args.begin());
-    fs::path t = anec::tools::find_tables(tables);
+  return anec::tools::tool_main("anec-fw", kUsage, argc, argv, [](const std::string &cmd, const fs::path &t, std::vector<std::string> &args) -> int {
     if (cmd == "commands") return commands(t, args);
     if (cmd == "encode") return encode(t, args);
     if (cmd == "decode") return decode_or_validate(t, args, false);

@@ -12,8 +12,7 @@
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/toml.hpp"
-#include "guarded.hpp"
-#include "tables_path.hpp"
+#include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -470,26 +469,8 @@ int cmd_xref(Ctx &c, const std::vector<std::string> &args) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  std::string tables_opt;
-  return anec::tools::guarded("anec-hal", [&]() -> int {
-    while (!args.empty() && (args[0] == "--tables" || args[0].rfind("--tables=", 0) == 0)) {
-      if (args[0] == "--tables") {
-        if (args.size() < 2) throw Error("ANEC-CLI-001", "--tables needs a directory");
-        tables_opt = args[1];
-        args.erase(args.begin(), args.begin() + 2);
-      } else {
-        tables_opt = args[0].substr(9);
-        args.erase(args.begin());
-      }
-    }
-    if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-      std::fputs(kUsage, args.empty() ? stderr : stdout);
-      return args.empty() ? 2 : 0;
-    }
-    std::string cmd = args[0];
-    args.erase(args.begin());
-    Ctx c(anec::tools::find_tables(tables_opt));
+  return anec::tools::tool_main("anec-hal", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
+    Ctx c(tables);
     if (cmd == "list") return cmd_list(c, args);
     if (cmd == "show") return cmd_show(c, args);
     if (cmd == "encode") return cmd_encode(c, args);

@@ -7,8 +7,7 @@
 #include "anec/hal/registry.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/json.hpp"
-#include "guarded.hpp"
-#include "tables_path.hpp"
+#include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -278,21 +277,9 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  std::string tables;
-  return anec::tools::guarded("anec", [&]() -> int {
-    if (args.size() >= 2 && args[0] == "--tables") {
-      tables = args[1];
-      args.erase(args.begin(), args.begin() + 2);
-    }
-    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-      std::fputs(kUsage, args.empty() ? stderr : stdout);
-      return args.empty() ? 2 : 0;
-    }
-    std::string cmd = args[0];
-    args.erase(args.begin());
+  return anec::tools::tool_main("anec", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
     if (cmd != "check" && cmd != "estimate") throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
-    Ctx ctx(anec::tools::find_tables(tables));
+    Ctx ctx(tables);
     return run(ctx, cmd, args);
   });
 }
