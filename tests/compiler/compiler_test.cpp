@@ -4,14 +4,13 @@
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
 #include "anec/compiler/model.hpp"
-#include "anec/hal/reference.hpp"
-#include "anec/hal/registry.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
+#include "tables.hpp"
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
@@ -20,21 +19,13 @@
 
 using namespace anec;
 using namespace anec::compiler;
+using anec::test::catalog;
 using anec::test::code_of;
+using anec::test::registry;
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path kTables = ANEC_TEST_TABLES_DIR;
 
-const hal::Registry &registry() {
-  static const hal::Schema schema = hal::Schema::load(kTables / "schema" / "hal.toml");
-  static const hal::Registry r = hal::Registry::load(schema, hal::load_lineup(kTables / "reference" / "lineup.toml"), kTables / "targets");
-  return r;
-}
-const OpCatalog &catalog() {
-  static const OpCatalog c = OpCatalog::load(kTables / "schema" / "ops.toml");
-  return c;
-}
 const hal::Target &target(const char *name) { return registry().get(name); }
 
 // One-op graph: input x of `shape` (N, C, H, W), op `type` with `attrs` (JSON), output y.

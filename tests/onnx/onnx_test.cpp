@@ -4,11 +4,10 @@
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
 #include "anec/compiler/model.hpp"
-#include "anec/hal/reference.hpp"
-#include "anec/hal/registry.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 
+#include "../compiler/tables.hpp"
 #include "../errors.hpp"
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -17,21 +16,14 @@
 
 using namespace anec;
 using namespace anec::compiler;
+using anec::test::catalog;
 using anec::test::code_of;
+using anec::test::registry;
 namespace fs = std::filesystem;
 
 namespace {
 const fs::path kTables = ANEC_TEST_TABLES_DIR;
 const fs::path kModels = ANEC_TEST_MODEL_DIR;
-const hal::Registry &registry() {
-  static const hal::Schema schema = hal::Schema::load(kTables / "schema" / "hal.toml");
-  static const hal::Registry r = hal::Registry::load(schema, hal::load_lineup(kTables / "reference" / "lineup.toml"), kTables / "targets");
-  return r;
-}
-const OpCatalog &catalog() {
-  static const OpCatalog c = OpCatalog::load(kTables / "schema" / "ops.toml");
-  return c;
-}
 // The symbolic input dimensions each model declares, bound to one concrete shape.
 const std::map<std::string, DimBindings> kModelDims = {
     {"alexa_v0.1.onnx", {}},           {"embedding_model.onnx", {{"unk__314", 1}}}, {"hey_jarvis_v0.1.onnx", {}},
