@@ -1,6 +1,7 @@
 // anec-fw: encode, decode and validate host-to-firmware commands. Argument parsing and printing
 // only; the work is in anec::fw.
 #include "anec/firmware/commands.hpp"
+#include "anec/firmware/container.hpp"
 #include "anec/firmware/wire.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -22,6 +23,9 @@ const char *kUsage = R"(usage: anec-fw [--tables DIR] commands [--format text|js
        anec-fw [--tables DIR] encode CMD.toml|CMD.json -o FILE
        anec-fw [--tables DIR] decode FILE [--format text|json]
        anec-fw [--tables DIR] validate FILE [--channel ring|exeloop] [--format text|json]
+       anec-fw [--tables DIR] package build SPEC.toml|SPEC.json|FILE.hwx -o FILE
+       anec-fw [--tables DIR] package read FILE
+       anec-fw [--tables DIR] package audit FILE
 
 Host-to-firmware commands (docs/firmware-wire.md): the 24-byte header (id, size, priority,
 programId, processId, procedureId), the body laid out as tables/schema/firmware/commands.toml
@@ -30,7 +34,11 @@ command described in TOML or JSON; `decode` prints one; `validate` applies every
 magic, checksum, padding, known id, direction, priority band, program/process/procedure ranges,
 body size, field limits, events, chained buffers, and on the exeloop channel the accepted ids —
 each with its reason code and the firmware's disposition (reject with a status, drop, fault and
-reset, warn). Exit codes: 0 accepted, 1 a check fired, 2 bad input.
+reset, warn). `package` builds a program container (ANEH -> ANEP -> ANES, docs/firmware-container.md)
+from a description or from an hwx program, prints one, and audits it as the firmware does at load
+(section bounds, overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR
+indices, the task-descriptor chain of text sections). Exit codes: 0 accepted, 1 a check fired,
+2 bad input.
 )";
 
 fw::CommandTable table(const fs::path &tables) { return fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml"); }
@@ -174,6 +182,50 @@ int decode_or_validate(const fs::path &tables, const std::vector<std::string> &a
   return verdict && !v.violations.empty() ? 1 : 0;
 }
 
+int package(const fs::path &tables, std::vector<std::string> args) {
+  if (args.empty()) throw Error("ANEC-CLI-001", "package needs build, read or audit");
+  std::string sub = args[0];
+  args.erase(args.begin());
+  po::options_description o;
+  std::string file, out;
+  o.add_options()("file", po::value(&file))("output,o", po::value(&out));
+  parse(args, o);
+  if (file.empty()) throw Error("ANEC-CLI-001", "package " + sub + " needs FILE");
+  auto schema = desc::TdSchema::load(tables / "schema" / "td" / "gen7.toml");
+  if (sub == "build") {
+    if (out.empty()) throw Error("ANEC-CLI-001", "package build needs -o FILE");
+    fs::path in(file);
+    fw::Package p = in.extension() == ".hwx"    ? fw::package_from_hwx(read_file(in, 256ull << 20), schema)
+                    : in.extension() == ".json" ? fw::package_from_doc(json::parse(read_text_file(in), file), in.parent_path(), file)
+                                                : fw::package_from_doc(toml::parse_file(in), in.parent_path(), file);
+    auto bytes = fw::write_package(std::move(p));
+    write_file_atomic(out, bytes);
+    std::fprintf(stderr, "package: %zu bytes written to %s\n", bytes.size(), out.c_str());
+    return 0;
+  }
+  auto bytes = read_file(file, 1ull << 30);
+  if (sub == "read") {
+    fw::Package p = fw::read_package(bytes);
+    std::string text = "package version " + std::to_string(p.version) + ", " + std::to_string(p.programs.size()) + " program(s), " + hex(p.bytes) + " bytes\n";
+    for (const fw::Program &g : p.programs) {
+      text += "program id " + std::to_string(g.id) + " at " + hex(g.offset) + ": " + hex(g.bytes) + " bytes, " + std::to_string(g.buffers) + " buffer(s), " +
+              std::to_string(g.operations) + " operation(s), " + std::to_string(g.procedures) + " procedure(s)\n";
+      for (const fw::Section &x : g.sections)
+        text += "  section " + std::string(fw::section_kind_name(x.kind)) + " +" + hex(x.offset) + " " + hex(x.size) + " bytes, device " + hex(x.device_address) +
+                ", align " + std::to_string(x.alignment) + (x.bar == fw::kNoBar ? std::string() : ", bar " + std::to_string(x.bar)) + "\n";
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  if (sub == "audit") {
+    auto findings = fw::audit_package(bytes, schema);
+    for (const auto &f : findings) std::printf("%s at 0x%llx: %s\n", f.code.c_str(), static_cast<unsigned long long>(f.offset), f.message.c_str());
+    std::printf("%zu finding(s)\n", findings.size());
+    return findings.empty() ? 0 : 1;
+  }
+  throw Error("ANEC-CLI-001", "package " + sub + " is not build, read or audit");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -182,6 +234,7 @@ int main(int argc, char **argv) {
     if (cmd == "encode") return encode(t, args);
     if (cmd == "decode") return decode_or_validate(t, args, false);
     if (cmd == "validate") return decode_or_validate(t, args, true);
+    if (cmd == "package") return package(t, args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-fw --help)");
   });
 }
