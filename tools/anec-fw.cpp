@@ -2,6 +2,7 @@
 // only; the work is in anec::fw.
 #include "anec/firmware/commands.hpp"
 #include "anec/firmware/container.hpp"
+#include "anec/firmware/image.hpp"
 #include "anec/firmware/wire.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -26,6 +27,9 @@ const char *kUsage = R"(usage: anec-fw [--tables DIR] commands [--format text|js
        anec-fw [--tables DIR] package build SPEC.toml|SPEC.json|FILE.hwx -o FILE
        anec-fw [--tables DIR] package read FILE
        anec-fw [--tables DIR] package audit FILE
+       anec-fw [--tables DIR] tables IMAGE [-o FILE] [--format toml|json]
+       anec-fw [--tables DIR] im4p wrap PAYLOAD -o FILE [--type anef] [--description TEXT]
+       anec-fw [--tables DIR] im4p unwrap FILE -o PAYLOAD
 
 Host-to-firmware commands (docs/firmware-wire.md): the 24-byte header (id, size, priority,
 programId, processId, procedureId), the body laid out as tables/schema/firmware/commands.toml
@@ -37,7 +41,9 @@ each with its reason code and the firmware's disposition (reject with a status, 
 reset, warn). `package` builds a program container (ANEH -> ANEP -> ANES, docs/firmware-container.md)
 from a description or from an hwx program, prints one, and audits it as the firmware does at load
 (section bounds, overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR
-indices, the task-descriptor chain of text sections). Exit codes: 0 accepted, 1 a check fired,
+indices, the task-descriptor chain of text sections). `tables` recovers the command-name string
+table, the {name, id} wire-enum array and the register-init blocks from a firmware Mach-O, bare or
+in an IM4P of type `anef`; `im4p` wraps and unwraps payloads. Exit codes: 0 accepted, 1 a check fired,
 2 bad input.
 )";
 
@@ -226,6 +232,40 @@ int package(const fs::path &tables, std::vector<std::string> args) {
   throw Error("ANEC-CLI-001", "package " + sub + " is not build, read or audit");
 }
 
+int tables_cmd(const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string file, out, format = "toml";
+  o.add_options()("file", po::value(&file))("output,o", po::value(&out))("format", po::value(&format));
+  parse(args, o);
+  if (file.empty()) throw Error("ANEC-CLI-001", "tables needs IMAGE");
+  check_format(format, {"toml", "json"});
+  Doc d = fw::tables_doc(fw::extract_tables(read_file(file, 1ull << 30), file));
+  std::string text = format == "json" ? json::write(d) : toml::write(d);
+  if (out.empty()) std::fwrite(text.data(), 1, text.size(), stdout);
+  else write_file_atomic(out, text);
+  return 0;
+}
+
+int im4p_cmd(std::vector<std::string> args) {
+  if (args.empty()) throw Error("ANEC-CLI-001", "im4p needs wrap or unwrap");
+  std::string sub = args[0];
+  args.erase(args.begin());
+  po::options_description o;
+  std::string file, out, type = "anef", description = "ANE firmware";
+  o.add_options()("file", po::value(&file))("output,o", po::value(&out))("type", po::value(&type))("description", po::value(&description));
+  parse(args, o);
+  if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "im4p " + sub + " needs FILE and -o FILE");
+  if (sub == "wrap") {
+    if (type.size() != 4) throw Error("ANEC-CLI-002", "--type " + type + " is not a four-character type");
+    write_file_atomic(out, fw::write_im4p({type, description, read_file(file, 1ull << 30)}));
+  } else if (sub == "unwrap") {
+    write_file_atomic(out, fw::read_im4p(read_file(file, 1ull << 30)).payload);
+  } else {
+    throw Error("ANEC-CLI-001", "im4p " + sub + " is not wrap or unwrap");
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -235,6 +275,8 @@ int main(int argc, char **argv) {
     if (cmd == "decode") return decode_or_validate(t, args, false);
     if (cmd == "validate") return decode_or_validate(t, args, true);
     if (cmd == "package") return package(t, args);
+    if (cmd == "tables") return tables_cmd(args);
+    if (cmd == "im4p") return im4p_cmd(args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-fw --help)");
   });
 }
