@@ -46,6 +46,7 @@ for f in "$root"/tests/firmware/commands/*; do
   od -An -v -tx1 "$g/fw/$n.bin" | tr -d ' \n' > "$g/fw/$n.hex" && echo >> "$g/fw/$n.hex"
   rm "$g/fw/$n.bin"
 done
+"$fwtool" --tables "$root/tables" simulate "$root/tests/firmware/scripts/recovery.toml" > "$g/fw/sim-recovery.txt"
 # a real ONNX network (fetched by ctest's models.fetch into ~/.cache/anec/models)
 models=${ANEC_MODEL_CACHE:-$HOME/.cache/anec/models}/package/models
 if [ -d "$models" ]; then

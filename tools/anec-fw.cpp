@@ -3,6 +3,7 @@
 #include "anec/firmware/commands.hpp"
 #include "anec/firmware/container.hpp"
 #include "anec/firmware/image.hpp"
+#include "anec/firmware/simulate.hpp"
 #include "anec/firmware/wire.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -30,6 +31,7 @@ const char *kUsage = R"(usage: anec-fw [--tables DIR] commands [--format text|js
        anec-fw [--tables DIR] tables IMAGE [-o FILE] [--format toml|json]
        anec-fw [--tables DIR] im4p wrap PAYLOAD -o FILE [--type anef] [--description TEXT]
        anec-fw [--tables DIR] im4p unwrap FILE -o PAYLOAD
+       anec-fw [--tables DIR] simulate SCRIPT.toml|SCRIPT.json [--format text|json]
 
 Host-to-firmware commands (docs/firmware-wire.md): the 24-byte header (id, size, priority,
 programId, processId, procedureId), the body laid out as tables/schema/firmware/commands.toml
@@ -43,7 +45,8 @@ from a description or from an hwx program, prints one, and audits it as the firm
 (section bounds, overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR
 indices, the task-descriptor chain of text sections). `tables` recovers the command-name string
 table, the {name, id} wire-enum array and the register-init blocks from a firmware Mach-O, bare or
-in an IM4P of type `anef`; `im4p` wraps and unwraps payloads. Exit codes: 0 accepted, 1 a check fired,
+in an IM4P of type `anef`; `im4p` wraps and unwraps payloads; `simulate` replays a timed script of
+commands and faults through the execution-loop model (docs/firmware-simulation.md). Exit codes: 0 accepted, 1 a check fired,
 2 bad input.
 )";
 
@@ -266,6 +269,21 @@ int im4p_cmd(std::vector<std::string> args) {
   return 0;
 }
 
+int simulate_cmd(const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string file, format = "text";
+  o.add_options()("file", po::value(&file))("format", po::value(&format));
+  parse(args, o);
+  if (file.empty()) throw Error("ANEC-CLI-001", "simulate needs SCRIPT");
+  check_format(format, {"text", "json"});
+  Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
+  auto [config, events] = fw::script_from_doc(d, file);
+  fw::SimResult r = fw::simulate(config, events);
+  std::string out = format == "json" ? json::write(fw::sim_doc(r)) : fw::sim_text(r);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -277,6 +295,7 @@ int main(int argc, char **argv) {
     if (cmd == "package") return package(t, args);
     if (cmd == "tables") return tables_cmd(args);
     if (cmd == "im4p") return im4p_cmd(args);
+    if (cmd == "simulate") return simulate_cmd(args);
     throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-fw --help)");
   });
 }
