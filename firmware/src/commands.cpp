@@ -91,6 +91,8 @@ CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
     t.limits_.program_id_max = uint32_t(uint_of(r, r.req("program_id_max", Doc::Kind::Int), "program_id_max"));
     t.limits_.procedure_id_max = uint32_t(uint_of(r, r.req("procedure_id_max", Doc::Kind::Int), "procedure_id_max"));
     t.limits_.max_command_bytes = uint32_t(uint_of(r, r.req("max_command_bytes", Doc::Kind::Int), "max_command_bytes"));
+    t.limits_.interface_major = uint32_t(uint_of(r, r.req("interface_major", Doc::Kind::Int), "interface_major"));
+    t.limits_.interface_minor = uint32_t(uint_of(r, r.req("interface_minor", Doc::Kind::Int), "interface_minor"));
     r.finish();
   }
   for (const Doc &bd : top.req("body", Doc::Kind::Array).items()) {
@@ -113,7 +115,8 @@ CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
       }
     if (const Doc *rs = r.opt("rules", Doc::Kind::Array))
       for (const Doc &rd : rs->items()) {
-        if (!rd.is(Doc::Kind::String) || (rd.as_string() != "events_nonempty" && rd.as_string() != "chained_buffers")) r.fail(rd, "unknown rule");
+        if (!rd.is(Doc::Kind::String) || (rd.as_string() != "events_nonempty" && rd.as_string() != "chained_buffers" && rd.as_string() != "interface_version"))
+          r.fail(rd, "unknown rule");
         b.rules.push_back(rd.as_string());
       }
     r.finish();

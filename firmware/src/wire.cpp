@@ -317,6 +317,16 @@ Validation validate(std::span<const uint8_t> m, const CommandTable &t, Channel c
   for (const std::string &rule : layout->rules) {
     if (rule == "events_nonempty" && scalar("nbrOfWaitEvents") + scalar("nbrOfSignalEvents") == 0)
       add("events_nonempty", "ANEC-FW-011", Disposition::Reject, kHeaderBytes, "nbrOfWaitEvents + nbrOfSignalEvents must be above 0");
+    if (rule == "interface_version") {
+      if (scalar("major") != t.limits().interface_major)
+        add("interface_version", "ANEC-FW-014", Disposition::Reject, kHeaderBytes,
+            "program interface " + std::to_string(scalar("major")) + "." + std::to_string(scalar("minor")) + ", the firmware speaks " +
+                std::to_string(t.limits().interface_major) + ".x");
+      else if (scalar("minor") != t.limits().interface_minor)
+        add("interface_version", "ANEC-FW-014", Disposition::Warn, kHeaderBytes,
+            "program interface minor version " + std::to_string(scalar("minor")) + ", the firmware's is " + std::to_string(t.limits().interface_minor) +
+                ": warn and continue");
+    }
     if (rule == "chained_buffers")
       for (size_t r = 0; r < c.arrays["chainedBuffers"].size(); ++r) {
         const auto &b = c.arrays["chainedBuffers"][r];

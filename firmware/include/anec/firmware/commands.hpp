@@ -39,7 +39,7 @@ struct BodySpec {
   std::string command, layout, source;
   std::vector<FieldSpec> scalars;
   std::vector<ArraySpec> arrays;
-  std::vector<std::string> rules; // events_nonempty, chained_buffers
+  std::vector<std::string> rules; // events_nonempty, chained_buffers, interface_version
 };
 
 struct Family {
@@ -49,6 +49,7 @@ struct Family {
 
 struct Limits {
   uint32_t priority_max = 7, program_id_max = 143, procedure_id_max = 287, max_command_bytes = 4096;
+  uint32_t interface_major = 1, interface_minor = 0;
 };
 
 class CommandTable {
