@@ -32,10 +32,6 @@ std::string slot_role(const AnecHeader &h, size_t k) {
     return "input " + std::to_string(k - AnecHeader::kFirstOutput - h.dst_count);
   return "unassigned";
 }
-
-void put(std::vector<uint8_t> &out, uint64_t off, uint64_t v, int bytes) {
-  for (int k = 0; k < bytes; ++k) out[off + k] = uint8_t(v >> (8 * k));
-}
 } // namespace
 
 bool looks_like_anec(std::span<const uint8_t> b) {
@@ -212,16 +208,16 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
     h.tiles[k] = uint32_t(round_up(nchw[0] * nchw[1] * nchw[4], AnecHeader::kTile) / AnecHeader::kTile);
   }
   std::vector<uint8_t> out(header_bytes + h.size, 0);
-  put(out, 0, h.size, 8);
-  put(out, 8, h.td_size, 4);
-  put(out, 0xc, h.td_count, 4);
-  put(out, 0x10, h.tsk_size, 8);
-  put(out, 0x18, h.krn_size, 8);
-  put(out, 0x20, h.src_count, 4);
-  put(out, 0x24, h.dst_count, 4);
+  store_le(out, 0, h.size, 8);
+  store_le(out, 8, h.td_size, 4);
+  store_le(out, 0xc, h.td_count, 4);
+  store_le(out, 0x10, h.tsk_size, 8);
+  store_le(out, 0x18, h.krn_size, 8);
+  store_le(out, 0x20, h.src_count, 4);
+  store_le(out, 0x24, h.dst_count, 4);
   for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
-    put(out, 0x28 + 4 * k, h.tiles[k], 4);
-    for (size_t j = 0; j < 6; ++j) put(out, 0xa8 + 48 * k + 8 * j, h.nchw[k][j], 8);
+    store_le(out, 0x28 + 4 * k, h.tiles[k], 4);
+    for (size_t j = 0; j < 6; ++j) store_le(out, 0xa8 + 48 * k + 8 * j, h.nchw[k][j], 8);
   }
   std::copy_n(file.begin() + x.text.offset, x.text.size, out.begin() + header_bytes);
   if (kernel) std::copy_n(file.begin() + kernel->offset, kernel->size, out.begin() + header_bytes + round_up(h.tsk_size, 16));

@@ -1,5 +1,6 @@
 #include "anec/descriptors/encode.hpp"
 
+#include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
 
@@ -21,7 +22,7 @@ struct Writer {
   std::vector<uint8_t> out;
   void put32(uint64_t off, uint32_t v, const std::string &where) {
     if (off > out.size() || out.size() - off < 4) throw Error("ANEC-ENC-004", where + ": word at " + hex(off) + " lies outside the file");
-    for (int k = 0; k < 4; ++k) out[off + k] = uint8_t(v >> (8 * k));
+    store_le(out, off, v, 4);
   }
 };
 

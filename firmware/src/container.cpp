@@ -13,9 +13,6 @@
 namespace anec::fw {
 
 namespace {
-void put(std::vector<uint8_t> &out, uint64_t at, uint64_t v, size_t n) {
-  for (size_t k = 0; k < n; ++k) out[at + k] = uint8_t(v >> (8 * k));
-}
 bool pow2(uint64_t a) { return a && !(a & (a - 1)); }
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 } // namespace
@@ -39,32 +36,32 @@ std::vector<uint8_t> write_package(Package p) {
     }
     g.bytes = align_up(at, 16);
     out.resize(start + g.bytes, 0);
-    put(out, start, kProgramMagic, 4);
-    put(out, start + 4, kProgramHeaderBytes, 4);
-    put(out, start + 8, g.id, 4);
-    put(out, start + 12, g.sections.size(), 4);
-    put(out, start + 16, g.buffers, 4);
-    put(out, start + 20, g.operations, 4);
-    put(out, start + 24, g.procedures, 4);
-    put(out, start + 32, g.bytes, 8);
+    store_le(out, start, kProgramMagic, 4);
+    store_le(out, start + 4, kProgramHeaderBytes, 4);
+    store_le(out, start + 8, g.id, 4);
+    store_le(out, start + 12, g.sections.size(), 4);
+    store_le(out, start + 16, g.buffers, 4);
+    store_le(out, start + 20, g.operations, 4);
+    store_le(out, start + 24, g.procedures, 4);
+    store_le(out, start + 32, g.bytes, 8);
     for (size_t i = 0; i < g.sections.size(); ++i) {
       const Section &s = g.sections[i];
       uint64_t d = start + kProgramHeaderBytes + kSectionBytes * i;
-      put(out, d, kSectionMagic, 4);
-      put(out, d + 4, s.kind, 4);
-      put(out, d + 8, s.alignment, 4);
-      put(out, d + 12, s.bar, 4);
-      put(out, d + 16, s.offset, 8);
-      put(out, d + 24, s.size, 8);
-      put(out, d + 32, s.device_address, 8);
+      store_le(out, d, kSectionMagic, 4);
+      store_le(out, d + 4, s.kind, 4);
+      store_le(out, d + 8, s.alignment, 4);
+      store_le(out, d + 12, s.bar, 4);
+      store_le(out, d + 16, s.offset, 8);
+      store_le(out, d + 24, s.size, 8);
+      store_le(out, d + 32, s.device_address, 8);
       std::copy(s.payload.begin(), s.payload.end(), out.begin() + long(start + s.offset));
     }
   }
-  put(out, 0, kPackageMagic, 4);
-  put(out, 4, p.version, 4);
-  put(out, 8, kPackageHeaderBytes, 4);
-  put(out, 12, p.programs.size(), 4);
-  put(out, 16, out.size(), 8);
+  store_le(out, 0, kPackageMagic, 4);
+  store_le(out, 4, p.version, 4);
+  store_le(out, 8, kPackageHeaderBytes, 4);
+  store_le(out, 12, p.programs.size(), 4);
+  store_le(out, 16, out.size(), 8);
   return out;
 }
 

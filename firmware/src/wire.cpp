@@ -15,8 +15,9 @@ constexpr uint32_t kBadArgument = 0xe00002c2, kUnsupported = 0xe00002c7; // appe
 
 uint64_t width_max(const std::string &type) { return type == "u64" ? UINT64_MAX : 0xffffffffull; }
 
-void put(std::vector<uint8_t> &out, uint64_t v, size_t n) {
-  for (size_t k = 0; k < n; ++k) out.push_back(uint8_t(v >> (8 * k)));
+void put(std::vector<uint8_t> &out, uint64_t v, uint32_t n) { // append
+  out.resize(out.size() + n);
+  store_le(out, out.size() - n, v, n);
 }
 
 uint64_t get_int(const Doc &d, const std::string &what, const std::string &source) {
@@ -177,7 +178,7 @@ std::vector<uint8_t> encode(const Command &c, const CommandTable &t) {
       uint64_t v = i < c.scalars.size() ? c.scalars[i].second : 0;
       if (f.type == "i32" ? (int64_t(v) < INT32_MIN || int64_t(v) > INT32_MAX) : v > width_max(f.type))
         throw fail(f.name + " = " + std::to_string(v) + " does not fit " + f.type);
-      put(body, v, f.bytes());
+      put(body, v, uint32_t(f.bytes()));
     }
     for (const ArraySpec &a : layout->arrays) {
       const RecordSpec *rs = record_spec(a.record);
@@ -190,7 +191,7 @@ std::vector<uint8_t> encode(const Command &c, const CommandTable &t) {
         for (size_t k = 0; k < rs->fields.size(); ++k) {
           uint64_t v = k < it->second[r].size() ? it->second[r][k] : 0;
           if (v > width_max(rs->fields[k].type)) throw fail(a.name + "[" + std::to_string(r) + "]." + rs->fields[k].name + " does not fit " + rs->fields[k].type);
-          put(body, v, rs->fields[k].bytes());
+          put(body, v, uint32_t(rs->fields[k].bytes()));
         }
     }
   }

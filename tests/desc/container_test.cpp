@@ -36,9 +36,6 @@ std::set<std::string> codes(const std::vector<Finding> &fs) {
   for (auto &f : fs) out.insert(f.code);
   return out;
 }
-void put32(std::vector<uint8_t> &b, size_t off, uint32_t v) {
-  for (int k = 0; k < 4; ++k) b[off + k] = uint8_t(v >> (8 * k));
-}
 
 int run(const std::string &args, std::string *err = nullptr) {
   fs::path e = fs::temp_directory_path() / ("anec-desc-err-" + std::to_string(::getpid()));
@@ -85,11 +82,11 @@ TEST(Hwx, WindowBindingCommand) {
   auto b = read_file(tinygrad("relu.hwx"));
   ASSERT_EQ(le32(b, 0x280), 0x6u);
   ASSERT_EQ(le32(b, 0x284), 0x20u);
-  put32(b, 0x280, 0x40);
-  put32(b, 0x288, 0xc0); // window bytes
-  put32(b, 0x28c, 0);
-  put32(b, 0x290, 0x30008000);
-  put32(b, 0x294, 0);
+  store_le(b, 0x280, 0x40, 4);
+  store_le(b, 0x288, 0xc0, 4); // window bytes
+  store_le(b, 0x28c, 0, 4);
+  store_le(b, 0x290, 0x30008000, 4);
+  store_le(b, 0x294, 0, 4);
   std::copy_n("image\0\0", 8, b.begin() + 0x298);
   Hwx h = read_hwx(b, gen7());
   ASSERT_EQ(h.tensors.size(), 2u);
@@ -100,7 +97,7 @@ TEST(Hwx, WindowBindingCommand) {
   EXPECT_EQ(h.layouts[0].vmaddr, 0x30008000u);
   EXPECT_NE(hwx_text(h, gen7()).find("tensor image at 0x30008000, 192 bytes (window binding 0x40)"), std::string::npos);
   auto short_cmd = b;
-  put32(short_cmd, 0x284, 0x10); // too small for the record; the next command then misparses
+  store_le(short_cmd, 0x284, 0x10, 4); // too small for the record; the next command then misparses
   EXPECT_EQ(code_of([&] { read_hwx(short_cmd, gen7()); }), "ANEC-HWX-002");
 }
 
@@ -121,13 +118,13 @@ TEST(Audit, ProgramStateSlotsAndStrides) {
   auto good = read_file(tinygrad("relu.hwx"));
   uint64_t state = 0x2c8 + 16; // relu's program thread state
   auto count = good;
-  put32(count, state + 0x80c, 3);
+  store_le(count, state + 0x80c, 3, 4);
   EXPECT_TRUE(codes(audit_hwx(read_hwx(count, gen7()))).count("ANEC-AUD-007"));
   auto base = good;
-  put32(base, state + 0x800, 0x30004000);
+  store_le(base, state + 0x800, 0x30004000, 4);
   EXPECT_TRUE(codes(audit_hwx(read_hwx(base, gen7()))).count("ANEC-AUD-007"));
   auto slot = good;
-  put32(slot, state + 8 * 5, 0); // the input slot the header reads
+  store_le(slot, state + 8 * 5, 0, 4); // the input slot the header reads
   EXPECT_EQ(codes(audit_hwx(read_hwx(slot, gen7()))), std::set<std::string>{"ANEC-AUD-008"});
   Hwx h = read_hwx(good, gen7());
   h.layouts[0].strides[2] = 100; // a row of 77 fp16 elements in 100 bytes, not a tile multiple
@@ -206,16 +203,16 @@ TEST(Anec, DamageHasReasonCodes) {
   EXPECT_EQ(code_of([&] { read_anec(pad, gen7()); }), "ANEC-ANEC-001");
   EXPECT_EQ(code_of([&] { read_anec(std::vector<uint8_t>(0x100, 0), gen7()); }), "ANEC-ANEC-001");
   auto tsk = good;
-  put32(tsk, 0x10, 0x5000); // chain larger than the payload
+  store_le(tsk, 0x10, 0x5000, 4); // chain larger than the payload
   EXPECT_EQ(code_of([&] { read_anec(tsk, gen7()); }), "ANEC-ANEC-002");
   auto tds = good;
-  put32(tds, 0xc, 2);
+  store_le(tds, 0xc, 2, 4);
   EXPECT_EQ(codes(audit_anec(read_anec(tds, gen7()))), std::set<std::string>{"ANEC-AUD-010"});
   auto tiles = good;
-  put32(tiles, 0x28 + 4 * 4, 0); // the output slot loses its tiles
+  store_le(tiles, 0x28 + 4 * 4, 0, 4); // the output slot loses its tiles
   EXPECT_EQ(codes(audit_anec(read_anec(tiles, gen7()))), std::set<std::string>{"ANEC-AUD-011"});
   auto row = good;
-  put32(row, 0xa8 + 48 * 5 + 40, 100); // input row stride 100: not a 64 multiple, < 77 fp16
+  store_le(row, 0xa8 + 48 * 5 + 40, 100, 4); // input row stride 100: not a 64 multiple, < 77 fp16
   EXPECT_EQ(codes(audit_anec(read_anec(row, gen7()))), std::set<std::string>{"ANEC-AUD-012"});
   auto eon = good; // the chain's only descriptor loses EON: no end before the bytes run out
   eon[0x1000 + 3] &= uint8_t(~0x02);

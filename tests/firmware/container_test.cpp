@@ -28,13 +28,6 @@ std::set<std::string> codes(const std::vector<uint8_t> &b) {
   for (const PackageFinding &f : audit_package(b, gen7())) out.insert(f.code);
   return out;
 }
-void put32(std::vector<uint8_t> &b, uint64_t at, uint32_t v) {
-  for (int k = 0; k < 4; ++k) b[at + k] = uint8_t(v >> (8 * k));
-}
-void put64(std::vector<uint8_t> &b, uint64_t at, uint64_t v) {
-  put32(b, at, uint32_t(v));
-  put32(b, at + 4, uint32_t(v >> 32));
-}
 // Section descriptor k of the first program.
 uint64_t section(uint64_t k) { return kPackageHeaderBytes + kProgramHeaderBytes + kSectionBytes * k; }
 } // namespace
@@ -81,47 +74,47 @@ TEST(Package, EachAuditCheckFires) {
   const auto good = write_package(package_from_hwx(read_file(tinygrad("conv.hwx")), gen7()));
   ASSERT_TRUE(codes(good).empty());
   auto magic = good;
-  put32(magic, section(1), 0x12345678);
+  store_le(magic, section(1), 0x12345678, 4);
   EXPECT_EQ(codes(magic), std::set<std::string>{"ANEC-PKG-101"});
   auto bounds = good;
-  put64(bounds, section(1) + 24, 0x100000); // size past the program
+  store_le(bounds, section(1) + 24, 0x100000, 8); // size past the program
   EXPECT_TRUE(codes(bounds).count("ANEC-PKG-102"));
   auto overlap = good;
-  put64(overlap, section(1) + 16, le64(good, section(0) + 16)); // kernel payload over the text payload
-  put64(overlap, section(1) + 32, 0x30000040);                  // and over its device range
+  store_le(overlap, section(1) + 16, le64(good, section(0) + 16), 8); // kernel payload over the text payload
+  store_le(overlap, section(1) + 32, 0x30000040, 8);                  // and over its device range
   EXPECT_TRUE(codes(overlap).count("ANEC-PKG-103"));
   auto misaligned = good;
-  put64(misaligned, section(1) + 32, 0x30000284);
+  store_le(misaligned, section(1) + 32, 0x30000284, 8);
   EXPECT_EQ(codes(misaligned), std::set<std::string>{"ANEC-PKG-104"});
   auto not_pow2 = good;
-  put32(not_pow2, section(1) + 8, 48);
+  store_le(not_pow2, section(1) + 8, 48, 4);
   EXPECT_EQ(codes(not_pow2), std::set<std::string>{"ANEC-PKG-104"});
   auto window = good;
-  put64(window, section(1) + 32, 0xE0000000 - 0x40); // 0xc0 bytes from 0xdfffffc0 end past the window
+  store_le(window, section(1) + 32, 0xE0000000 - 0x40, 8); // 0xc0 bytes from 0xdfffffc0 end past the window
   EXPECT_EQ(codes(window), std::set<std::string>{"ANEC-PKG-105"});
   auto at_window = good;
-  put64(at_window, section(1) + 32, 0xE0000000 - 0xc0); // ends exactly at the window
+  store_le(at_window, section(1) + 32, 0xE0000000 - 0xc0, 8); // ends exactly at the window
   EXPECT_TRUE(codes(at_window).empty());
   auto buffers = good;
-  put32(buffers, kPackageHeaderBytes + 16, 33);
+  store_le(buffers, kPackageHeaderBytes + 16, 33, 4);
   EXPECT_EQ(codes(buffers), std::set<std::string>{"ANEC-PKG-106"});
-  put32(buffers, kPackageHeaderBytes + 16, 0);
+  store_le(buffers, kPackageHeaderBytes + 16, 0, 4);
   EXPECT_EQ(codes(buffers), std::set<std::string>{"ANEC-PKG-106"});
   auto ops = good;
-  put32(ops, kPackageHeaderBytes + 20, 2);
+  store_le(ops, kPackageHeaderBytes + 20, 2, 4);
   EXPECT_EQ(codes(ops), std::set<std::string>{"ANEC-PKG-107"});
   auto bar = good;
-  put32(bar, section(1) + 12, 32);
+  store_le(bar, section(1) + 12, 32, 4);
   EXPECT_EQ(codes(bar), std::set<std::string>{"ANEC-PKG-108"});
   auto chain = good; // the text section's only descriptor loses EON
   uint64_t text = kPackageHeaderBytes + le64(good, section(0) + 16);
   chain[text + 3] &= uint8_t(~0x02);
   EXPECT_EQ(codes(chain), std::set<std::string>{"ANEC-PKG-109"});
   auto kind = good;
-  put32(kind, section(1) + 4, 9);
+  store_le(kind, section(1) + 4, 9, 4);
   EXPECT_EQ(codes(kind), std::set<std::string>{"ANEC-PKG-110"});
   auto header = good;
-  put32(header, 0, 0x50454e41);
+  store_le(header, 0, 0x50454e41, 4);
   EXPECT_EQ(code_of([&] { audit_package(header, gen7()); }), "ANEC-PKG-002");
   EXPECT_EQ(code_of([&] { read_package(std::vector<uint8_t>(good.begin(), good.begin() + 60)); }), "ANEC-PKG-002");
 }

@@ -126,7 +126,7 @@ TEST(Wire, EnvelopeChecks) {
   magic[kHeaderBytes + size + 4] = 0; // the checksum covers the magic: fix it up to isolate the check
   {
     uint32_t sum = crc32(std::span<const uint8_t>(magic).first(kHeaderBytes + size + 4));
-    for (int k = 0; k < 4; ++k) magic[kHeaderBytes + size + 4 + k] = uint8_t(sum >> (8 * k));
+    store_le(magic, kHeaderBytes + size + 4, sum, 4);
   }
   expect_only(magic, "ANEC-FW-002", Disposition::Reject);
   auto sum = good;
@@ -180,7 +180,7 @@ TEST(Wire, BodyChecks) {
   bytes[kHeaderBytes + 8] = 2; // nbrOfSignalEvents 1 -> 2 without a second record
   uint32_t size = le32(bytes, 4);
   uint32_t sum = crc32(std::span<const uint8_t>(bytes).first(kHeaderBytes + size + 4));
-  for (int k = 0; k < 4; ++k) bytes[kHeaderBytes + size + 4 + k] = uint8_t(sum >> (8 * k));
+  store_le(bytes, kHeaderBytes + size + 4, sum, 4);
   expect_only(bytes, "ANEC-FW-009", Disposition::Reject);
   EXPECT_EQ(code_of([&] { encode(with("nbrOfSignalEvents", 2), table()); }), "ANEC-FWC-002");
   // exactly one output buffer set

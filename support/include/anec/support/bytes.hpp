@@ -1,5 +1,5 @@
-// Explicit little-endian loads from byte buffers (never pointer casts into file bytes). The caller
-// bounds-checks `off`.
+// Explicit little-endian loads from and stores into byte buffers (never pointer casts into file
+// bytes). The caller bounds-checks `off`.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -14,5 +14,9 @@ inline uint64_t load_le(std::span<const uint8_t> b, uint64_t off, uint32_t width
 inline uint16_t le16(std::span<const uint8_t> b, uint64_t off) { return uint16_t(load_le(b, off, 2)); }
 inline uint32_t le32(std::span<const uint8_t> b, uint64_t off) { return uint32_t(load_le(b, off, 4)); }
 inline uint64_t le64(std::span<const uint8_t> b, uint64_t off) { return load_le(b, off, 8); }
+
+inline void store_le(std::span<uint8_t> b, uint64_t off, uint64_t v, uint32_t width) {
+  for (uint32_t i = 0; i < width; ++i) b[off + i] = uint8_t(v >> (8 * i));
+}
 
 } // namespace anec
