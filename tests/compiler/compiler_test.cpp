@@ -10,11 +10,11 @@
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
+#include "../run_tool.hpp"
 #include "tables.hpp"
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace anec;
@@ -308,12 +308,10 @@ TEST(Graph, MalformedModelsHaveReasonCodes) {
 }
 
 namespace {
-int cli(const std::string &args, std::string *out = nullptr) {
-  fs::path o = fs::temp_directory_path() / ("anec-cli-" + std::to_string(::getpid()));
-  int st = std::system((std::string(ANEC_TEST_ANEC_TOOL) + " --tables " + ANEC_TEST_TABLES_DIR + " " + args + " >" + o.string() + " 2>&1").c_str());
-  if (out) *out = read_text_file(o);
-  fs::remove(o);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+int cli(const std::string &args, std::string *out) {
+  anec::test::ToolRun r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR, args);
+  *out = r.out + r.err;
+  return r.status;
 }
 fs::path shared(const char *f) { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "tinygrad" / f; }
 } // namespace

@@ -11,11 +11,11 @@
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
+#include "../run_tool.hpp"
 #include <filesystem>
 #include <map>
 #include <gtest/gtest.h>
 #include <set>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace anec;
@@ -38,11 +38,9 @@ std::set<std::string> codes(const std::vector<Finding> &fs) {
 }
 
 int run(const std::string &args, std::string *err = nullptr) {
-  fs::path e = fs::temp_directory_path() / ("anec-desc-err-" + std::to_string(::getpid()));
-  int st = std::system((std::string(ANEC_TEST_DESC_TOOL) + " --tables " + ANEC_TEST_TABLES_DIR + " " + args + " >/dev/null 2>" + e.string()).c_str());
-  if (err) *err = read_text_file(e);
-  fs::remove(e);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  anec::test::ToolRun r = anec::test::run_tool(ANEC_TEST_DESC_TOOL, ANEC_TEST_TABLES_DIR, args);
+  if (err) *err = r.err;
+  return r.status;
 }
 } // namespace
 

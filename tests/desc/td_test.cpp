@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include "../errors.hpp"
+#include "../run_tool.hpp"
 #include <map>
 #include <set>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace anec;
@@ -171,20 +171,8 @@ TEST(RawChain, CorruptionsHaveReasonCodes) {
 }
 
 namespace {
-struct CliResult {
-  int status;
-  std::string out, err;
-};
-CliResult desc_cli(const std::string &args) {
-  fs::path dir = fs::temp_directory_path() / ("anec-desc-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::string cmd = std::string(ANEC_TEST_DESC_TOOL) + " --tables " + ANEC_TEST_TABLES_DIR + " " + args + " >" +
-                    (dir / "out").string() + " 2>" + (dir / "err").string();
-  int st = std::system(cmd.c_str());
-  CliResult r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, read_text_file(dir / "out"), read_text_file(dir / "err")};
-  fs::remove_all(dir);
-  return r;
-}
+using CliResult = anec::test::ToolRun;
+CliResult desc_cli(const std::string &args) { return anec::test::run_tool(ANEC_TEST_DESC_TOOL, ANEC_TEST_TABLES_DIR, args); }
 } // namespace
 
 TEST(DescCli, DumpsMatchGoldens) {

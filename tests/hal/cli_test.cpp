@@ -1,20 +1,17 @@
 // The anec-hal command line: exit codes, reason codes on stderr, no partial output files, goldens.
 #include "anec/support/file.hpp"
+#include "../run_tool.hpp"
 #include "paths.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using Result = anec::test::ToolRun;
 
 class Cli : public ::testing::Test {
 protected:
@@ -26,13 +23,7 @@ protected:
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  Result run(const std::string &args) {
-    fs::path out = dir / "stdout", err = dir / "stderr";
-    std::string cmd = anec::test::tool("anec-hal").string() + " --tables " + anec::test::tables().string() + " " +
-                      args + " >" + out.string() + " 2>" + err.string();
-    int st = std::system(cmd.c_str());
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, anec::read_text_file(out), anec::read_text_file(err)};
-  }
+  Result run(const std::string &args) { return anec::test::run_tool(anec::test::tool("anec-hal").string(), anec::test::tables().string(), args); }
   void write(const fs::path &p, const std::vector<uint8_t> &b) { anec::write_file_atomic(p, b); }
 };
 

@@ -9,9 +9,9 @@
 
 #include "../compiler/tables.hpp"
 #include "../errors.hpp"
+#include "../run_tool.hpp"
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace anec;
@@ -31,11 +31,9 @@ const std::map<std::string, DimBindings> kModelDims = {
     {"silero_vad.onnx", {{"batch", 1}, {"sequence", 512}}}, {"timer_v0.1.onnx", {}}, {"weather_v0.1.onnx", {}}};
 
 int cli(const std::string &args, std::string *out) {
-  fs::path o = fs::temp_directory_path() / ("anec-onnx-" + std::to_string(::getpid()));
-  int st = std::system((std::string(ANEC_TEST_ANEC_TOOL) + " --tables " + kTables.string() + " " + args + " >" + o.string() + " 2>&1").c_str());
-  *out = read_text_file(o);
-  fs::remove(o);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  anec::test::ToolRun r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, kTables.string(), args);
+  *out = r.out + r.err;
+  return r.status;
 }
 } // namespace
 
