@@ -13,7 +13,6 @@ namespace anec::desc {
 namespace {
 constexpr uint32_t kPayloadOffsets[] = {0x800, 0x1000};
 
-uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // The payload offset the size field implies, or 0.
 uint32_t payload_offset(std::span<const uint8_t> b) {
@@ -136,7 +135,7 @@ std::vector<Finding> audit_anec(const Anec &a) {
   const AnecHeader &h = a.header;
   std::vector<Finding> out = audit_chain(a.chain);
   auto sizes = [&](const std::string &m) { out.push_back({"ANEC-AUD-010", 0, m}); };
-  if (h.size != round_up(h.tsk_size, 16) + h.krn_size)
+  if (h.size != align_up(h.tsk_size, 16) + h.krn_size)
     sizes("size " + hex(h.size) + " is not round_up(tsk_size " + hex(h.tsk_size) + ", 16) + krn_size " + hex(h.krn_size));
   if (h.td_count != a.chain.tds.size()) sizes("td_count " + std::to_string(h.td_count) + ", the chain has " + std::to_string(a.chain.tds.size()));
   for (const Td &td : a.chain.tds)
@@ -144,7 +143,7 @@ std::vector<Finding> audit_anec(const Anec &a) {
   if (!a.chain.tds.empty() && a.chain.tds.back().offset + a.chain.tds.back().size != a.header_bytes + h.tsk_size)
     sizes("the chain ends at " + hex(a.chain.tds.back().offset + a.chain.tds.back().size) + ", tsk_size puts its end at " + hex(a.header_bytes + h.tsk_size));
   if (uint64_t(h.tiles[0]) * AnecHeader::kTile < h.size)
-    sizes("command slot has " + std::to_string(h.tiles[0]) + " tile(s), the payload needs " + std::to_string(round_up(h.size, AnecHeader::kTile) / AnecHeader::kTile));
+    sizes("command slot has " + std::to_string(h.tiles[0]) + " tile(s), the payload needs " + std::to_string(align_up(h.size, AnecHeader::kTile) / AnecHeader::kTile));
   auto slots = [&](const std::string &m) { out.push_back({"ANEC-AUD-011", 0, m}); };
   if (!h.src_count || !h.dst_count) slots(std::to_string(h.src_count) + " input(s) and " + std::to_string(h.dst_count) + " output(s); each needs one at least");
   if (uint64_t(AnecHeader::kFirstOutput) + h.dst_count + h.src_count > AnecHeader::kSlots) {
@@ -183,12 +182,12 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
   for (const HwxSegment &g : x.segments)
     for (const HwxSection &s : g.sections)
       if (s.segment == "__TEXT" && s.name == "__const") kernel = &s;
-  if (kernel && (kernel->addr != x.text.addr + round_up(x.text.size, 16) || !kernel->offset))
+  if (kernel && (kernel->addr != x.text.addr + align_up(x.text.size, 16) || !kernel->offset))
     throw fail("kernel section __TEXT.__const at " + hex(kernel->addr) + " does not follow the chain at round_up(" + hex(x.text.addr) + " + " +
                hex(x.text.size) + ", 16)");
   h.krn_size = kernel ? kernel->size : 0;
-  h.size = round_up(h.tsk_size, 16) + h.krn_size;
-  h.tiles[0] = uint32_t(round_up(h.size, AnecHeader::kTile) / AnecHeader::kTile);
+  h.size = align_up(h.tsk_size, 16) + h.krn_size;
+  h.tiles[0] = uint32_t(align_up(h.size, AnecHeader::kTile) / AnecHeader::kTile);
   // Outputs first from slot 4, then inputs, the order libane binds them.
   bool inputs_started = false;
   for (size_t k = 2; k < HwxProgramState::kBars; ++k) {
@@ -205,7 +204,7 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
     ++(output ? h.dst_count : h.src_count);
     const uint64_t nchw[6] = {t->extents[0], t->extents[1], t->extents[2], t->extents[3], t->strides[1], t->strides[2]};
     std::copy(std::begin(nchw), std::end(nchw), h.nchw[k]);
-    h.tiles[k] = uint32_t(round_up(nchw[0] * nchw[1] * nchw[4], AnecHeader::kTile) / AnecHeader::kTile);
+    h.tiles[k] = uint32_t(align_up(nchw[0] * nchw[1] * nchw[4], AnecHeader::kTile) / AnecHeader::kTile);
   }
   std::vector<uint8_t> out(header_bytes + h.size, 0);
   store_le(out, 0, h.size, 8);
@@ -220,7 +219,7 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
     for (size_t j = 0; j < 6; ++j) store_le(out, 0xa8 + 48 * k + 8 * j, h.nchw[k][j], 8);
   }
   std::copy_n(file.begin() + x.text.offset, x.text.size, out.begin() + header_bytes);
-  if (kernel) std::copy_n(file.begin() + kernel->offset, kernel->size, out.begin() + header_bytes + round_up(h.tsk_size, 16));
+  if (kernel) std::copy_n(file.begin() + kernel->offset, kernel->size, out.begin() + header_bytes + align_up(h.tsk_size, 16));
   return out;
 }
 

@@ -118,7 +118,7 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
     if (last) {
       if (end_limit != UINT64_MAX && end != b.size())
         c.findings.push_back({"ANEC-TD-105", end, "the descriptors end at " + hex(end) + ", the section at " + hex(b.size())});
-      c.kernel_offset = std::min<uint64_t>((end + layout.data_alignment - 1) / layout.data_alignment * layout.data_alignment, b.size());
+      c.kernel_offset = std::min<uint64_t>(align_up(end, layout.data_alignment), b.size());
       c.kernel_size = b.size() - c.kernel_offset;
       padding(end, c.kernel_offset, "between the last descriptor and the kernel data");
       return c;
@@ -126,7 +126,7 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
     // The header's NextPointer is the next descriptor's offset from the start of the chain; without
     // one, the next descriptor is assumed at the end rounded up to the alignment.
     uint64_t next_ptr = header_field(c.tds.back(), "NextPointer").value_or(0);
-    uint64_t next = (end + layout.td_alignment - 1) / layout.td_alignment * layout.td_alignment;
+    uint64_t next = align_up(end, layout.td_alignment);
     if (next_ptr) {
       if (begin + next_ptr < end)
         throw Error("ANEC-TD-004", "descriptor at " + hex(c.tds.back().offset) + " points its NextPointer " + hex(next_ptr) +

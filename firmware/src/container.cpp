@@ -2,11 +2,11 @@
 
 #include "anec/descriptors/audit.hpp"
 #include "anec/descriptors/hwx.hpp"
-#include "anec/support/file.hpp"
-#include "anec/support/strict.hpp"
 #include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/strict.hpp"
 
 #include <algorithm>
 
@@ -14,7 +14,6 @@ namespace anec::fw {
 
 namespace {
 bool pow2(uint64_t a) { return a && !(a & (a - 1)); }
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 } // namespace
 
 const char *section_kind_name(uint32_t k) {
@@ -186,9 +185,9 @@ Package package_from_doc(const Doc &doc, const std::filesystem::path &base, cons
       if (bool(file) == bool(hex_text)) x.fail(sd, "a section takes its payload from exactly one of file and hex");
       if (file) s.payload = read_file(base / file->as_string());
       else {
-        const std::string &h = hex_text->as_string();
-        if (h.size() % 2 || h.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) x.fail(*hex_text, "hex must be pairs of hex digits");
-        for (size_t i = 0; i < h.size(); i += 2) s.payload.push_back(uint8_t(std::stoul(h.substr(i, 2), nullptr, 16)));
+        auto bytes = bytes_from_hex(hex_text->as_string());
+        if (!bytes) x.fail(*hex_text, "hex must be pairs of hex digits");
+        s.payload = std::move(*bytes);
       }
       x.finish();
       g.sections.push_back(std::move(s));

@@ -85,9 +85,9 @@ Command command_from_doc(const Doc &d, const CommandTable &t, const std::string 
   const BodySpec *layout = t.body(spec->name);
   if (const Doc *raw = d.find("raw_body")) {
     if (layout) throw fail(spec->name + " has a body layout; give [body], not raw_body");
-    if (!raw->is(Doc::Kind::String) || raw->as_string().size() % 2) throw fail("raw_body must be an even number of hex digits");
-    const std::string &h = raw->as_string();
-    for (size_t i = 0; i < h.size(); i += 2) c.raw_body.push_back(uint8_t(std::stoul(h.substr(i, 2), nullptr, 16)));
+    auto bytes = raw->is(Doc::Kind::String) ? bytes_from_hex(raw->as_string()) : std::nullopt;
+    if (!bytes) throw fail("raw_body must be pairs of hex digits");
+    c.raw_body = std::move(*bytes);
     return c;
   }
   const Doc *body = d.find("body");
@@ -205,7 +205,7 @@ std::vector<uint8_t> encode(const Command &c, const CommandTable &t) {
   out.insert(out.end(), body.begin(), body.end());
   put(out, kEnvelopeMagic, 4);
   put(out, crc32(out), 4);
-  out.resize((out.size() + kGranule - 1) / kGranule * kGranule, 0);
+  out.resize(align_up(out.size(), kGranule), 0);
   if (out.size() > t.limits().max_command_bytes) throw fail("the command is " + std::to_string(out.size()) + " bytes, past the " + std::to_string(t.limits().max_command_bytes) + "-byte slot");
   return out;
 }
@@ -227,7 +227,7 @@ Validation validate(std::span<const uint8_t> m, const CommandTable &t, Channel c
   c.process_id = int32_t(le32(m, 16));
   c.procedure_id = le32(m, 20);
   uint64_t end = uint64_t(kHeaderBytes) + size + 8;
-  v.total_bytes = uint32_t(std::min<uint64_t>((end + kGranule - 1) / kGranule * kGranule, UINT32_MAX));
+  v.total_bytes = uint32_t(std::min<uint64_t>(align_up(end, kGranule), UINT32_MAX));
   if (end > m.size() || v.total_bytes > t.limits().max_command_bytes) {
     add("length", "ANEC-FW-001", Disposition::Reject, 4,
         "size " + std::to_string(size) + " puts the envelope end at " + std::to_string(end) + "; the buffer holds " + std::to_string(m.size()) +

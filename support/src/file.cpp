@@ -112,6 +112,24 @@ std::string sha256_hex(std::span<const uint8_t> data) {
   return hex_bytes(digest);
 }
 
+std::optional<std::vector<uint8_t>> bytes_from_hex(std::string_view digits) {
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (digits.size() % 2) return std::nullopt;
+  std::vector<uint8_t> out;
+  out.reserve(digits.size() / 2);
+  for (size_t i = 0; i < digits.size(); i += 2) {
+    int hi = nibble(digits[i]), lo = nibble(digits[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(uint8_t(hi << 4 | lo));
+  }
+  return out;
+}
+
 std::string hex_bytes(std::span<const uint8_t> bytes) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string out;

@@ -91,3 +91,12 @@ TEST(Plist, ReadsDocumentsAndRejectsJunk) {
     EXPECT_EQ(e.code(), "ANEC-PLIST-001");
   }
 }
+
+TEST(Hex, BytesRoundTripAndBadDigits) {
+  std::vector<uint8_t> b = {0x00, 0x7f, 0xab, 0xff};
+  EXPECT_EQ(anec::bytes_from_hex(anec::hex_bytes(b)), b);
+  EXPECT_EQ(anec::bytes_from_hex("ABcd"), (std::vector<uint8_t>{0xab, 0xcd}));
+  EXPECT_FALSE(anec::bytes_from_hex("abc"));
+  EXPECT_FALSE(anec::bytes_from_hex("0g"));
+  EXPECT_FALSE(anec::bytes_from_hex("+1"));
+}

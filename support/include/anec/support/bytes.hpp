@@ -15,6 +15,9 @@ inline uint16_t le16(std::span<const uint8_t> b, uint64_t off) { return uint16_t
 inline uint32_t le32(std::span<const uint8_t> b, uint64_t off) { return uint32_t(load_le(b, off, 4)); }
 inline uint64_t le64(std::span<const uint8_t> b, uint64_t off) { return load_le(b, off, 8); }
 
+// v rounded up to a multiple of a (a > 0).
+inline uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
 inline void store_le(std::span<uint8_t> b, uint64_t off, uint64_t v, uint32_t width) {
   for (uint32_t i = 0; i < width; ++i) b[off + i] = uint8_t(v >> (8 * i));
 }

@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,6 +22,8 @@ void write_file_atomic(const std::filesystem::path &path, std::string_view text)
 
 // Lower-case hex of the bytes, two digits each.
 std::string hex_bytes(std::span<const uint8_t> bytes);
+// The bytes of pairs of hex digits (either case), or nullopt for an odd length or a non-hex character.
+std::optional<std::vector<uint8_t>> bytes_from_hex(std::string_view digits);
 std::string sha256_hex(std::span<const uint8_t> bytes);
 
 } // namespace anec
