@@ -11,6 +11,7 @@
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
+#include "../gen7.hpp"
 #include "../run_tool.hpp"
 #include <filesystem>
 #include <map>
@@ -21,13 +22,10 @@
 using namespace anec;
 using namespace anec::desc;
 using anec::test::code_of;
+using anec::test::gen7;
 namespace fs = std::filesystem;
 
 namespace {
-const TdSchema &gen7() {
-  static const TdSchema s = TdSchema::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "td" / "gen7.toml");
-  return s;
-}
 fs::path tinygrad(const std::string &f) { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "tinygrad" / f; }
 const char *kHwx[] = {"conv.hwx", "concat.hwx", "gemm.hwx", "relu.hwx", "sigmoid.hwx", "sum.hwx", "model.hwx.golden"};
 

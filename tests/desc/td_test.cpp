@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include "../errors.hpp"
+#include "../gen7.hpp"
 #include "../run_tool.hpp"
 #include <map>
 #include <set>
@@ -20,14 +21,11 @@
 
 using namespace anec;
 using anec::test::code_of;
+using anec::test::gen7;
 using namespace anec::desc;
 namespace fs = std::filesystem;
 
 namespace {
-const TdSchema &gen7() {
-  static const TdSchema s = TdSchema::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "td" / "gen7.toml");
-  return s;
-}
 fs::path kernels() { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "eiln-ane" / "kernels"; }
 
 std::map<std::string, uint32_t> fields_of(const Td &td, const std::string &block) {

@@ -7,6 +7,7 @@
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
+#include "../gen7.hpp"
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
@@ -14,13 +15,10 @@
 using namespace anec;
 using namespace anec::fw;
 using anec::test::code_of;
+using anec::test::gen7;
 namespace fs = std::filesystem;
 
 namespace {
-const desc::TdSchema &gen7() {
-  static const desc::TdSchema s = desc::TdSchema::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "td" / "gen7.toml");
-  return s;
-}
 fs::path tinygrad(const char *f) { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "tinygrad" / f; }
 
 std::set<std::string> codes(const std::vector<uint8_t> &b) {
