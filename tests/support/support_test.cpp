@@ -3,8 +3,13 @@
 #include "anec/support/plist.hpp"
 #include "anec/support/toml.hpp"
 
+#include "../errors.hpp"
+
+#include <cstdint>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 #include <unistd.h>
 
 using namespace anec;
@@ -99,4 +104,198 @@ TEST(Hex, BytesRoundTripAndBadDigits) {
   EXPECT_FALSE(anec::bytes_from_hex("abc"));
   EXPECT_FALSE(anec::bytes_from_hex("0g"));
   EXPECT_FALSE(anec::bytes_from_hex("+1"));
+}
+
+// ---- Property lists: limits before work ---------------------------------------------------------
+// A bplist00 writer for the hostile and valid inputs below, so that no binary blob is committed.
+// Objects come encoded; references are 2 bytes and offsets 4, enough for every graph here.
+namespace bplist {
+std::string be(uint64_t v, int width) {
+  std::string s;
+  for (int i = width - 1; i >= 0; --i) s += char(uint8_t(v >> (8 * i)));
+  return s;
+}
+// A marker with its count; a count of 15 or more follows as an 8-byte int object.
+std::string head(unsigned type, uint64_t count) {
+  if (count < 15) return std::string(1, char(type << 4 | count));
+  return std::string(1, char(type << 4 | 0xf)) + char(0x13) + be(count, 8);
+}
+std::string integer(uint64_t v) { return char(0x13) + be(v, 8); }
+std::string ascii(const std::string &s) { return head(0x5, s.size()) + s; }
+std::string data(size_t n) { return head(0x4, n) + std::string(n, 'd'); }
+std::string utf16(const std::u16string &s) {
+  std::string r = head(0x6, s.size());
+  for (char16_t c : s) r += be(c, 2);
+  return r;
+}
+std::string array(const std::vector<uint64_t> &refs) {
+  std::string r = head(0xa, refs.size());
+  for (uint64_t x : refs) r += be(x, 2);
+  return r;
+}
+std::string dict(const std::vector<uint64_t> &keys, const std::vector<uint64_t> &values) {
+  std::string r = head(0xd, keys.size());
+  for (uint64_t x : keys) r += be(x, 2);
+  for (uint64_t x : values) r += be(x, 2);
+  return r;
+}
+// Header, objects, offset table, trailer (offset size 4, reference size 2).
+std::string file(const std::vector<std::string> &objects, uint64_t top = 0) {
+  std::string body = "bplist00", table;
+  for (const std::string &o : objects) {
+    table += be(body.size(), 4);
+    body += o;
+  }
+  uint64_t table_at = body.size();
+  return body + table + std::string(6, '\0') + char(4) + char(2) + be(objects.size(), 8) + be(top, 8) +
+         be(table_at, 8);
+}
+// "Billion laughs": object i is an array holding object i+1 twice, the last a 24-byte string, so
+// libplist would build 2^(levels+1) - 1 nodes.
+std::string shared_bomb(int levels) {
+  std::vector<std::string> objects;
+  for (int i = 0; i < levels; ++i) objects.push_back(array({uint64_t(i + 1), uint64_t(i + 1)}));
+  objects.push_back(ascii(std::string(24, 'x')));
+  return file(objects);
+}
+// `levels` arrays, each holding the next, around the integer 7.
+std::string nested(int levels) {
+  std::vector<std::string> objects;
+  for (int i = 0; i < levels; ++i) objects.push_back(array({uint64_t(i + 1)}));
+  objects.push_back(integer(7));
+  return file(objects);
+}
+} // namespace bplist
+
+namespace {
+std::string nested_xml(int levels, const std::string &inner = "<integer>7</integer>") {
+  std::string open, close;
+  for (int i = 0; i < levels; ++i) {
+    open += "<array>";
+    close += "</array>";
+  }
+  return "<?xml version=\"1.0\"?><plist version=\"1.0\">" + open + inner + close + "</plist>";
+}
+std::string plist_code(const std::string &bytes, std::string *message = nullptr) {
+  return anec::test::code_of([&] { anec::plist::parse(bytes, "t.plist"); }, message);
+}
+// The integer at the bottom of `levels` nested arrays.
+int64_t innermost(const anec::Doc &d, int levels) {
+  const anec::Doc *p = &d;
+  for (int i = 0; i < levels; ++i) p = &p->items().at(0);
+  return p->as_int();
+}
+} // namespace
+
+// A few hundred bytes that libplist 2.2 expands into 2^25 nodes (22.8 s, 7.9 GB) and, at 40 levels,
+// into memory without bound: rejected from the object graph before libplist runs. The byte budget
+// is reached with few nodes: one 1 MiB data object referenced 300 times.
+TEST(PlistBudgets, SharedReferenceBombsAreRejectedBeforeExpansion) {
+  for (int levels : {24, 40}) {
+    std::string message;
+    EXPECT_EQ(plist_code(bplist::shared_bomb(levels), &message), "ANEC-PLIST-002") << levels;
+    std::string budget = "more than " + std::to_string(anec::plist::max_nodes) + " nodes through shared";
+    EXPECT_NE(message.find(budget), std::string::npos) << message;
+  }
+  std::vector<uint64_t> refs(300, 1);
+  std::string message;
+  std::string bytes = bplist::file({bplist::array(refs), bplist::data(1 << 20)});
+  EXPECT_EQ(plist_code(bytes, &message), "ANEC-PLIST-002");
+  EXPECT_NE(message.find("more than " + std::to_string(anec::plist::max_bytes) + " bytes"), std::string::npos)
+      << message;
+}
+
+TEST(PlistBudgets, ReferenceCyclesAreErrorsNotHangs) {
+  std::string message;
+  EXPECT_EQ(plist_code(bplist::file({bplist::array({0})}), &message), "ANEC-PLIST-001");
+  EXPECT_NE(message.find("object 0 contains itself (a reference cycle)"), std::string::npos) << message;
+  EXPECT_EQ(plist_code(bplist::file({bplist::array({1}), bplist::dict({2}, {0}), bplist::ascii("k")})),
+            "ANEC-PLIST-001");
+}
+
+// libplist parses 200,000 nested arrays but its recursive free overflowed the stack (SIGSEGV).
+TEST(PlistBudgets, DeepXmlIsRejectedWithoutCrashing) {
+  std::string message;
+  EXPECT_EQ(plist_code(nested_xml(200000), &message), "ANEC-PLIST-002");
+  EXPECT_NE(message.find("nested deeper than 64 levels"), std::string::npos) << message;
+  EXPECT_LT(message.size(), 200u) << "the message quotes the input";
+}
+
+TEST(PlistBudgets, SixtyFourLevelsParseSixtyFiveAreRejected) {
+  EXPECT_EQ(innermost(anec::plist::parse(nested_xml(64), "t.plist"), 64), 7);
+  EXPECT_EQ(innermost(anec::plist::parse(bplist::nested(64), "t.plist"), 64), 7);
+  EXPECT_EQ(plist_code(nested_xml(65)), "ANEC-PLIST-002");
+  EXPECT_EQ(plist_code(bplist::nested(65)), "ANEC-PLIST-002");
+  // Depth through a shared subtree: a chain of 59 arrays is reached first under 1 array (60 levels),
+  // then, already measured, under 6 (65 levels).
+  std::vector<std::string> objects = {bplist::array({1, 61})};
+  for (int i = 1; i < 61; ++i) objects.push_back(bplist::array({uint64_t(i + 1)}));
+  objects.back() = bplist::integer(7);
+  for (int i = 61; i < 66; ++i) objects.push_back(bplist::array({uint64_t(i + 1 == 66 ? 1 : i + 1)}));
+  EXPECT_EQ(plist_code(bplist::file(objects)), "ANEC-PLIST-002");
+}
+
+// What libplist skips does not nest: empty containers, comments, CDATA, processing instructions
+// and a DOCTYPE with an internal subset, and a quoted attribute holding "<array>".
+TEST(PlistBudgets, XmlDepthScanSkipsWhatLibplistSkips) {
+  std::string many_empty;
+  for (int i = 0; i < 100; ++i) many_empty += "<array/><dict/><array />";
+  EXPECT_EQ(anec::plist::parse(nested_xml(1, many_empty), "t.plist").items().size(), 300u);
+  std::string opens;
+  for (int i = 0; i < 100; ++i) opens += "<array>";
+  std::string hidden = "<?pi \"" + opens + "?>\"?><!DOCTYPE plist [ <!-- \"]>\" --> ]><plist version=\"1.0\">"
+                       "<array><!-- " + opens + " --><string><![CDATA[" + opens + "]]></string>"
+                       "<array a=\"" + opens + "\"><true/></array></array></plist>";
+  anec::Doc d = anec::plist::parse(hidden, "t.plist");
+  EXPECT_EQ(d.items().at(0).as_string(), opens);
+  EXPECT_TRUE(d.items().at(1).items().at(0).as_bool());
+}
+
+// Sharing itself is legal: a string referenced ten times becomes ten strings.
+TEST(PlistBudgets, ModerateSharingStillParses) {
+  std::string bytes = bplist::file({
+      bplist::dict({1, 2, 3}, {4, 5, 6}), bplist::ascii("list"), bplist::ascii("n"), bplist::ascii("name"),
+      bplist::array(std::vector<uint64_t>(10, 7)), bplist::integer(70000), bplist::utf16(u"r\u00e9seau"),
+      bplist::ascii("a shared string longer than fifteen")});
+  anec::Doc d = anec::plist::parse(bytes, "t.plist");
+  ASSERT_EQ(d.find("list")->items().size(), 10u);
+  for (const anec::Doc &s : d.find("list")->items())
+    EXPECT_EQ(s.as_string(), "a shared string longer than fifteen");
+  EXPECT_EQ(d.find("n")->as_int(), 70000);
+  EXPECT_EQ(d.find("name")->as_string(), "r\xc3\xa9seau");
+}
+
+// Offsets, counts and references that leave the file are reason codes, never reads out of bounds.
+TEST(PlistBudgets, MalformedBinaryIsRejectedWithinBounds) {
+  std::string good = bplist::file({bplist::array({1, 1}), bplist::ascii("s")});
+  ASSERT_NO_THROW(anec::plist::parse(good, "t.plist"));
+  auto patched = [&](size_t from_end, const std::string &bytes) {
+    std::string b = good;
+    b.replace(b.size() - from_end, bytes.size(), bytes);
+    return b;
+  };
+  EXPECT_EQ(plist_code(patched(8, bplist::be(1 << 20, 8))), "ANEC-PLIST-001");   // table past the end
+  EXPECT_EQ(plist_code(patched(16, bplist::be(2, 8))), "ANEC-PLIST-001");        // top object 2 of 2
+  EXPECT_EQ(plist_code(patched(24, bplist::be(1ull << 40, 8))), "ANEC-PLIST-001"); // too many objects
+  EXPECT_EQ(plist_code(patched(26, std::string(1, char(0)))), "ANEC-PLIST-001");  // offset size 0
+  EXPECT_EQ(plist_code(patched(25, std::string(1, char(9)))), "ANEC-PLIST-001");  // reference size 9
+  std::string ref_out = bplist::file({bplist::array({1, 5}), bplist::ascii("s")});
+  EXPECT_EQ(plist_code(ref_out), "ANEC-PLIST-001");
+  std::string long_count = bplist::file({bplist::head(0xa, 1ull << 62), bplist::ascii("s")});
+  EXPECT_EQ(plist_code(long_count), "ANEC-PLIST-001");
+  std::string long_string = bplist::file({bplist::head(0x5, 1000) + "short"});
+  EXPECT_EQ(plist_code(long_string), "ANEC-PLIST-001");
+  for (size_t n = 0; n < good.size(); ++n) // every truncation; ASan watches the reads
+    EXPECT_EQ(plist_code(good.substr(0, n)), "ANEC-PLIST-001") << n;
+}
+
+// The real engine network plist (tinygrad's net.plist) still reads, with its values.
+TEST(PlistBudgets, RealNetworkPlistStillParses) {
+  fs::path path = fs::path(__FILE__).parent_path() / "../../../shared/testdata/external/tinygrad/net.plist";
+  if (!fs::exists(path)) GTEST_SKIP() << path << " is absent";
+  anec::Doc d = anec::plist::parse(anec::read_text_file(path), path.string());
+  EXPECT_EQ(d.find("Version")->as_string(), "1.0.9");
+  ASSERT_EQ(d.find("Networks")->items().size(), 1u);
+  EXPECT_EQ(d.find("Networks")->items()[0].as_string(), "net");
+  EXPECT_EQ(d.find("net")->find("Outputs")->items()[0].as_string(), "probs@output");
 }
