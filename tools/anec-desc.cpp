@@ -7,6 +7,7 @@
 #include "anec/descriptors/td.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/bytes.hpp"
+#include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
@@ -97,6 +98,13 @@ Program load(const std::filesystem::path &tables, const std::string &file, int g
   return p;
 }
 
+// A numeric option given as text (po::value<int> takes "-1" and a negative --td used to mean
+// "every descriptor"): -1 when absent, else a whole number up to `max` (ANEC-CLI-002).
+int option_number(const std::string &text, uint64_t max, const char *what) {
+  return text.empty() ? -1 : int(parse_uint(text, 0, max, what));
+}
+constexpr uint64_t kMaxGeneration = 255, kMaxTd = 1u << 24;
+
 po::variables_map parse(const std::vector<std::string> &args, po::options_description &o, const char *positional, int n) {
   po::positional_options_description p;
   p.add(positional, n);
@@ -108,10 +116,12 @@ po::variables_map parse(const std::vector<std::string> &args, po::options_descri
 
 int dump(const std::filesystem::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
-  std::string file, format = "text";
-  int td = -1, generation = -1;
-  o.add_options()("file", po::value(&file))("format", po::value(&format))("td", po::value(&td))("generation", po::value(&generation));
+  std::string file, format = "text", td_text, generation_text;
+  o.add_options()("file", po::value(&file))("format", po::value(&format))("td", po::value(&td_text))(
+      "generation", po::value(&generation_text));
   parse(args, o, "file", 1);
+  int td = option_number(td_text, kMaxTd, "--td");
+  int generation = option_number(generation_text, kMaxGeneration, "--generation");
   if (file.empty()) throw Error("ANEC-CLI-001", "dump needs a FILE");
   if (format != "text" && format != "json") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
   Program p = load(tables, file, generation);
@@ -130,10 +140,10 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
 
 int audit(const std::filesystem::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
-  std::string file;
-  int generation = -1;
-  o.add_options()("file", po::value(&file))("generation", po::value(&generation));
+  std::string file, generation_text;
+  o.add_options()("file", po::value(&file))("generation", po::value(&generation_text));
   parse(args, o, "file", 1);
+  int generation = option_number(generation_text, kMaxGeneration, "--generation");
   if (file.empty()) throw Error("ANEC-CLI-001", "audit needs a FILE");
   Program p = load(tables, file, generation);
   auto findings = p.hwx ? desc::audit_hwx(*p.hwx) : p.anec ? desc::audit_anec(*p.anec) : desc::audit_chain(p.chain);
@@ -145,18 +155,18 @@ int audit(const std::filesystem::path &tables, const std::vector<std::string> &a
 int explain(const std::filesystem::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
   std::vector<std::string> pos;
-  int generation = -1;
-  o.add_options()("pos", po::value(&pos))("generation", po::value(&generation));
+  std::string generation_text;
+  o.add_options()("pos", po::value(&pos))("generation", po::value(&generation_text));
   parse(args, o, "pos", 2);
+  int generation = option_number(generation_text, kMaxGeneration, "--generation");
   if (pos.size() != 2) throw Error("ANEC-CLI-001", "explain needs FILE and OFFSET");
-  size_t used = 0;
-  uint64_t offset = 0;
-  try {
-    offset = std::stoull(pos[1], &used, 0);
-  } catch (const std::exception &) {
-  }
-  if (used == 0 || used != pos[1].size()) throw Error("ANEC-CLI-001", "OFFSET '" + pos[1] + "' is not a number");
+  // Strict: stoull read "-1" as 2^64-1 and a leading 0 as octal.
+  uint64_t offset = parse_uint(pos[1], 0, UINT64_MAX, "OFFSET");
   Program p = load(tables, pos[0], generation);
+  if (offset >= p.bytes.size())
+    throw Error("ANEC-CLI-002", "OFFSET " + quote_arg(pos[1]) + " (" + hex(offset) +
+                                    ") lies at or past the end of " + pos[0] + " (" +
+                                    std::to_string(p.bytes.size()) + " bytes)");
   std::string out = desc::explain(p.bytes, p.chain, p.hwx ? &*p.hwx : nullptr, offset);
   if (p.anec && offset < p.anec->header_bytes) out = hex(offset) + ": anec header " + desc::anec_header_field(*p.anec, offset) + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -174,7 +184,7 @@ int convert(const std::filesystem::path &tables, const std::vector<std::string> 
   Program p = load(tables, file, -1);
   if (!p.hwx) throw Error("ANEC-CONV-001", file + " is not an hwx container");
   auto bytes = desc::hwx_to_anec(*p.hwx, p.bytes, uint32_t(std::stoul(header, nullptr, 0)));
-  write_file_atomic(out, bytes);
+  write_output(out, bytes);
   std::fprintf(stderr, "convert: %zu bytes written to %s\n", bytes.size(), out.c_str());
   return 0;
 }
@@ -194,7 +204,7 @@ int encode(const std::filesystem::path &tables, const std::vector<std::string> &
   int generation = g && g->is(Doc::Kind::Int) ? int(g->as_int()) : 0;
   auto schema = desc::TdSchema::load(tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml"));
   auto bytes = desc::encode_dump(dump, schema, file);
-  write_file_atomic(out, bytes);
+  write_output(out, bytes);
   std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
   return 0;
 }

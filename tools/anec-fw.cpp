@@ -156,7 +156,7 @@ int encode(const fs::path &tables, const std::vector<std::string> &args) {
   fw::CommandTable t = table(tables);
   Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
   auto bytes = fw::encode(fw::command_from_doc(d, t, file), t);
-  write_file_atomic(out, bytes);
+  write_output(out, bytes);
   std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
   return 0;
 }
@@ -170,8 +170,9 @@ int decode_or_validate(const fs::path &tables, const std::vector<std::string> &a
   check_format(format, {"text", "json"});
   if (channel != "ring" && channel != "exeloop") throw Error("ANEC-CLI-002", "--channel " + channel + " is not ring or exeloop");
   fw::CommandTable t = table(tables);
-  auto bytes = read_file(file, 1ull << 24);
-  fw::Validation v = fw::validate(bytes, t, channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring);
+  InputFile input = InputFile::open(file, 1ull << 24);
+  fw::Channel on = channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring;
+  fw::Validation v = fw::validate(input.bytes(), t, on);
   if (!verdict && !v.decoded) {
     std::string why = v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
     throw Error("ANEC-FW-020", file + ": cannot be decoded (" + why + ")");
@@ -208,11 +209,12 @@ int package(const fs::path &tables, std::vector<std::string> args) {
                     : in.extension() == ".json" ? fw::package_from_doc(json::parse(read_text_file(in), file), in.parent_path(), file)
                                                 : fw::package_from_doc(toml::parse_file(in), in.parent_path(), file);
     auto bytes = fw::write_package(std::move(p));
-    write_file_atomic(out, bytes);
+    write_output(out, bytes);
     std::fprintf(stderr, "package: %zu bytes written to %s\n", bytes.size(), out.c_str());
     return 0;
   }
-  auto bytes = read_file(file, 1ull << 30);
+  InputFile input = InputFile::open(file, 1ull << 30); // mapped: a bad header costs one page
+  std::span<const uint8_t> bytes = input.bytes();
   if (sub == "read") {
     fw::Package p = fw::read_package(bytes);
     std::string text = "package version " + std::to_string(p.version) + ", " + std::to_string(p.programs.size()) + " program(s), " + hex(p.bytes) + " bytes\n";
@@ -242,10 +244,10 @@ int tables_cmd(const std::vector<std::string> &args) {
   parse(args, o);
   if (file.empty()) throw Error("ANEC-CLI-001", "tables needs IMAGE");
   check_format(format, {"toml", "json"});
-  Doc d = fw::tables_doc(fw::extract_tables(read_file(file, 1ull << 30), file));
+  Doc d = fw::tables_doc(fw::extract_tables(InputFile::open(file, 1ull << 30).bytes(), file));
   std::string text = format == "json" ? json::write(d) : toml::write(d);
   if (out.empty()) std::fwrite(text.data(), 1, text.size(), stdout);
-  else write_file_atomic(out, text);
+  else write_output(out, text);
   return 0;
 }
 
@@ -260,9 +262,9 @@ int im4p_cmd(std::vector<std::string> args) {
   if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "im4p " + sub + " needs FILE and -o FILE");
   if (sub == "wrap") {
     if (type.size() != 4) throw Error("ANEC-CLI-002", "--type " + type + " is not a four-character type");
-    write_file_atomic(out, fw::write_im4p({type, description, read_file(file, 1ull << 30)}));
+    write_output(out, fw::write_im4p({type, description, read_file(file, 1ull << 30)}));
   } else if (sub == "unwrap") {
-    write_file_atomic(out, fw::read_im4p(read_file(file, 1ull << 30)).payload);
+    write_output(out, fw::read_im4p(InputFile::open(file, 1ull << 30).bytes()).payload);
   } else {
     throw Error("ANEC-CLI-001", "im4p " + sub + " is not wrap or unwrap");
   }

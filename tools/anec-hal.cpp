@@ -8,6 +8,7 @@
 #include "anec/hal/target_io.hpp"
 #include "anec/hal/validate.hpp"
 #include "anec/hal/xref.hpp"
+#include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
@@ -39,10 +40,16 @@ commands:
                                              files (.toml) or blobs (.bin, named by --target-a/-b)
   validate FILE... | --all                   check target definitions (exit 1 on findings)
   generate [-o DIR] [--check]                tables/reference -> blob -> tables/targets/*.toml
+                                             (DIR is replaced as a whole: it may hold only tables)
   schema [--format text|json]                the HAL field map, gaps included
-  extract BINARY [-o DIR] [--targets T,...] [--max-instructions N] [--timeout-ms N]
+  extract BINARY -o DIR [--targets T,...] [--max-instructions N] [--timeout-ms N]
                                              run the per-target constructors of a compiler
                                              binary (Mach-O or ELF) and write DIR/<name>.toml
+                                             (DIR is new or holds only tables: it is replaced);
+                                             limits per constructor: --max-instructions 1 to
+                                             10^12 (default 5000000), --timeout-ms 1 to 3600000
+                                             (default 20000); 0, negative or larger values are
+                                             rejected (ANEC-CLI-002), never wrapped or unlimited
   xref BINARY [--type NAME] [--format text|json]
                                              which table offsets each reader function reads
 
@@ -76,7 +83,7 @@ void emit(const std::string &text, const std::string &out) {
   if (out.empty() || out == "-")
     std::fwrite(text.data(), 1, text.size(), stdout);
   else
-    write_file_atomic(out, text);
+    write_output(out, text);
 }
 
 po::variables_map parse(const std::vector<std::string> &args, po::options_description &opts,
@@ -203,7 +210,7 @@ int cmd_encode(Ctx &c, const std::vector<std::string> &args) {
   parse(args, o, p);
   if (target.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs TARGET|FILE.toml and -o BLOB");
   Bytes blob = encode(c.schema, resolve_target(c, target));
-  write_file_atomic(out, blob);
+  write_output(out, blob);
   std::fprintf(stderr, "wrote %zu bytes to %s (sha256 %s)\n", blob.size(), out.c_str(), sha256_hex(blob).c_str());
   return 0;
 }
@@ -318,14 +325,14 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
   std::vector<Target> ref = load_reference(c.schema, c.lineup, c.tables / "reference");
   std::vector<Target> generated;
   std::vector<Finding> findings;
-  std::vector<std::pair<fs::path, std::string>> files;
+  std::vector<std::pair<std::string, std::string>> files;
   for (const Target &r : ref) {
     // The table goes through its blob: what is written is what the blob carries.
     Bytes blob = encode(c.schema, r);
     Target t = hal::decode(c.schema, blob, r.name, &r, {"decoded from generated blob", Confidence::Decoded});
     auto f = validate_target(c.schema, c.lineup, t);
     findings.insert(findings.end(), f.begin(), f.end());
-    files.push_back({dir / (t.name + ".toml"), to_toml(c.schema, t)});
+    files.push_back({t.name + ".toml", to_toml(c.schema, t)});
     generated.push_back(std::move(t));
   }
   auto line = validate_line(c.schema, generated);
@@ -336,16 +343,14 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
     return 1;
   }
   size_t stale = 0;
-  for (auto &[path, text] : files) {
+  for (auto &[name, text] : files) {
     std::string old;
-    if (fs::exists(path)) old = read_text_file(path);
+    if (fs::exists(dir / name)) old = read_text_file(dir / name);
     if (old == text) continue;
     ++stale;
-    if (check)
-      std::printf("stale: %s\n", path.string().c_str());
-    else
-      write_file_atomic(path, text);
+    if (check) std::printf("stale: %s\n", (dir / name).string().c_str());
   }
+  if (!check && stale) write_output_set(dir, files); // the whole set at once: never part old, part new
   if (check) {
     std::printf("%zu of %zu target tables %s\n", stale, files.size(), stale ? "differ from a regeneration" : "up to date");
     return stale ? 1 : 0;
@@ -399,14 +404,20 @@ std::vector<std::string> split_list(const std::string &s) {
 
 int cmd_extract(Ctx &c, const std::vector<std::string> &args) {
   po::options_description o;
-  std::string binary, out = ".", targets;
+  std::string binary, out, targets;
   ExtractOptions opt;
+  // Read as text: program_options reads "-1" into an unsigned as 2^64-1, and Unicorn takes a 0
+  // timeout as none.
+  std::string max_instructions, timeout_ms;
   o.add_options()("binary", po::value(&binary))("output,o", po::value(&out))("targets", po::value(&targets))(
-      "max-instructions", po::value(&opt.limits.max_instructions))("timeout-ms", po::value(&opt.limits.timeout_ms));
+      "max-instructions", po::value(&max_instructions))("timeout-ms", po::value(&timeout_ms));
   po::positional_options_description p;
   p.add("binary", 1);
-  parse(args, o, p);
-  if (binary.empty()) throw Error("ANEC-CLI-001", "extract needs a BINARY");
+  po::variables_map vm = parse(args, o, p);
+  if (vm.count("max-instructions"))
+    opt.limits.max_instructions = parse_uint(max_instructions, 1, 1'000'000'000'000, "--max-instructions");
+  if (vm.count("timeout-ms")) opt.limits.timeout_ms = parse_uint(timeout_ms, 1, 3'600'000, "--timeout-ms");
+  if (binary.empty() || out.empty()) throw Error("ANEC-CLI-001", "extract needs a BINARY and -o DIR");
   opt.targets = split_list(targets);
   if (::isatty(2))
     opt.progress = [](size_t done, size_t total, const std::string &t) {
@@ -415,10 +426,9 @@ int cmd_extract(Ctx &c, const std::vector<std::string> &args) {
     };
   decode::Binary bin = decode::Binary::load(binary);
   auto tables = extract(c.schema, c.reg(), bin, opt);
-  std::vector<std::pair<fs::path, std::string>> files;
-  for (const auto &t : tables) files.push_back({fs::path(out) / (t.target + ".toml"), to_toml(c.schema, to_target(c.schema, c.reg(), bin, t))});
-  if (!fs::is_directory(out)) throw Error("ANEC-IO-003", "output directory '" + out + "' does not exist");
-  for (auto &[path, text] : files) write_file_atomic(path, text);
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto &t : tables) files.push_back({t.target + ".toml", to_toml(c.schema, to_target(c.schema, c.reg(), bin, t))});
+  write_output_set(out, files);
   std::fprintf(stderr, "extract: %zu table(s) from %s (%s %s, sha256 %s) written to %s\n", tables.size(), binary.c_str(),
                decode::format_name(bin.format()), decode::arch_name(bin.arch()), bin.sha256().substr(0, 16).c_str(), out.c_str());
   return 0;

@@ -5,6 +5,7 @@
 #include "anec/compiler/model.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
+#include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/json.hpp"
 #include "tool_main.hpp"
@@ -23,10 +24,11 @@ const char *kUsage = R"(usage: anec [--tables DIR] check MODEL --target T|all [-
        anec [--tables DIR] estimate MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
-ONNX model (.onnx). --dim binds a symbolic input dimension (an ONNX dim_param) to a value. `check` validates every operation against
-the target's tables: native, decomposed (into what) or rejected, each finding with its reason code,
-the offending value, the limit and its provenance, and a fix; then padding, group/core, working-set
-and pitfall warnings. `estimate` gives the roofline latency (compute vs memory, plus one dispatch
+ONNX model (.onnx). --dim binds a symbolic input dimension (an ONNX dim_param) to a value from 1 to
+2^40 (the dimension limit of every model reader; anything else is rejected). `check` validates every
+operation against the target's tables: native, decomposed (into what) or rejected, each finding
+with its reason code, the offending value, the limit and its provenance, and a fix; then padding,
+group/core, working-set and pitfall warnings. `estimate` gives the roofline latency (compute vs memory, plus one dispatch
 floor for the fused program) with the provenance of the target's parameters (anchored on silicon
 or predicted), per-op terms and the placement model's backend order. With --target all, one row
 per target: verdict, rejects, decompositions, warnings, estimated latency, bound.
@@ -241,15 +243,11 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   DimBindings dims;
   for (const std::string &d : dim_args) {
     size_t eq = d.find('=');
-    size_t used = 0;
-    int64_t v = 0;
-    try {
-      if (eq != std::string::npos) v = std::stoll(d.substr(eq + 1), &used);
-    } catch (const std::exception &) {
-    }
-    if (eq == std::string::npos || eq == 0 || used == 0 || eq + 1 + used != d.size() || v < 1)
-      throw Error("ANEC-CLI-002", "--dim " + d + " is not NAME=POSITIVE-INTEGER");
-    dims[d.substr(0, eq)] = v;
+    if (eq == std::string::npos || eq == 0)
+      throw Error("ANEC-CLI-002", "--dim " + quote_arg(d) + " is not NAME=POSITIVE-INTEGER");
+    // The same cap as every model reader, so a bound dimension cannot overflow the shape arithmetic.
+    std::string name = d.substr(0, eq);
+    dims[name] = int64_t(parse_uint(d.substr(eq + 1), 1, uint64_t(kMaxDimension), "--dim " + name));
   }
   Graph g = load_model(model, ctx.catalog, dims);
   auto targets = ctx.targets(target);

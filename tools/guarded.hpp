@@ -1,7 +1,10 @@
 // The command-line tools' error boundary: every failure becomes a message with its reason code on
-// stderr and exit code 2 (conventions: 2 = the input could not be read or used).
+// stderr and exit code 2 (conventions: 2 = the input could not be read or used). Standard output is
+// flushed inside it, so output lost to a full disk or a closed descriptor is a failure too.
 #pragma once
 #include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 
 #include <boost/program_options/errors.hpp>
 #include <cstdio>
@@ -11,13 +14,16 @@ namespace anec::tools {
 
 template <typename Body> int guarded(const char *tool, Body &&body) {
   try {
-    return body();
+    int status = body();
+    flush_stdout();
+    return status;
   } catch (const Error &e) {
-    std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+    // A message may quote the input; one line of an error stays readable whatever the input was.
+    std::fprintf(stderr, "%s: error: %s\n", tool, excerpt(e.what(), 1000).c_str());
   } catch (const boost::program_options::error &e) {
     std::fprintf(stderr, "%s: error: ANEC-CLI-001: %s\n", tool, e.what());
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "%s: error: ANEC-INTERNAL: %s\n", tool, e.what());
+    std::fprintf(stderr, "%s: error: ANEC-INTERNAL: %s\n", tool, excerpt(e.what(), 1000).c_str());
   }
   return 2;
 }

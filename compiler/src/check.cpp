@@ -1,5 +1,7 @@
 #include "anec/compiler/check.hpp"
 
+#include "anec/support/checked.hpp"
+
 #include <algorithm>
 #include <variant>
 
@@ -14,6 +16,8 @@ size_t CheckResult::count(Severity s) const {
 
 namespace {
 std::string str(int64_t v) { return std::to_string(v); }
+// A magnitude a model gives as a float, printed whole; beyond int64 the cast would be undefined.
+std::string whole(double v) { return v > -0x1p63 && v < 0x1p63 ? str(int64_t(v)) : std::to_string(v); }
 
 struct Checker {
   const Graph &g;
@@ -51,6 +55,19 @@ struct Checker {
     return true;
   }
   const Tensor &in(size_t i) const { return *g.tensor(op->inputs.at(i)); }
+  // Extent plus pads, and other sums and products of extents and attribute values: an overflow is
+  // a bad model (ANEC-GRAPH-003), never a wrapped comparison.
+  int64_t padded(int64_t extent, int64_t before, int64_t after) const {
+    std::optional<int64_t> s = checked_add(extent, before);
+    if (s) s = checked_add(*s, after);
+    if (!s)
+      throw Error("ANEC-GRAPH-003", g.source + ": op '" + op->name + "': extent " + str(extent) + " + pads " +
+                                        str(before) + " + " + str(after) + " does not fit in 64 bits");
+    return *s;
+  }
+  int64_t times(int64_t a, int64_t b, const std::string &what) const {
+    return mul_or_throw(a, b, "ANEC-GRAPH-003", g.source + ": op '" + op->name + "' " + what);
+  }
   const Tensor &out() const { return *g.tensor(op->outputs.at(0)); }
 
   void extents(const Tensor &x) {
@@ -87,9 +104,11 @@ struct Checker {
       auto p = op->attrs_of("pad", {0, 0, 0, 0});
       over(k[1], "max_kernel_width_small_fp16", "ANEC-CHK-020", "fp16 kernel width", "split the kernel along width into narrower convolutions and add the results");
       over(k[0], "max_conv_kernel_height", "ANEC-CHK-021", "kernel height", "split the kernel along height into shorter convolutions and add the results");
-      if (in(0).shape.d[kH] > 0 && k[0] > in(0).shape.d[kH] + p[0] + p[1])
-        add("ANEC-CHK-021", Severity::Reject, "kernel height " + str(k[0]) + " is taller than the padded input (" + str(in(0).shape.d[kH] + p[0] + p[1]) + ")",
-            str(k[0]), str(in(0).shape.d[kH] + p[0] + p[1]), "", "pad the input or shorten the kernel");
+      int64_t height = in(0).shape.d[kH] > 0 ? padded(in(0).shape.d[kH], p[0], p[1]) : 0;
+      if (in(0).shape.d[kH] > 0 && k[0] > height)
+        add("ANEC-CHK-021", Severity::Reject,
+            "kernel height " + str(k[0]) + " is taller than the padded input (" + str(height) + ")",
+            str(k[0]), str(height), "", "pad the input or shorten the kernel");
     } else if (name == "groups") {
       int64_t groups = op->attr("groups", 1), cin = in(0).shape.d[kC], cout = out().shape.d[kC];
       if (groups < 1 || (cin > 0 && cin % groups) || (cout > 0 && cout % groups))
@@ -120,11 +139,12 @@ struct Checker {
       for (int ax : {kN, kH})
         if (a.d[ax] != b.d[ax] && a.d[ax] != 1 && b.d[ax] != 1)
           add("ANEC-CHK-024", Severity::Reject, std::string("matmul operands differ on ") + kAxisNames[ax] + " and neither is one", str(a.d[ax]), str(b.d[ax]), "", "");
-      over(out().shape.d[kC] * 2, "kmem_dense_cap", "ANEC-CHK-025", "matmul output-channel bytes", "split the output channels across several matmuls");
+      over(times(out().shape.d[kC], 2, "output-channel bytes"), "kmem_dense_cap", "ANEC-CHK-025",
+           "matmul output-channel bytes", "split the output channels across several matmuls");
     } else if (name == "pool") {
       auto k = op->attrs_of("kernel", {1, 1});
       auto p = op->attrs_of("pad", {0, 0, 0, 0});
-      if (k[0] > in(0).shape.d[kH] + p[0] + p[1] || k[1] > in(0).shape.d[kW] + p[2] + p[3])
+      if (k[0] > padded(in(0).shape.d[kH], p[0], p[1]) || k[1] > padded(in(0).shape.d[kW], p[2], p[3]))
         add("ANEC-CHK-034", Severity::Reject, "pooling window larger than the padded input", str(k[0]) + "x" + str(k[1]), in(0).shape.str(), "", "shrink the window or use a global reduction");
     } else if (name == "broadcast") {
       for (size_t i = 1; i < op->inputs.size(); ++i)
@@ -166,7 +186,9 @@ struct Checker {
         const Doc *m = op->attrs.find("max_abs");
         double v = m && m->is(Doc::Kind::Int) ? double(m->as_int()) : m && m->is(Doc::Kind::Float) ? m->as_float() : -1;
         if (v > *threshold)
-          add("ANEC-CHK-050", Severity::Reject, "width-offset slice of values up to " + std::to_string(int64_t(v)) + " saturates to infinity above " + std::to_string(int64_t(*threshold)),
+          add("ANEC-CHK-050", Severity::Reject,
+              "width-offset slice of values up to " + whole(v) + " saturates to infinity above " +
+                  std::to_string(int64_t(*threshold)),
               std::to_string(v), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0, or keep the values under the bound");
         else if (v < 0)
           add("ANEC-CHK-050", Severity::Warn, "width-offset slice: values above " + std::to_string(int64_t(*threshold)) + " would saturate to infinity on this target (give attrs.max_abs to decide)",
@@ -203,7 +225,7 @@ struct Checker {
       if (il && *il > 1 && x.shape.d[kC] % int64_t(*il))
         add("ANEC-CHK-040", Severity::Warn, "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) + ": lanes pad out",
             str(x.shape.d[kC]), str(int64_t(*il)), "channel_interleave", "round the channels up to a multiple of the interleave");
-      int64_t row = x.shape.d[kW] * dtype_bytes(x.dtype);
+      int64_t row = times(x.shape.d[kW], dtype_bytes(x.dtype), "row bytes of '" + n + "'");
       if (row % 16)
         add("ANEC-CHK-041", Severity::Warn, "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the 16-byte DMA granule", str(row), "multiple of 16 bytes", "",
             "make the width a multiple of " + str(16 / std::max<int64_t>(1, dtype_bytes(x.dtype))));
@@ -214,7 +236,9 @@ struct Checker {
       if (g.tensor(n)->bytes() > largest) largest = g.tensor(n)->bytes(), which = n;
     for (const std::string &n : op->outputs)
       if (g.tensor(n)->bytes() > largest) largest = g.tensor(n)->bytes(), which = n;
-    if (int64_t w = int64_t(weight_bytes(g, *op)); w > largest) largest = w, which = op->name + ".weight";
+    // weight_bytes is a double product of attribute values: compare as doubles, clamp before the cast.
+    if (double w = weight_bytes(g, *op); w > double(largest))
+      largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = op->name + ".weight";
     over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'", "split the operation so each operand fits on chip (it still runs, streaming from DRAM)", Severity::Warn);
     if (op->inputs.size() >= 12)
       add("ANEC-CHK-055", Severity::Warn, str(int64_t(op->inputs.size())) + " branches reconverge into one consumer: the compiler's partition search grows exponentially with the branch width",

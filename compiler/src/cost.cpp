@@ -9,6 +9,9 @@ namespace anec::compiler {
 namespace {
 double elements(const Graph &g, const std::string &n) { return double(g.tensor(n)->shape.elements()); }
 double bytes_of(const Graph &g, const std::string &n) { return double(g.tensor(n)->bytes()); }
+// Products of attribute values and extents are taken in double: a model's kernel of 2^40 x 2^40 must
+// give a large cost, not an overflowed (negative) int64.
+double window(const std::vector<int64_t> &k) { return double(k[0]) * double(k[1]); }
 
 Param param(const hal::Target &t, const char *field) {
   const hal::Entry *e = t.find(field);
@@ -40,18 +43,19 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   c.bytes += weight_bytes(g, op);
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
   double out_elems = elements(g, op.outputs[0]), in_elems = elements(g, op.inputs[0]);
+  double groups = double(std::max<int64_t>(1, op.attr("groups", 1)));
   if (c.form == "conv") { // 2 x (input-channel passes x kernel volume) per output element
     auto k = op.attrs_of("kernel", {1, 1});
-    c.flops = 2.0 * double(in.d[kC]) / double(std::max<int64_t>(1, op.attr("groups", 1))) * double(k[0] * k[1]) * out_elems;
+    c.flops = 2.0 * double(in.d[kC]) / groups * window(k) * out_elems;
   } else if (c.form == "deconv") {
     auto k = op.attrs_of("kernel", {1, 1});
-    c.flops = 2.0 * double(out.d[kC]) / double(std::max<int64_t>(1, op.attr("groups", 1))) * double(k[0] * k[1]) * in_elems;
+    c.flops = 2.0 * double(out.d[kC]) / groups * window(k) * in_elems;
   } else if (c.form == "matmul") { // linear contracts over C; matmul over the left width
     double k = op.type == "linear" ? double(in.d[kC]) : double(in.d[kW]);
     c.flops = 2.0 * k * out_elems;
   } else if (c.form == "pool") {
     auto k = op.attrs_of("kernel", {1, 1});
-    c.flops = double(k[0] * k[1]) * out_elems;
+    c.flops = window(k) * out_elems;
   } else if (c.form == "elementwise") {
     c.flops = out_elems * double(std::max<size_t>(1, op.inputs.size()));
   } else if (c.form == "reduction") {
@@ -61,8 +65,8 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   } else if (c.form == "attention" && op.inputs.size() >= 3) {
     // decomposed: scores = Q K^T (contract over W), softmax over the keys, out = scores V
     const Shape &q = in, &k = g.tensor(op.inputs[1])->shape, &v = g.tensor(op.inputs[2])->shape;
-    double heads = double(q.d[kN] * q.d[kD] * q.d[kC]);
-    double scores = heads * double(q.d[kH] * k.d[kH]);
+    double heads = double(q.d[kN]) * double(q.d[kD]) * double(q.d[kC]);
+    double scores = heads * double(q.d[kH]) * double(k.d[kH]);
     c.flops = 2.0 * scores * double(q.d[kW]) + 5.0 * scores + 2.0 * scores * double(v.d[kW]);
     c.decomposed = true;
   }

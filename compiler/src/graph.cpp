@@ -1,23 +1,37 @@
 #include "anec/compiler/graph.hpp"
 
+#include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/strict.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace anec::compiler {
 using anec::detail::Strict;
 using anec::detail::where;
+
+namespace {
+// The product of the dimensions, or nullopt when it does not fit in 64 bits.
+std::optional<int64_t> product(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t v : s.d) {
+    auto m = checked_mul(n, v);
+    if (!m) return std::nullopt;
+    n = *m;
+  }
+  return n;
+}
+} // namespace
 
 bool Shape::symbolic() const {
   return std::any_of(d.begin(), d.end(), [](int64_t v) { return v < 0; });
 }
 int64_t Shape::elements() const {
   if (symbolic()) return 0;
-  int64_t n = 1;
-  for (int64_t v : d) n *= v;
-  return n;
+  if (auto n = product(*this)) return *n;
+  throw Error("ANEC-GRAPH-003", "the element count of shape " + str() + " does not fit in 64 bits");
 }
 std::string Shape::str() const {
   std::string s = "[";
@@ -35,7 +49,26 @@ int axis_index(const std::string &a, int fallback) {
   const char *p = a.size() == 1 && a[0] ? std::strchr(kAxisNames, a[0]) : nullptr;
   return p ? int(p - kAxisNames) : fallback;
 }
-int64_t Tensor::bytes() const { return shape.elements() * std::min<int64_t>(dtype_bytes(dtype), 2); }
+int64_t Tensor::bytes() const {
+  int64_t n = shape.elements(), size = std::min<int64_t>(dtype_bytes(dtype), 2);
+  if (auto b = checked_mul(n, size)) return *b;
+  throw Error("ANEC-GRAPH-003", "tensor '" + name + "' " + shape.str() + ": " + std::to_string(n) +
+                                    " elements x " + std::to_string(size) + " bytes does not fit in 64 bits");
+}
+
+void check_size(const Tensor &t, const std::string &where) {
+  std::string what = where + ": tensor '" + t.name + "' " + t.shape.str();
+  for (int a = 0; a < 5; ++a)
+    if (t.shape.d[a] > kMaxDimension)
+      throw Error("ANEC-GRAPH-003", what + ": dimension " + kAxisNames[a] + " = " +
+                                        std::to_string(t.shape.d[a]) + " exceeds the limit " +
+                                        std::to_string(kMaxDimension) + " (2^40)");
+  if (t.shape.symbolic()) return;
+  auto n = product(t.shape);
+  if (!n || !checked_mul(*n, std::min<int64_t>(dtype_bytes(t.dtype), 2)))
+    throw Error("ANEC-GRAPH-003", what + " (" + t.dtype + "): its element count or byte size (the " +
+                                      "product of the dimensions) does not fit in 64 bits");
+}
 
 int64_t Op::attr(const std::string &key, int64_t fallback) const {
   const Doc *d = attrs.find(key);
@@ -76,10 +109,11 @@ Shape shape_of(const Doc &d, const std::string &source, const std::string &what)
     if (it[k].is(Doc::Kind::String)) {
       s.d[axis] = -1;
       s.symbol[axis] = it[k].as_string();
-    } else if (it[k].is(Doc::Kind::Int) && it[k].as_int() >= 1 && it[k].as_int() <= (int64_t(1) << 40)) {
+    } else if (it[k].is(Doc::Kind::Int) && it[k].as_int() >= 1 && it[k].as_int() <= kMaxDimension) {
       s.d[axis] = it[k].as_int();
     } else {
-      throw Error("ANEC-GRAPH-003", where(source, it[k]) + ": " + what + " dimension must be a positive integer or a symbol name");
+      throw Error("ANEC-GRAPH-003", where(source, it[k]) + ": " + what +
+                                        " dimension must be a positive integer up to 2^40 or a symbol name");
     }
   }
   return s;
@@ -95,14 +129,37 @@ Tensor tensor_of(const Doc &d, const std::string &source, bool constant) {
   if (const Doc *x = r.opt("format", Doc::Kind::String)) t.format = x->as_string();
   t.constant = constant;
   r.finish();
+  check_size(t, d.line ? where(source, d) : source); // the JSON reader keeps no positions
   return t;
 }
 
 int axis_of(const Op &op, const std::string &key, int fallback) { return axis_index(op.text(key), fallback); }
 
-int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t dil) {
-  int64_t span = dil * (k - 1) + 1;
-  return in + p0 + p1 < span || s < 1 ? 0 : (in + p0 + p1 - span) / s + 1;
+// Shape arithmetic on the attribute values a model supplies: an overflow is a bad model, reported
+// with the op and both operands (ANEC-GRAPH-003), never a wrapped, negative extent.
+struct Arith {
+  std::string context; // "file: op 'c' (conv)"
+  int64_t add(int64_t a, int64_t b) const { return add_or_throw(a, b, "ANEC-GRAPH-003", context); }
+  int64_t sub(int64_t a, int64_t b) const { return sub_or_throw(a, b, "ANEC-GRAPH-003", context); }
+  int64_t mul(int64_t a, int64_t b) const { return mul_or_throw(a, b, "ANEC-GRAPH-003", context); }
+};
+
+int64_t window_out(const Arith &m, int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t dil) {
+  int64_t span = m.add(m.mul(dil, m.sub(k, 1)), 1), padded = m.add(m.add(in, p0), p1);
+  return padded < span || s < 1 ? 0 : m.sub(padded, span) / s + 1;
+}
+// The transposed window: (in - 1) * s - p0 - p1 + dil * (k - 1) + 1.
+int64_t deconv_out(const Arith &m, int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t dil) {
+  int64_t grown = m.sub(m.sub(m.mul(m.sub(in, 1), s), p0), p1);
+  return m.add(grown, m.add(m.mul(dil, m.sub(k, 1)), 1));
+}
+
+// Inputs and constants (after --dim bindings) within the size limits before any arithmetic on them.
+void check_sources(const Graph &g) {
+  for (const Tensor &t : g.tensors) {
+    bool input = std::find(g.inputs.begin(), g.inputs.end(), t.name) != g.inputs.end();
+    if (t.constant || input) check_size(t, g.source);
+  }
 }
 } // namespace
 
@@ -158,20 +215,23 @@ double weight_bytes(const Graph &g, const Op &op) {
   bool runtime = op.text("weight") == "runtime" || (op.inputs.size() >= 2 && !g.tensor(op.inputs[1])->constant);
   if ((op.type == "conv" || op.type == "deconv") && !runtime && op.inputs.size() == 1) {
     auto k = op.attrs_of("kernel", {1, 1});
-    return double(in.d[kC]) / double(std::max<int64_t>(1, op.attr("groups", 1))) * double(out.d[kC]) * double(k[0] * k[1]) * 2;
+    double groups = double(std::max<int64_t>(1, op.attr("groups", 1)));
+    return double(in.d[kC]) / groups * double(out.d[kC]) * double(k[0]) * double(k[1]) * 2;
   }
   if (op.type == "linear" && op.inputs.size() == 1) return double(in.d[kC]) * double(out.d[kC]) * 2;
   return 0;
 }
 
 void infer_shapes(Graph &g, const OpCatalog &catalog) {
+  check_sources(g);
   for (const Op &op : g.ops) {
     std::vector<Shape> in;
     std::string dtype = "fp16";
     for (const std::string &n : op.inputs) in.push_back(g.tensor(n)->shape);
     if (!op.inputs.empty()) dtype = g.tensor(op.inputs[0])->dtype;
     Shape out = in.empty() ? Shape{} : in[0];
-    auto bad = [&](const std::string &m) { return Error("ANEC-GRAPH-003", g.source + ": op '" + op.name + "' (" + op.type + "): " + m); };
+    const Arith m{g.source + ": op '" + op.name + "' (" + op.type + ")"};
+    auto bad = [&](const std::string &why) { return Error("ANEC-GRAPH-003", m.context + ": " + why); };
     auto need = [&](size_t n) {
       if (in.size() < n) throw bad("needs " + std::to_string(n) + " input(s), has " + std::to_string(in.size()));
     };
@@ -186,11 +246,11 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
       auto dil = op.attrs_of("dilation", {1, 1});
       if (k.size() != 2 || s.size() != 2 || p.size() != 4 || dil.size() != 2) throw bad("kernel, stride, dilation take 2 values and pad 4 (top, bottom, left, right)");
       if (t == "deconv") {
-        out.d[kH] = (in[0].d[kH] - 1) * s[0] - p[0] - p[1] + dil[0] * (k[0] - 1) + 1;
-        out.d[kW] = (in[0].d[kW] - 1) * s[1] - p[2] - p[3] + dil[1] * (k[1] - 1) + 1;
+        out.d[kH] = deconv_out(m, in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
+        out.d[kW] = deconv_out(m, in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
       } else {
-        out.d[kH] = window_out(in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
-        out.d[kW] = window_out(in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
+        out.d[kH] = window_out(m, in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
+        out.d[kW] = window_out(m, in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
       }
       if (t == "conv" || t == "deconv") {
         int64_t oc = op.attr("out_channels", 0);
@@ -225,7 +285,7 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
       if (t == "tile") {
         auto r = op.attrs_of("reps", {1, 1, 1, 1, 1});
         if (r.size() != 5) throw bad("reps takes 5 values");
-        for (int a = 0; a < 5; ++a) v.push_back(in[0].d[a] * r[a]);
+        for (int a = 0; a < 5; ++a) v.push_back(m.mul(in[0].d[a], r[a]));
       }
       if (t == "transpose") {
         auto perm = op.attrs_of("perm", {0, 1, 2, 3, 4});
@@ -235,7 +295,8 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
       if (t == "slice") {
         auto b = op.attrs_of("begin", {0, 0, 0, 0, 0}), e = op.attrs_of("end", {-1, -1, -1, -1, -1});
         if (b.size() != 5 || e.size() != 5) throw bad("begin and end take 5 values (-1 in end: to the end)");
-        for (int a = 0; a < 5; ++a) v.push_back((e[a] < 0 ? in[0].d[a] : std::min(e[a], in[0].d[a])) - b[a]);
+        for (int a = 0; a < 5; ++a)
+          v.push_back(m.sub(e[a] < 0 ? in[0].d[a] : std::min(e[a], in[0].d[a]), b[a]));
       }
       if (t == "dynamic_slice") v = op.attrs_of("size", std::vector<int64_t>(in[0].d.begin(), in[0].d.end()));
       if (v.size() == 5) std::copy(v.begin(), v.end(), out.d.begin());
@@ -246,15 +307,15 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
       need(2);
       int a = axis_of(op, "axis", kC);
       out.d[a] = 0;
-      for (const Shape &o : in) out.d[a] += o.d[a];
+      for (const Shape &o : in) out.d[a] = m.add(out.d[a], o.d[a]);
     } else if (t == "pad") {
       need(1);
       auto p = op.attrs_of("pad", {0, 0, 0, 0});
       if (p.size() != 4) throw bad("pad takes 4 values (top, bottom, left, right)");
-      out.d[kH] += p[0] + p[1];
-      out.d[kW] += p[2] + p[3];
+      out.d[kH] = m.add(out.d[kH], m.add(p[0], p[1]));
+      out.d[kW] = m.add(out.d[kW], m.add(p[2], p[3]));
       auto cp = op.attrs_of("channel_pad", {0, 0});
-      if (cp.size() == 2) out.d[kC] += cp[0] + cp[1];
+      if (cp.size() == 2) out.d[kC] = m.add(out.d[kC], m.add(cp[0], cp[1]));
     } else if (t == "resize" || t == "crop_resize") {
       auto sz = op.attrs_of("size", {});
       auto sc = op.attrs_of("scale", {});
@@ -262,8 +323,8 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
         out.d[kH] = sz[0];
         out.d[kW] = sz[1];
       } else if (sc.size() == 2) {
-        out.d[kH] *= sc[0];
-        out.d[kW] *= sc[1];
+        out.d[kH] = m.mul(out.d[kH], sc[0]);
+        out.d[kW] = m.mul(out.d[kW], sc[1]);
       } else {
         throw bad("needs size [H, W] or scale [sH, sW]");
       }
@@ -283,6 +344,7 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
           o.shape.symbol[a] = in[0].symbol[a];
         }
       o.dtype = dtype;
+      check_size(o, m.context);
     }
   }
 }

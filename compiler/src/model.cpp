@@ -10,7 +10,8 @@ namespace anec::compiler {
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims) {
   std::string ext = path.extension().string();
   Graph g;
-  if (ext == ".onnx") return read_onnx(read_text_file(path, 1ull << 30), path.string(), dims); // shapes come from ONNX inference
+  if (ext == ".onnx") // mapped, not copied: protobuf parses in place; shapes come from ONNX inference
+    return read_onnx(InputFile::open(path, 1ull << 30).text(), path.string(), dims);
   if (ext == ".json") {
     g = read_graph_json(json::parse(read_text_file(path, 256ull << 20), path.string()), path.string());
   } else if (ext == ".plist") {

@@ -3,6 +3,7 @@
 // catalogue operation; a node with no mapping is kept as "onnx:<OpType>" and reported unmapped.
 #include "anec/compiler/model.hpp"
 
+#include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 
 #include <onnx/checker.h>
@@ -83,16 +84,31 @@ Doc int_array(std::vector<int64_t> v) {
   for (int64_t x : v) a.push(Doc::integer(x));
   return a;
 }
-int64_t product(const std::vector<std::pair<int64_t, std::string>> &dims) {
+using Dims = std::vector<std::pair<int64_t, std::string>>;
+std::string dims_text(const Dims &dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "," : "") + (dims[i].first > 0 ? std::to_string(dims[i].first) : "?" + dims[i].second);
+  return s + "]";
+}
+// The element count of an ONNX tensor (unknown dims as 1); ANEC-GRAPH-003 naming the tensor and its
+// dims when the count does not fit in 64 bits.
+int64_t product(const Dims &dims, const std::string &source, const std::string &name) {
   int64_t n = 1;
-  for (auto &d : dims) n *= std::max<int64_t>(d.first, 1);
+  for (auto &d : dims) {
+    auto m = checked_mul(n, std::max<int64_t>(d.first, 1));
+    if (!m) throw Error("ANEC-GRAPH-003", source + ": tensor '" + name + "' " + dims_text(dims) +
+                                              ": its element count does not fit in 64 bits");
+    n = *m;
+  }
   return n;
 }
 } // namespace
 
-Graph read_onnx(const std::string &bytes, const std::string &source, const DimBindings &bind) {
+Graph read_onnx(std::string_view bytes, const std::string &source, const DimBindings &bind) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
+  if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
+    throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
   for (const auto &[name, value] : bind) {
     bool used = false;
     for (auto &in : *model.mutable_graph()->mutable_input())
@@ -136,6 +152,7 @@ Graph read_onnx(const std::string &bytes, const std::string &source, const DimBi
       t.shape.d[kC] = -1;
       t.shape.symbol[kC] = "?";
     }
+    check_size(t, source);
     return t;
   };
   for (const auto &init : gp.initializer()) {
@@ -143,7 +160,7 @@ Graph read_onnx(const std::string &bytes, const std::string &source, const DimBi
     std::vector<std::pair<int64_t, std::string>> dims;
     for (int64_t d : init.dims()) dims.push_back({d, ""});
     infos[init.name()] = {dims, init.data_type(), true};
-    constant_elements[init.name()] = product(dims);
+    constant_elements[init.name()] = product(dims, source, init.name());
   }
   for (const auto &v : gp.input())
     if (!constants.count(v.name())) g.inputs.push_back(g.add(tensor(v.name(), false)).name);
@@ -183,7 +200,8 @@ Graph read_onnx(const std::string &bytes, const std::string &source, const DimBi
       if (i.empty()) continue;
       if (constants.count(i)) {
         if (constant_elements.count(i) && (op.type == "conv" || op.type == "deconv" || op.type == "linear" || op.type == "matmul" || op.type == "prelu"))
-          weights += constant_elements[i];
+          weights = add_or_throw(weights, constant_elements[i], "ANEC-GRAPH-003",
+                                 source + ": node '" + op.name + "' weight elements");
         continue;
       }
       if (!g.tensor(i)) throw Error("ANEC-GRAPH-002", source + ": node '" + op.name + "' reads '" + i + "', which nothing defines before it");
@@ -229,7 +247,10 @@ Graph read_onnx(const std::string &bytes, const std::string &source, const DimBi
     if ((op.type == "linear" || op.type == "matmul") && out.known && !infos[op.inputs[0]].dims.empty()) {
       int64_t k = std::max<int64_t>(infos[op.inputs[0]].dims.back().first, 1);
       if (n.op_type() == "Gemm" && int_attr(n, "transA", 0) && infos[op.inputs[0]].dims.size() == 2) k = std::max<int64_t>(infos[op.inputs[0]].dims[0].first, 1);
-      op.attrs.set("flops", Doc::integer(2 * k * product(out.dims)));
+      std::string what = source + ": node '" + op.name + "' FLOPs (2 x K x output elements)";
+      int64_t twice_k = mul_or_throw(2, k, "ANEC-GRAPH-003", what);
+      int64_t flops = mul_or_throw(twice_k, product(out.dims, source, n.output(0)), "ANEC-GRAPH-003", what);
+      op.attrs.set("flops", Doc::integer(flops));
       if (op.type == "linear") op.attrs.set("out_features", Doc::integer(out.dims.back().first));
     }
     for (const auto &o : n.output()) {

@@ -57,6 +57,7 @@ Graph read_network_plist(const Doc &root, const std::string &source) {
     for (int64_t v : t.shape.d)
       if (v < 1) throw fail("input '" + in + "' lacks a positive BatchSize, InputChannels, InputHeight or InputWidth");
     t.dtype = dtype_of(text(*d, "InputType"));
+    check_size(t, source); // the same 2^40 dimension cap as the JSON and ONNX readers
     g.inputs.push_back(g.add(std::move(t)).name);
   }
   if (g.inputs.empty()) throw fail("network '" + name + "' has no Inputs");

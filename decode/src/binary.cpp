@@ -318,17 +318,15 @@ struct BinaryBuilder {
 };
 
 Binary Binary::load(const std::filesystem::path &path) {
-  auto bytes = read_file(path, 1ull << 31);
-  return parse(bytes, path.string());
+  InputFile file = InputFile::open(path, 1ull << 31); // mapped: a wrong magic costs one page
+  return parse(file.bytes(), path.string());
 }
 
 Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
   Binary out;
   out.name_ = name;
-  out.sha256_ = sha256_hex(b);
   if (b.size() < 4) malformed(name, "file is " + std::to_string(b.size()) + " bytes");
   uint32_t magic = le32(b, 0);
-  std::vector<uint8_t> data(b.begin(), b.end());
   try {
     if (magic == 0xfeedfacf || be32(b, 0) == 0xcafebabe) {
       std::span<const uint8_t> thin = b;
@@ -360,7 +358,7 @@ Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
       throw Error("ANEC-BIN-002", "'" + name + "' is an hwx program container (magic 0xbeefface), not a compiler binary");
     } else if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
       check_elf(b, name);
-      auto elf = LIEF::ELF::Parser::parse(data, name);
+      auto elf = LIEF::ELF::Parser::parse(std::vector<uint8_t>(b.begin(), b.end()), name);
       if (!elf) malformed(name, "LIEF could not parse the ELF image");
       BinaryBuilder::elf(out, *elf);
     } else {
@@ -372,6 +370,7 @@ Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
     malformed(name, e.what());
   }
   if (out.segments_.empty()) malformed(name, "no loadable segment");
+  out.sha256_ = sha256_hex(b); // only once the file is known to be a binary
   std::sort(out.function_starts_.begin(), out.function_starts_.end());
   out.function_starts_.erase(std::unique(out.function_starts_.begin(), out.function_starts_.end()), out.function_starts_.end());
   return out;

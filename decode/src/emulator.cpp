@@ -23,7 +23,11 @@ constexpr uint64_t kHeap = 0x30000000000ull;
 } // namespace
 
 struct Emulator::State {
+  // Owned here, so that an engine opened by a constructor that then throws is closed too.
   uc_engine *uc = nullptr;
+  ~State() {
+    if (uc) uc_close(uc);
+  }
   Arch arch;
   EmuLimits limits;
   uint64_t heap_top = kHeap, heap_end = kHeap;
@@ -252,9 +256,7 @@ Emulator::Emulator(const Binary &b, EmuLimits limits) : s_(std::make_unique<Stat
   }
 }
 
-Emulator::~Emulator() {
-  if (s_ && s_->uc) uc_close(s_->uc);
-}
+Emulator::~Emulator() = default;
 
 uint64_t Emulator::alloc(uint64_t size, uint64_t align) { return s_->alloc(size, align); }
 void Emulator::write(uint64_t addr, std::span<const uint8_t> bytes) {

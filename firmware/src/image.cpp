@@ -112,7 +112,7 @@ std::vector<uint8_t> write_im4p(const Im4p &x) {
 
 FirmwareTables extract_tables(std::span<const uint8_t> image, const std::string &name) {
   FirmwareTables t;
-  t.image_sha256 = sha256_hex(image);
+  const std::span<const uint8_t> whole = image;
   std::vector<uint8_t> inner;
   if (!image.empty() && image[0] == 0x30) {
     Im4p x = read_im4p(image);
@@ -122,6 +122,7 @@ FirmwareTables extract_tables(std::span<const uint8_t> image, const std::string 
     image = inner;
   }
   decode::Binary b = decode::Binary::parse(image, name);
+  t.image_sha256 = sha256_hex(whole); // hashed once the image is known to be one
   for (const decode::Segment &seg : b.segments()) { // strings sit in __TEXT, the arrays in data
     const auto &d = seg.data;
     // The logger table: the longest run of consecutive NUL-terminated CSNE_CMD_ names.

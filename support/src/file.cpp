@@ -2,36 +2,343 @@
 
 #include "anec/support/error.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <set>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace anec {
 namespace fs = std::filesystem;
 
-std::vector<uint8_t> read_file(const fs::path &path, uint64_t max_bytes) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error("ANEC-IO-001", "cannot read '" + path.string() + "': is a directory");
-  std::FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) throw Error("ANEC-IO-001", "cannot open '" + path.string() + "': " + std::strerror(errno));
-  std::vector<uint8_t> out;
-  std::array<uint8_t, 65536> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
-    if (out.size() + n > max_bytes) {
-      std::fclose(f);
-      throw Error("ANEC-IO-002", "'" + path.string() + "' is larger than " + std::to_string(max_bytes) + " bytes");
-    }
-    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<long>(n));
+namespace {
+
+std::string quoted(const fs::path &p) {
+  return "'" + p.string() + "'";
+}
+std::string os_error(int err = errno) {
+  return std::strerror(err);
+}
+
+// An open descriptor, closed when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd &) = delete;
+  Fd &operator=(const Fd &) = delete;
+  ~Fd() {
+    if (fd >= 0)
+      ::close(fd);
   }
-  bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) throw Error("ANEC-IO-001", "cannot read '" + path.string() + "'");
-  return out;
+};
+
+const char *kind_of(mode_t m) {
+  if (S_ISDIR(m))
+    return "a directory";
+  if (S_ISFIFO(m))
+    return "a FIFO";
+  if (S_ISCHR(m))
+    return "a character device";
+  if (S_ISBLK(m))
+    return "a block device";
+  if (S_ISSOCK(m))
+    return "a socket";
+  return "not a regular file";
+}
+
+// ---- inputs
+
+// Opens without blocking (a FIFO with no writer would block a plain open) and refuses anything
+// but a regular file before a byte is read.
+int open_regular(const fs::path &path, uint64_t max_bytes, uint64_t &size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    throw Error("ANEC-IO-001", "cannot open " + quoted(path) + ": " + os_error());
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    throw Error("ANEC-IO-001", "cannot read " + quoted(path) + ": " + os_error(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error("ANEC-IO-004", "cannot read " + quoted(path) + ": it is " + kind_of(st.st_mode) +
+                                   "; only regular files are read");
+  }
+  size = uint64_t(st.st_size);
+  if (size > max_bytes) {
+    ::close(fd);
+    throw Error("ANEC-IO-002", quoted(path) + " is " + std::to_string(size) + " bytes, larger than the " +
+                                   std::to_string(max_bytes) + "-byte limit");
+  }
+  return fd;
+}
+
+// Reads what a descriptor holds, at most max_bytes (a file that grew after fstat is caught here).
+std::vector<uint8_t> read_all(int fd, const fs::path &path, uint64_t max_bytes, uint64_t hint) {
+  std::vector<uint8_t> out;
+  out.reserve(size_t(hint));
+  std::array<uint8_t, 65536> buf;
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      throw Error("ANEC-IO-001", "cannot read " + quoted(path) + ": " + os_error());
+    if (n == 0)
+      return out;
+    if (out.size() + size_t(n) > max_bytes)
+      throw Error("ANEC-IO-002",
+                  quoted(path) + " is larger than the " + std::to_string(max_bytes) + "-byte limit");
+    out.insert(out.end(), buf.begin(), buf.begin() + n);
+  }
+}
+
+std::vector<uint8_t> read_stdin(uint64_t max_bytes) {
+  return read_all(0, "standard input", max_bytes, 0);
+}
+
+// ---- outputs
+
+constexpr std::string_view kTempTag = ".anec-tmp-";
+
+// Follows symbolic links (up to 40, as the kernel does) to the path they finally name, which
+// may not exist yet.
+fs::path resolve_links(fs::path p) {
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec)))
+      return p;
+    fs::path target = fs::read_symlink(p, ec);
+    if (ec)
+      throw Error("ANEC-IO-003", "cannot follow the link " + quoted(p) + ": " + ec.message());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw Error("ANEC-IO-003", "cannot write " + quoted(p) + ": too many levels of symbolic links");
+}
+
+fs::path dir_of(const fs::path &p) {
+  return p.has_parent_path() ? p.parent_path() : fs::path(".");
+}
+
+bool process_alive(long pid) {
+  return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno != ESRCH);
+}
+
+// The pid in a temporary's name ".<name>.anec-tmp-<pid>-<n>", or 0.
+long owner_of(std::string_view name) {
+  size_t at = name.find(kTempTag);
+  if (name.empty() || name[0] != '.' || at == std::string_view::npos)
+    return 0;
+  return std::strtol(std::string(name.substr(at + kTempTag.size())).c_str(), nullptr, 10);
+}
+
+// The file an older version's temporary ".<target>.tmp.XXXXXX" was for, or "".
+std::string legacy_target(std::string_view entry) {
+  constexpr std::string_view tag = ".tmp.";
+  if (entry.size() < 1 + 1 + tag.size() + 6 || entry[0] != '.')
+    return "";
+  std::string_view rest = entry.substr(1, entry.size() - 1 - 6);
+  if (rest.substr(rest.size() - tag.size()) != tag)
+    return "";
+  return std::string(rest.substr(0, rest.size() - tag.size()));
+}
+
+// A temporary an earlier writer of `target` left behind: a run killed before its rename, of
+// this version (its owner is gone) or of earlier ones.
+bool is_stale_temp(std::string_view entry, std::string_view target) {
+  if (long pid = owner_of(entry))
+    return !process_alive(pid);
+  return !target.empty() && legacy_target(entry) == target;
+}
+
+void remove_stale_temps(const fs::path &dir, std::string_view target) {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (is_stale_temp(it->path().filename().string(), target))
+      fs::remove_all(it->path(), ec);
+}
+
+// Creates a temporary beside `target` with `make` (which returns false when the name is taken:
+// a stale temporary of an earlier process that had this pid) and returns its path.
+template <typename Make> fs::path temp_beside(const fs::path &target, Make &&make) {
+  std::string stem =
+      "." + target.filename().string() + std::string(kTempTag) + std::to_string(::getpid()) + "-";
+  for (unsigned n = 0; n < 1000; ++n) {
+    fs::path temp = dir_of(target) / (stem + std::to_string(n));
+    if (make(temp))
+      return temp;
+  }
+  throw Error("ANEC-IO-003", "cannot create a temporary file beside " + quoted(target));
+}
+
+// A new file for writing, created 0666 so that the umask applies.
+bool create_file(const fs::path &p, int &fd) {
+  fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd >= 0 || errno == EEXIST)
+    return fd >= 0;
+  throw Error("ANEC-IO-003", "cannot create " + quoted(p) + ": " + os_error());
+}
+
+void write_all(int fd, std::span<const uint8_t> bytes, const fs::path &path) {
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0)
+      throw Error("ANEC-IO-003", "cannot write " + quoted(path) + ": " + os_error());
+    done += size_t(w);
+  }
+}
+
+// Streams to a FIFO or a character device: there is nothing to replace.
+void stream_to(const fs::path &path, std::span<const uint8_t> bytes) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+  if (fd.fd < 0)
+    throw Error("ANEC-IO-003", "cannot open " + quoted(path) + ": " + os_error());
+  write_all(fd.fd, bytes, path);
+}
+
+// Writes the bytes into a newly created file (its mode from the umask unless `mode` keeps an
+// existing file's) and flushes them to disk; the file is removed again when anything fails.
+void fill(int raw_fd, const fs::path &temp, std::span<const uint8_t> bytes, std::optional<mode_t> mode) {
+  Fd fd(raw_fd);
+  try {
+    write_all(fd.fd, bytes, temp);
+    if (mode && ::fchmod(fd.fd, *mode) != 0)
+      throw Error("ANEC-IO-003", "cannot set the mode of " + quoted(temp));
+    if (::fsync(fd.fd) != 0)
+      throw Error("ANEC-IO-003", "cannot flush " + quoted(temp) + ": " + os_error());
+  } catch (...) {
+    ::unlink(temp.c_str());
+    throw;
+  }
+}
+
+std::optional<struct stat> stat_of(const fs::path &p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) == 0)
+    return st;
+  if (errno == ENOENT)
+    return std::nullopt;
+  throw Error("ANEC-IO-003", "cannot write " + quoted(p) + ": " + os_error());
+}
+
+void replace_regular(const fs::path &path, std::span<const uint8_t> bytes, std::optional<mode_t> mode) {
+  remove_stale_temps(dir_of(path), path.filename().string());
+  int fd = -1;
+  fs::path temp = temp_beside(path, [&](const fs::path &p) { return create_file(p, fd); });
+  fill(fd, temp, bytes, mode);
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    throw Error("ANEC-IO-003", "cannot write " + quoted(path) + ": " + os_error(err));
+  }
+}
+
+// Puts `fresh` where `dir` is: exchanged in one step where the file system can, else in two.
+void swap_in(const fs::path &fresh, const fs::path &dir, bool exists) {
+  if (!exists) {
+    if (std::rename(fresh.c_str(), dir.c_str()) == 0)
+      return;
+  } else if (::renameat2(AT_FDCWD, fresh.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) == 0) {
+    return;
+  } else if (errno == EINVAL || errno == ENOSYS) {
+    fs::path old = temp_beside(dir, [](const fs::path &p) { return !fs::exists(p); });
+    if (std::rename(dir.c_str(), old.c_str()) == 0 && std::rename(fresh.c_str(), dir.c_str()) == 0) {
+      std::error_code ec;
+      fs::remove_all(old, ec);
+      return;
+    }
+  }
+  throw Error("ANEC-IO-003", "cannot put the new files in place at " + quoted(dir) + ": " + os_error());
+}
+
+// An existing output directory may hold only files like those of the set (same extension: an
+// earlier set, which the new one replaces) and temporaries that earlier writers left behind.
+void check_only_set(const fs::path &dir, const std::set<std::string> &names) {
+  std::set<fs::path> extensions;
+  for (const std::string &n : names)
+    extensions.insert(fs::path(n).extension());
+  for (const auto &e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    bool like = e.is_regular_file() && name[0] != '.' && extensions.count(e.path().extension());
+    std::string legacy = legacy_target(name);
+    bool stale =
+        is_stale_temp(name, "") || (!legacy.empty() && extensions.count(fs::path(legacy).extension()));
+    if (!like && !stale)
+      throw Error("ANEC-IO-006", "output directory " + quoted(dir) + " holds '" + name +
+                                     "', which is not like the files written; the files replace the "
+                                     "directory as a whole, so give a new or a dedicated directory");
+  }
+}
+
+} // namespace
+
+// ---- InputFile
+
+InputFile InputFile::open(const fs::path &path, uint64_t max_bytes) {
+  InputFile f;
+  if (path == "-") {
+    f.owned_ = read_stdin(max_bytes);
+  } else {
+    uint64_t size = 0;
+    Fd fd(open_regular(path, max_bytes, size));
+    if (size == 0)
+      return f;
+    void *m = ::mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE, fd.fd, 0);
+    if (m == MAP_FAILED) {
+      f.owned_ = read_all(fd.fd, path, max_bytes, size); // a file system that cannot map
+    } else {
+      f.map_ = m;
+      f.data_ = static_cast<const uint8_t *>(m);
+      f.size_ = size_t(size);
+      return f;
+    }
+  }
+  f.data_ = f.owned_.data();
+  f.size_ = f.owned_.size();
+  return f;
+}
+
+InputFile::InputFile(InputFile &&o) noexcept {
+  *this = std::move(o);
+}
+
+InputFile &InputFile::operator=(InputFile &&o) noexcept {
+  if (this == &o)
+    return *this;
+  if (map_)
+    ::munmap(map_, size_);
+  bool owned = o.data_ == o.owned_.data();
+  owned_ = std::move(o.owned_);
+  map_ = o.map_;
+  size_ = o.size_;
+  data_ = owned ? owned_.data() : o.data_;
+  o.map_ = nullptr;
+  o.data_ = nullptr;
+  o.size_ = 0;
+  return *this;
+}
+
+InputFile::~InputFile() {
+  if (map_)
+    ::munmap(map_, size_);
+}
+
+std::vector<uint8_t> read_file(const fs::path &path, uint64_t max_bytes) {
+  if (path == "-")
+    return read_stdin(max_bytes);
+  uint64_t size = 0;
+  Fd fd(open_regular(path, max_bytes, size));
+  return read_all(fd.fd, path, max_bytes, size);
 }
 
 std::string read_text_file(const fs::path &path, uint64_t max_bytes) {
@@ -39,92 +346,90 @@ std::string read_text_file(const fs::path &path, uint64_t max_bytes) {
   return std::string(bytes.begin(), bytes.end());
 }
 
-void write_file_atomic(const fs::path &path, std::span<const uint8_t> bytes) {
-  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = ::mkstemp(name.data());
-  if (fd < 0) throw Error("ANEC-IO-003", "cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno));
-  size_t done = 0;
-  bool ok = true;
-  while (done < bytes.size()) {
-    ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      ok = false;
-      break;
-    }
-    done += static_cast<size_t>(w);
-  }
-  ok = ok && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
-  int saved = errno;
-  ok = (::close(fd) == 0) && ok;
-  if (ok && std::rename(name.data(), path.c_str()) == 0) return;
-  saved = saved ? saved : errno;
-  ::unlink(name.data());
-  throw Error("ANEC-IO-003", "cannot write '" + path.string() + "': " + std::strerror(saved));
+// ---- outputs
+
+void write_output(const fs::path &path, std::span<const uint8_t> bytes) {
+  fs::path target = resolve_links(path);
+  std::optional<struct stat> st = stat_of(target);
+  if (!st)
+    return replace_regular(target, bytes, std::nullopt);
+  if (S_ISREG(st->st_mode))
+    return replace_regular(target, bytes, st->st_mode & 07777);
+  if (S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode))
+    return stream_to(target, bytes);
+  throw Error("ANEC-IO-006", "will not write " + quoted(path) + ": it is " + kind_of(st->st_mode));
 }
 
-void write_file_atomic(const fs::path &path, std::string_view text) {
-  write_file_atomic(path, std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+void write_output(const fs::path &path, std::string_view text) {
+  write_output(path, std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(text.data()), text.size()));
 }
 
-// SHA-256 as specified in FIPS 180-4.
-std::string sha256_hex(std::span<const uint8_t> data) {
-  static constexpr uint32_t k[64] = {
-      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-      0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-      0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-      0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  auto rotr = [](uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
-  std::vector<uint8_t> msg(data.begin(), data.end());
-  uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
-  msg.push_back(0x80);
-  while (msg.size() % 64 != 56) msg.push_back(0);
-  for (int i = 7; i >= 0; --i) msg.push_back(static_cast<uint8_t>(bits >> (i * 8)));
-  for (size_t off = 0; off < msg.size(); off += 64) {
-    uint32_t w[64];
-    for (int i = 0; i < 16; ++i)
-      w[i] = uint32_t(msg[off + 4 * i]) << 24 | uint32_t(msg[off + 4 * i + 1]) << 16 |
-             uint32_t(msg[off + 4 * i + 2]) << 8 | uint32_t(msg[off + 4 * i + 3]);
-    for (int i = 16; i < 64; ++i) {
-      uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+void write_output_set(const fs::path &dir_arg,
+                      const std::vector<std::pair<std::string, std::string>> &files) {
+  fs::path dir = resolve_links(dir_arg.has_filename() ? dir_arg : dir_arg.parent_path());
+  std::optional<struct stat> st = stat_of(dir);
+  if (st && !S_ISDIR(st->st_mode))
+    throw Error("ANEC-IO-006", "will not write into " + quoted(dir) + ": it is " + kind_of(st->st_mode));
+  std::set<std::string> names;
+  for (const auto &[name, text] : files)
+    names.insert(name);
+  if (st)
+    check_only_set(dir, names);
+  remove_stale_temps(dir_of(dir), "");
+  fs::path fresh = temp_beside(dir, [](const fs::path &p) {
+    if (::mkdir(p.c_str(), 0777) == 0)
+      return true;
+    if (errno == EEXIST)
+      return false;
+    throw Error("ANEC-IO-003", "cannot create " + quoted(p) + ": " + os_error());
+  });
+  try {
+    if (st)
+      ::chmod(fresh.c_str(), st->st_mode & 07777);
+    for (const auto &[name, text] : files) {
+      std::optional<struct stat> old = st ? stat_of(dir / name) : std::nullopt;
+      std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t *>(text.data()), text.size());
+      int fd = -1;
+      if (!create_file(fresh / name, fd))
+        throw Error("ANEC-IO-003", "file '" + name + "' is listed twice");
+      fill(fd, fresh / name, bytes, old ? std::optional<mode_t>(old->st_mode & 07777) : std::nullopt);
     }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-    for (int i = 0; i < 64; ++i) {
-      uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
-      uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-      hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
-    }
-    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    swap_in(fresh, dir, st.has_value());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(fresh, ec);
+    throw;
   }
-  uint8_t digest[32];
-  for (int i = 0; i < 32; ++i) digest[i] = static_cast<uint8_t>(h[i / 4] >> (24 - 8 * (i % 4)));
-  return hex_bytes(digest);
+  std::error_code ec;
+  fs::remove_all(fresh, ec); // after an exchange, the old set
 }
+
+void flush_stdout() {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout))
+    return;
+  throw Error("ANEC-IO-005", "cannot write to standard output: " + os_error());
+}
+
+// ---- hex
 
 std::optional<std::vector<uint8_t>> bytes_from_hex(std::string_view digits) {
   auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    if (c >= 'a' && c <= 'f')
+      return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+      return c - 'A' + 10;
     return -1;
   };
-  if (digits.size() % 2) return std::nullopt;
+  if (digits.size() % 2)
+    return std::nullopt;
   std::vector<uint8_t> out;
   out.reserve(digits.size() / 2);
   for (size_t i = 0; i < digits.size(); i += 2) {
     int hi = nibble(digits[i]), lo = nibble(digits[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
+    if (hi < 0 || lo < 0)
+      return std::nullopt;
     out.push_back(uint8_t(hi << 4 | lo));
   }
   return out;

@@ -10,4 +10,9 @@ std::string hex(uint64_t v, int width) {
   return buf;
 }
 
+std::string excerpt(std::string_view text, size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  return std::string(text.substr(0, limit)) + "... (" + std::to_string(text.size() - limit) + " more bytes)";
+}
+
 } // namespace anec

@@ -1,6 +1,7 @@
 #include "anec/support/json.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -60,9 +61,11 @@ Doc parse(std::string_view text, const std::string &source_name) {
   try {
     return from_json(nlohmann::ordered_json::parse(text.begin(), text.end()));
   } catch (const nlohmann::ordered_json::parse_error &e) {
-    throw Error("ANEC-JSON-001", source_name + ": byte " + std::to_string(e.byte) + ": " + e.what());
+    // The parser's message quotes the token it was reading, which may be most of the input.
+    throw Error("ANEC-JSON-001",
+                source_name + ": byte " + std::to_string(e.byte) + ": " + excerpt(e.what(), 160));
   } catch (const nlohmann::ordered_json::exception &e) {
-    throw Error("ANEC-JSON-001", source_name + ": " + e.what());
+    throw Error("ANEC-JSON-001", source_name + ": " + excerpt(e.what(), 160));
   }
 }
 

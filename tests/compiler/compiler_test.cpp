@@ -333,8 +333,8 @@ TEST(Cli, NetPlistOnAllTargetsMatchesGolden) {
 TEST(Cli, ExitCodes) {
   fs::path dir = fs::temp_directory_path() / ("anec-cli-models-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  write_file_atomic(dir / "bad.json", std::string("{\"format\": \"anec-graph\""));
-  write_file_atomic(dir / "wide.json", std::string(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 1, 16385]}],
+  write_output(dir / "bad.json", std::string("{\"format\": \"anec-graph\""));
+  write_output(dir / "wide.json", std::string(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 1, 16385]}],
     "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})"));
   std::string out;
   EXPECT_EQ(cli("check " + (dir / "bad.json").string() + " --target h13", &out), 2);
@@ -347,5 +347,164 @@ TEST(Cli, ExitCodes) {
   EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format xml", &out), 2);
   EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format json", &out), 0);
   EXPECT_EQ(json::parse(out, "m").find("targets")->items().size(), 28u);
+  fs::remove_all(dir);
+}
+
+namespace {
+// Protobuf wire format, just enough to write a one-node ONNX model here without linking libonnx:
+// ModelProto{ir_version 1, graph 7, opset_import 8}, GraphProto{node 1, name 2, input 11, output 12},
+// NodeProto{input 1, output 2, op_type 4}, ValueInfoProto{name 1, type 2}, TypeProto{tensor_type 1},
+// TypeProto.Tensor{elem_type 1, shape 2}, TensorShapeProto{dim 1}, Dimension{dim_value 1, dim_param 2}.
+std::string varint(uint64_t v) {
+  std::string s;
+  do {
+    s += char((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  return s;
+}
+std::string number(int field, uint64_t v) { return varint(uint64_t(field) << 3) + varint(v); }
+std::string bytes(int field, const std::string &b) {
+  return varint(uint64_t(field) << 3 | 2) + varint(b.size()) + b;
+}
+
+// A float tensor value: each dim a value (> 0) or, for 0, the symbol `param`.
+std::string value_info(const std::string &name, const std::vector<int64_t> &dims,
+                       const std::string &param = "") {
+  std::string shape;
+  for (int64_t d : dims) shape += bytes(1, d ? number(1, uint64_t(d)) : bytes(2, param));
+  std::string tensor = number(1, 1) + (dims.empty() ? "" : bytes(2, shape)); // elem_type FLOAT
+  return bytes(1, name) + bytes(2, bytes(1, tensor));
+}
+// x -> Relu -> y, x of `dims`.
+std::string relu_onnx(const std::vector<int64_t> &dims, const std::string &param = "") {
+  std::string node = bytes(1, "x") + bytes(2, "y") + bytes(4, "Relu");
+  std::string graph = bytes(1, node) + bytes(2, "g") + bytes(11, value_info("x", dims, param)) +
+                      bytes(12, value_info("y", dims, param));
+  return number(1, 8) + bytes(7, graph) + bytes(8, bytes(1, "") + number(2, 17));
+}
+
+std::string graph_json(const std::string &shape, const std::string &op = "relu",
+                       const std::string &attrs = "{}") {
+  return R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": )" + shape + R"(}],
+    "ops": [{"name": "op", "op": ")" + op + R"(", "inputs": ["x"], "outputs": ["y"],
+             "attrs": )" + attrs + R"(}],
+    "outputs": ["y"]})";
+}
+std::string graph_code(const std::string &text, std::string *message = nullptr) {
+  return code_of(
+      [&] {
+        Graph g = read_graph_json(json::parse(text, "big.json"), "big.json");
+        infer_shapes(g, catalog());
+        for (const hal::Target &t : registry().targets()) estimate(g, catalog(), t);
+      },
+      message);
+}
+} // namespace
+
+// Sizes that do not fit in 64 bits are bad input (ANEC-GRAPH-003 naming the tensor or op and the
+// operands), never a wrapped, negative element count: the issue's 65536^4 shape, and each place
+// shape inference multiplies or adds a model's attribute values.
+TEST(Graph, SizeOverflowIsBadInput) {
+  std::string msg;
+  EXPECT_EQ(graph_code(graph_json("[65536, 65536, 65536, 65536]"), &msg), "ANEC-GRAPH-003");
+  EXPECT_NE(msg.find("tensor 'x' [65536,1,65536,65536,65536]"), std::string::npos) << msg;
+  EXPECT_EQ(graph_code(graph_json("[1, 65536, 65536, 65536]")), "none"); // 2^48 elements, 2^49 bytes: fits
+  EXPECT_EQ(graph_code(graph_json("[1, 1, 1, 1099511627776]")), "none"); // the 2^40 cap itself
+  EXPECT_EQ(graph_code(graph_json("[1, 1, 1, 1099511627777]"), &msg), "ANEC-GRAPH-003");
+  EXPECT_NE(msg.find("up to 2^40"), std::string::npos) << msg;
+  struct Case {
+    const char *shape, *op, *attrs, *operands;
+  } cases[] = {{"[1, 1, 1099511627776, 1]", "tile", R"({"reps": [1, 1, 1, 1099511627776, 1]})",
+                "1099511627776 x 1099511627776"},
+               {"[1, 1, 1099511627776, 1]", "resize", R"({"scale": [9223372036854775807, 1]})",
+                "1099511627776 x 9223372036854775807"},
+               {"[1, 1, 8, 8]", "pad", R"({"pad": [9223372036854775807, 1, 0, 0]})",
+                "9223372036854775807 + 1"},
+               {"[1, 1, 8, 8]", "slice",
+                R"({"begin": [0, 0, 0, -9223372036854775807, 0], "end": [-1, -1, -1, 4, -1]})",
+                "4 - -9223372036854775807"},
+               {"[1, 1, 8, 8]", "conv",
+                R"({"out_channels": 1, "kernel": [3, 3], "dilation": [9223372036854775807, 1]})",
+                "9223372036854775807 x 2"},
+               {"[1, 1, 8, 8]", "deconv",
+                R"({"out_channels": 1, "kernel": [1, 1], "stride": [9223372036854775807, 1]})",
+                "7 x 9223372036854775807"},
+               {"[1, 1, 8, 8]", "reshape", R"({"shape": [1, 1, 1, 1099511627777]})", "exceeds the limit"}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.op);
+    EXPECT_EQ(graph_code(graph_json(c.shape, c.op, c.attrs), &msg), "ANEC-GRAPH-003");
+    EXPECT_NE(msg.find("op 'op' (" + std::string(c.op) + ")"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.operands), std::string::npos) << msg;
+  }
+  // A 2^40 x 2^40 window is a large cost (2^80), not an int64 product wrapped to 0 or below.
+  Graph g = one_op("max_pool", {1, 1, 1099511627776, 1},
+                   R"({"kernel": [1099511627776, 1099511627776], "pad": [0, 0, 0, 1099511627775]})");
+  EXPECT_EQ(g.tensor("y")->shape.str(), "[1,1,1,1,1]");
+  EXPECT_GT(estimate(g, catalog(), target("h13")).flops, 1e24);
+}
+
+TEST(Graph, NetworkPlistDimensionsAreCapped) {
+  auto net = [](const std::string &width) {
+    return json::parse(R"({"Networks": ["n"], "n": {"Inputs": ["x"], "x": {"BatchSize": 1, "InputChannels": 1,
+      "InputHeight": 1, "InputWidth": )" + width + R"(}, "Units": [], "Outputs": []}})", "net.plist");
+  };
+  EXPECT_EQ(read_network_plist(net("1099511627776"), "net.plist").inputs.size(), 1u);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { read_network_plist(net("9223372036854775807"), "net.plist"); }, &msg),
+            "ANEC-GRAPH-003");
+  EXPECT_NE(msg.find("W = 9223372036854775807"), std::string::npos) << msg;
+}
+
+TEST(Graph, OnnxDimensionsAreCapped) {
+  std::string msg;
+  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({1, 9223372036854775807}), "big.onnx"); }, &msg),
+            "ANEC-GRAPH-003");
+  EXPECT_NE(msg.find("tensor 'x'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("9223372036854775807 exceeds the limit"), std::string::npos) << msg;
+  // Each dimension within the cap, the element count (2^80) not.
+  const int64_t cap = int64_t(1) << 40;
+  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({0, cap}, "n"), "big.onnx", {{"n", cap}}); }, &msg),
+            "ANEC-GRAPH-003");
+  EXPECT_NE(msg.find("does not fit in 64 bits"), std::string::npos) << msg;
+  Graph g = read_onnx(relu_onnx({0, 16}, "n"), "ok.onnx", {{"n", 2}});
+  EXPECT_EQ(g.tensor("x")->shape.str(), "[2,1,16,1,1]");
+}
+
+// The issue's command lines: exit 2 with the reason code, never a negative MFLOP with exit 0.
+TEST(Cli, OversizedShapesAndDimsExitTwo) {
+  fs::path dir = fs::temp_directory_path() / ("anec-cli-big-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  write_output(dir / "big.json", graph_json("[65536, 65536, 65536, 65536]"));
+  write_output(dir / "sym.json", graph_json(R"(["N", 1, 8, 8])"));
+  write_output(dir / "big.onnx", relu_onnx({1, 9223372036854775807}));
+  write_output(dir / "sym.onnx", relu_onnx({0, 1099511627776}, "N"));
+  std::string out;
+  for (const char *cmd : {"check", "estimate"}) {
+    SCOPED_TRACE(cmd);
+    EXPECT_EQ(cli(std::string(cmd) + " " + (dir / "big.json").string() + " --target h13", &out), 2) << out;
+    EXPECT_NE(out.find("ANEC-GRAPH-003"), std::string::npos) << out;
+    EXPECT_EQ(out.find("MFLOP"), std::string::npos) << out;
+    EXPECT_EQ(cli(std::string(cmd) + " " + (dir / "big.onnx").string() + " --target h13", &out), 2) << out;
+    EXPECT_NE(out.find("ANEC-GRAPH-003"), std::string::npos) << out;
+  }
+  std::string sym = "estimate " + (dir / "sym.json").string() + " --target h13 --format json --dim N=";
+  for (const char *value :
+       {"9223372036854775807", "1099511627777", "0", "-1", "18446744073709551617", "8x", ""}) {
+    SCOPED_TRACE(value);
+    EXPECT_EQ(cli(sym + value, &out), 2) << out;
+    EXPECT_NE(out.find("ANEC-CLI-002: --dim N '" + std::string(value) + "'"), std::string::npos) << out;
+  }
+  ASSERT_EQ(cli(sym + "1099511627776", &out), 0) << out; // the cap itself binds
+  Doc e = json::parse(out, "estimate.json");
+  auto value = [&](const char *key) {
+    const Doc *x = e.find(key);
+    return x->is(Doc::Kind::Int) ? double(x->as_int()) : x->as_float();
+  };
+  EXPECT_GT(value("flops"), 0);
+  EXPECT_GT(value("bytes"), 0);
+  std::string onnx = "estimate " + (dir / "sym.onnx").string() + " --target h13 --dim N=1099511627776";
+  EXPECT_EQ(cli(onnx, &out), 2) << out;
+  EXPECT_NE(out.find("ANEC-GRAPH-003"), std::string::npos) << out;
   fs::remove_all(dir);
 }

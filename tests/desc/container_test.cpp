@@ -246,11 +246,11 @@ TEST(TdSchema, OtherGenerationsAndSelection) {
   fs::path tmp = fs::temp_directory_path() / ("anec-sub-" + std::to_string(::getpid()) + ".hwx");
   auto b = read_file(tinygrad("relu.hwx"));
   b[8] = 5; // cpusubtype of the h14 targets: generation 11
-  write_file_atomic(tmp, b);
+  write_output(tmp, b);
   EXPECT_EQ(run("dump " + tmp.string(), &err), 2);
   EXPECT_NE(err.find("ANEC-DESC-002"), std::string::npos) << err;
   b[8] = 0x77; // no target's
-  write_file_atomic(tmp, b);
+  write_output(tmp, b);
   EXPECT_EQ(run("dump " + tmp.string(), &err), 2);
   EXPECT_NE(err.find("ANEC-DESC-003"), std::string::npos) << err;
   fs::remove(tmp);
@@ -274,4 +274,35 @@ TEST(DescCli, ConvertAndDumpAnec) {
   EXPECT_EQ(run("convert " + (fs::path(ANEC_TEST_SHARED_DIR) / "testdata/external/eiln-ane/kernels/activation/relu6.bin").string() + " -o " + out.string(), &err), 2);
   EXPECT_NE(err.find("ANEC-CONV-001"), std::string::npos) << err;
   fs::remove(out);
+}
+
+// explain OFFSET: a number that does not parse, or an offset at or past the end of the file, is
+// ANEC-CLI-002 with the offset and the file size, never a silent exit 0.
+TEST(DescCli, ExplainOffsetsAreStrict) {
+  fs::path file = tinygrad("relu.hwx");
+  uint64_t size = fs::file_size(file);
+  std::string err;
+  EXPECT_EQ(run("explain " + file.string() + " " + std::to_string(size - 1), &err), 0) << err;
+  EXPECT_EQ(run("explain " + file.string() + " " + std::to_string(size), &err), 2);
+  EXPECT_NE(err.find("ANEC-CLI-002: OFFSET '" + std::to_string(size) + "'"), std::string::npos) << err;
+  EXPECT_NE(err.find("(" + std::to_string(size) + " bytes)"), std::string::npos) << err;
+  EXPECT_EQ(run("explain " + file.string() + " 0xffffffffffffffff", &err), 2);
+  std::string past = "OFFSET '0xffffffffffffffff' (0xffffffffffffffff) lies at or past the end";
+  EXPECT_NE(err.find(past), std::string::npos) << err;
+  EXPECT_EQ(run("explain " + file.string() + " 0x10000000000000000", &err), 2);
+  EXPECT_NE(err.find("ANEC-CLI-002: OFFSET '0x10000000000000000' is out of range"), std::string::npos) << err;
+  EXPECT_EQ(run("explain " + file.string() + " -1", &err), 2); // program_options: an unknown option '-1'
+  EXPECT_NE(err.find("ANEC-CLI-00"), std::string::npos) << err;
+  EXPECT_EQ(run("explain " + file.string() + " 12junk", &err), 2);
+  EXPECT_NE(err.find("ANEC-CLI-002: OFFSET '12junk' has text after the number"), std::string::npos) << err;
+}
+
+// A negative --td used to mean "every descriptor" and a negative --generation "pick for me".
+TEST(DescCli, DescriptorAndGenerationNumbersAreStrict) {
+  std::string file = tinygrad("relu.hwx").string(), err;
+  EXPECT_EQ(run("dump " + file + " --td 0", &err), 0) << err;
+  for (const char *bad : {" --td=-1", " --td=x", " --generation=-7", " --generation=99999999999"}) {
+    EXPECT_EQ(run("dump " + file + bad, &err), 2) << bad;
+    EXPECT_NE(err.find("ANEC-CLI-002"), std::string::npos) << bad << ": " << err;
+  }
 }

@@ -441,7 +441,7 @@ TEST(DescCli, AuditExitCodes) {
   auto b = read_file(kernels() / "activation" / "softmax.bin");
   b[0x600] = 7;
   fs::path bad = fs::temp_directory_path() / ("anec-audit-" + std::to_string(::getpid()) + ".bin");
-  write_file_atomic(bad, b);
+  write_output(bad, b);
   CliResult r = desc_cli("audit " + bad.string());
   fs::remove(bad);
   EXPECT_EQ(r.status, 1);

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -24,7 +27,7 @@ protected:
   void TearDown() override { fs::remove_all(dir); }
 
   Result run(const std::string &args) { return anec::test::run_tool(anec::test::tool("anec-hal").string(), anec::test::tables().string(), args); }
-  void write(const fs::path &p, const std::vector<uint8_t> &b) { anec::write_file_atomic(p, b); }
+  void write(const fs::path &p, const std::vector<uint8_t> &b) { anec::write_output(p, b); }
 };
 
 } // namespace
@@ -88,7 +91,7 @@ TEST_F(Cli, BadBlobsFailWithReasonAndLeaveNoOutput) {
 TEST_F(Cli, OutOfRangeValueInADefinitionFails) {
   std::string text = anec::read_text_file(anec::test::tables() / "targets" / "h13.toml");
   text.replace(text.find("offset = 0x81d, value = 0"), 25, "offset = 0x81d, value = 256");
-  anec::write_file_atomic(dir / "h13.toml", text);
+  anec::write_output(dir / "h13.toml", text);
   fs::path out = dir / "h13.bin";
   Result r = run("encode " + (dir / "h13.toml").string() + " -o " + out.string());
   EXPECT_EQ(r.status, 2);
@@ -117,11 +120,11 @@ TEST_F(Cli, ValidateExitCodes) {
   std::string good = anec::read_text_file(anec::test::tables() / "targets" / "h13g.toml");
   std::string bad = good;
   bad.replace(bad.find("offset = 0x238, value = 8"), 25, "offset = 0x238, value = 2");
-  anec::write_file_atomic(dir / "bad.toml", bad);
+  anec::write_output(dir / "bad.toml", bad);
   Result r = run("validate " + (dir / "bad.toml").string());
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("ANEC-HAL-102 h13g.num_nes"), std::string::npos) << r.out;
-  anec::write_file_atomic(dir / "broken.toml", good.substr(0, good.size() / 2) + "\n[[[");
+  anec::write_output(dir / "broken.toml", good.substr(0, good.size() / 2) + "\n[[[");
   Result p = run("validate " + (dir / "broken.toml").string());
   EXPECT_EQ(p.status, 2);
   EXPECT_NE(p.err.find("ANEC-TOML-001"), std::string::npos) << p.err;
@@ -182,6 +185,33 @@ TEST_F(Cli, ExtractErrorsExitTwoWithoutOutput) {
   for (auto &e : fs::directory_iterator(dir)) EXPECT_NE(e.path().extension(), ".toml") << e.path();
 }
 
+// The emulator limits: 0 must not mean "no timeout", "-1" must not wrap to 2^64-1, and a value
+// past the documented maximum is rejected (ANEC-CLI-002 naming the option and the text), before
+// the binary is read.
+TEST_F(Cli, ExtractLimitsAreStrict) {
+  std::string binary = anec::test::fixture("libhal_O2.dylib").string();
+  struct Case {
+    std::string args, quoted;
+  } cases[] = {{"--timeout-ms -1", "--timeout-ms '-1' has a sign"},
+               {"--timeout-ms=-1", "--timeout-ms '-1' has a sign"},
+               {"--timeout-ms 0", "--timeout-ms '0' is out of range"},
+               {"--timeout-ms 3600001", "--timeout-ms '3600001' is out of range"},
+               {"--timeout-ms 18446744073709551615", "--timeout-ms '18446744073709551615' is out of range"},
+               {"--timeout-ms 20s", "--timeout-ms '20s' has text after the number"},
+               {"--max-instructions -1", "--max-instructions '-1' has a sign"},
+               {"--max-instructions 0", "--max-instructions '0' is out of range"},
+               {"--max-instructions 1000000000001", "--max-instructions '1000000000001' is out of range"}};
+  for (auto &c : cases) {
+    Result r = run("extract " + binary + " " + c.args + " -o " + dir.string());
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_NE(r.err.find("ANEC-CLI-002: " + c.quoted), std::string::npos) << c.args << ": " << r.err;
+  }
+  for (auto &e : fs::directory_iterator(dir)) EXPECT_NE(e.path().extension(), ".toml") << e.path();
+  Result ok = run("extract " + binary + " --targets h13 --timeout-ms 3600000 --max-instructions 0x4c4b40 -o " +
+                  dir.string());
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
 TEST_F(Cli, XrefMatchesGolden) {
   Result r = run("xref " + anec::test::fixture("libhal_O2.dylib").string());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -189,4 +219,53 @@ TEST_F(Cli, XrefMatchesGolden) {
   // Addresses depend on the compiler that built the fixture: compare without them.
   for (size_t at; (at = out.find("  [0x")) != std::string::npos;) out.erase(at + 3, out.find(", ", at) + 2 - (at + 3));
   EXPECT_EQ(out, anec::read_text_file(anec::test::golden() / "anec-hal-xref.txt"));
+}
+
+// A run killed during generate left hidden temporaries that no later run removed, and a table set
+// part old, part new; now the set is swapped in whole and the next run clears what a killed one
+// left: its staging directory beside the tables and an older version's temporaries among them.
+TEST_F(Cli, GenerateReplacesTheSetAndClearsWhatKilledRunsLeft) {
+  fs::path out = dir / "targets";
+  ASSERT_EQ(run("generate -q -o " + out.string()).status, 0);
+  pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  fs::path staging = dir / (".targets.anec-tmp-" + std::to_string(gone) + "-0");
+  fs::create_directories(staging);
+  write(staging / "h13.toml", {'x'});
+  write(out / ".h13.toml.tmp.a1B2c3", {'x'});
+  write(out / "h13.toml", {'o', 'l', 'd'});
+  write(out / "h99.toml", {'o', 'l', 'd'}); // a table of an earlier lineup: not in the new set
+  ASSERT_EQ(run("generate -q -o " + out.string()).status, 0);
+  EXPECT_FALSE(fs::exists(staging));
+  EXPECT_FALSE(fs::exists(out / ".h13.toml.tmp.a1B2c3"));
+  EXPECT_FALSE(fs::exists(out / "h99.toml"));
+  EXPECT_EQ(anec::read_text_file(out / "h13.toml"),
+            anec::read_text_file(anec::test::tables() / "targets" / "h13.toml"));
+  write(out / "README", {'x'}); // not a table: the directory is not the tool's to replace
+  write(out / "h13.toml", {'o', 'l', 'd'});
+  Result r = run("generate -q -o " + out.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("ANEC-IO-006"), std::string::npos) << r.err;
+}
+
+// Output lost on standard output (a full disk) used to end with exit 0.
+TEST_F(Cli, LostStandardOutputIsAnError) {
+  std::string cmd = anec::test::tool("anec-hal").string() + " --tables " + anec::test::tables().string() +
+                    " list > /dev/full 2> " + (dir / "err").string();
+  int st = std::system(cmd.c_str());
+  EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 2);
+  EXPECT_NE(anec::read_text_file(dir / "err").find("ANEC-IO-005"), std::string::npos);
+}
+
+// Every file-taking command used to block forever on a FIFO; now it is refused at once.
+TEST_F(Cli, FifoInputsAreRefused) {
+  fs::path fifo = dir / "in.bin";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (std::string c : {"xref ", "extract ", "decode ", "validate "}) {
+    Result r = run(c + fifo.string() + (c == "extract " ? " -o " + (dir / "o").string() : "") +
+                   (c == "decode " ? " --target h13" : ""));
+    EXPECT_EQ(r.status, 2) << c;
+    EXPECT_NE(r.err.find("ANEC-IO-004"), std::string::npos) << c << r.err;
+  }
 }

@@ -51,12 +51,12 @@ TEST(TomlWriter, RoundTripsThroughTheParser) {
 TEST(Files, AtomicWriteLeavesNoTemporaryAndReadErrorsHaveCodes) {
   fs::path dir = fs::temp_directory_path() / ("anec-files-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  write_file_atomic(dir / "a.txt", std::string_view("one"));
-  write_file_atomic(dir / "a.txt", std::string_view("two"));
+  write_output(dir / "a.txt", std::string_view("one"));
+  write_output(dir / "a.txt", std::string_view("two"));
   EXPECT_EQ(read_text_file(dir / "a.txt"), "two");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
   try {
-    write_file_atomic(dir / "missing" / "b.txt", std::string_view("x"));
+    write_output(dir / "missing" / "b.txt", std::string_view("x"));
     FAIL();
   } catch (const Error &e) {
     EXPECT_EQ(e.code(), "ANEC-IO-003");

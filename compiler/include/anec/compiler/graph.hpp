@@ -20,7 +20,7 @@ struct Shape {
   std::array<int64_t, 5> d{1, 1, 1, 1, 1}; // -1 where symbolic
   std::array<std::string, 5> symbol;        // the symbol's name where symbolic
   bool symbolic() const;
-  int64_t elements() const; // 0 when symbolic
+  int64_t elements() const; // 0 when symbolic; ANEC-GRAPH-003 when the count overflows 64 bits
   std::string str() const;  // "[1,1,3,224,224]"
 };
 
@@ -57,13 +57,22 @@ struct Graph {
 };
 
 int64_t dtype_bytes(const std::string &dtype); // 0 for an unknown dtype
+
+// The largest dimension a front-end or `--dim` accepts (2^40): far above every engine limit, and
+// small enough that a sum or product of two dimensions cannot overflow 64 bits unnoticed.
+inline constexpr int64_t kMaxDimension = int64_t(1) << 40;
+// ANEC-GRAPH-003 (message prefixed by `where`: file, op) when a concrete dimension of `t` exceeds
+// kMaxDimension or its element count or byte size does not fit in 64 bits.
+void check_size(const Tensor &t, const std::string &where);
+
 // The axis a one-letter name ("N", "D", "C", "H", "W") names, else `fallback`.
 int axis_index(const std::string &letter, int fallback);
 
 // The versioned JSON graph format (docs/graph-format.md): {"format": "anec-graph", "version": 1,
 // "inputs": [...], "constants": [...], "ops": [...], "outputs": [...]}. Errors: ANEC-GRAPH-001
 // malformed document, ANEC-GRAPH-002 a tensor used before it is defined or defined twice,
-// ANEC-GRAPH-003 a bad shape or attribute.
+// ANEC-GRAPH-003 a bad shape or attribute (a dimension above kMaxDimension, a shape whose size
+// overflows 64 bits).
 Graph read_graph_json(const Doc &doc, const std::string &source);
 
 // The weight bytes an op embeds (attrs.weight_elements when a front-end set it, else a conv, deconv or

@@ -4,6 +4,7 @@
 #include "anec/compiler/graph.hpp"
 
 #include <filesystem>
+#include <string_view>
 #include <map>
 
 namespace anec::compiler {
@@ -26,7 +27,7 @@ Graph read_network_plist(const Doc &doc, const std::string &source);
 // `dims` binds symbolic input dimensions (ONNX dim_param names, anec-graph symbol strings) to values
 // before shape inference; ANEC-MODEL-003 for a name no input dimension carries.
 using DimBindings = std::map<std::string, int64_t>;
-Graph read_onnx(const std::string &bytes, const std::string &source, const DimBindings &dims = {});
+Graph read_onnx(std::string_view bytes, const std::string &source, const DimBindings &dims = {});
 
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims = {});
 

@@ -2,10 +2,15 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace anec {
 
 // "0x1f" ("0x001f" with width 4).
 std::string hex(uint64_t v, int width = 0);
+
+// At most `limit` characters of a text that came from an input, for an error message: a longer
+// one is cut, with the count of what was left out ("... (33012 more bytes)").
+std::string excerpt(std::string_view text, size_t limit = 80);
 
 } // namespace anec
