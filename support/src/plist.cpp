@@ -276,6 +276,8 @@ private:
       uint64_t child = load_be(o.body + k * ref_size_, ref_size_);
       if (child >= objects_)
         bad_object(index, "refers to object " + std::to_string(child) + " of " + std::to_string(objects_));
+      if (o.type == 0xd && k < o.count)
+        check_key(child);
       visit(child, level);
       const Memo &c = memo_[child];
       nodes += c.nodes;
@@ -289,6 +291,16 @@ private:
         too_many_bytes(index);
     }
     m = Memo{uint32_t(nodes), uint32_t(bytes), uint8_t(height + 1), kDone};
+  }
+
+  // libplist's dictionary iterator asserts that a key is as long as its C string (found by the
+  // fuzzer): a key holding a NUL character would abort the process.
+  void check_key(uint64_t index) const {
+    Object k = object_at(index);
+    uint64_t unit = k.type == 0x5 ? 1 : k.type == 0x6 ? 2 : 0;
+    for (uint64_t i = 0; unit && i < k.count; ++i)
+      if (load_be(k.body + i * unit, unsigned(unit)) == 0)
+        bad_object(index, "is a dictionary key holding a NUL character");
   }
 
   [[noreturn]] void too_many_bytes(uint64_t index) const {

@@ -299,3 +299,20 @@ TEST(PlistBudgets, RealNetworkPlistStillParses) {
   EXPECT_EQ(d.find("Networks")->items()[0].as_string(), "net");
   EXPECT_EQ(d.find("net")->find("Outputs")->items()[0].as_string(), "probs@output");
 }
+
+// A dictionary key holding a NUL made libplist's iterator assert and abort the process (found by
+// the fuzzer once it could see the library); binary keys are checked first, and an XML key with a
+// NUL is read or refused, never an abort.
+TEST(PlistBudgets, DictionaryKeysWithNulAreRefusedNotAborted) {
+  using namespace bplist;
+  std::string message;
+  std::string nul_key = file({dict({1}, {2}), ascii(std::string("a\0b", 3)), integer(1)});
+  EXPECT_EQ(plist_code(nul_key, &message), "ANEC-PLIST-001");
+  EXPECT_NE(message.find("NUL"), std::string::npos) << message;
+  EXPECT_EQ(plist_code(file({dict({1}, {2}), utf16(std::u16string(u"a\0b", 3)), integer(1)})), "ANEC-PLIST-001");
+  EXPECT_EQ(plist_code(file({dict({1}, {2}), ascii("ab"), integer(1)})), "none");
+  std::string xml = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a" + std::string(1, '\0') +
+                    "b</key><integer>1</integer></dict></plist>";
+  std::string code = plist_code(xml);
+  EXPECT_TRUE(code == "none" || code == "ANEC-PLIST-001") << code;
+}
