@@ -133,6 +133,7 @@ TEST(Wire, EnvelopeChecks) {
   sum[kHeaderBytes + size + 5] ^= 0x10;
   expect_only(sum, "ANEC-FW-003", Disposition::Reject);
   auto pad = good;
+  ASSERT_FALSE(pad.empty()); // also tells GCC 12's -O3 -Warray-bounds that back() exists
   pad.back() = 1;
   expect_only(pad, "ANEC-FW-004", Disposition::Reject);
 }

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Fills OUT_DIR with the seed inputs of one fuzz target. Nothing binary is committed: the seeds are
+# the committed text corpora in fuzz/corpus/, the real files in ../shared/testdata (see its README),
+# and files made by the tools and the test fixtures of BUILD_DIR, an ordinary (or sanitizer) build
+# with tests on: BUILD_DIR/tools/anec-hal, anec-desc, anec-fw and BUILD_DIR/tests/fixtures.
+#
+#   fuzz/seeds.sh BUILD_DIR OUT_DIR TARGET      TARGET: hal_blob hal_toml schema binary td_chain hwx
+#                                               anec model command package im4p (or all: one
+#                                               OUT_DIR/TARGET per target)
+#
+# A tool that fails to make a seed is an error (exit 2), its messages shown; so is a target left
+# without seeds.
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 BUILD_DIR OUT_DIR TARGET|all" >&2
+  exit 2
+}
+[ $# -eq 3 ] || usage
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$1
+out=$2
+target=$3
+shared=$root/../shared/testdata
+external=$shared/external
+targets="hal_blob hal_toml schema binary td_chain hwx anec model command package im4p"
+
+if [ "$target" = all ]; then
+  for t in $targets; do "$0" "$build" "$out/$t" "$t"; done
+  exit 0
+fi
+
+tool() { # the tool, checked once
+  local t=$build/tools/$1
+  [ -x "$t" ] || { echo "$0: $t is missing: build $build first" >&2; exit 2; }
+  echo "$t"
+}
+fixtures() {
+  local d=$build/tests/fixtures
+  [ -e "$d/fw_standin.macho" ] || { echo "$0: no test fixtures in $d: build $build with -DANEC_BUILD_TESTS=ON" >&2; exit 2; }
+  echo "$d"
+}
+quiet() { # a tool's report ("… bytes written to …") only when it fails
+  local log
+  log=$(mktemp)
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "$0: failed: $*" >&2
+    exit 2
+  fi
+  rm -f "$log"
+}
+shared_files() { # the real files: shared/testdata is outside the repository and must be there
+  for f in "$@"; do [ -e "$f" ] || { echo "$0: $f is missing (../shared/testdata, see its README)" >&2; exit 2; }; done
+  cp "$@" "$out"/
+}
+
+mkdir -p "$out"
+case "$target" in
+hal_blob) # every target's blob, as the encoder writes it
+  hal=$(tool anec-hal)
+  for t in "$root"/tables/targets/*.toml; do
+    n=$(basename "$t" .toml)
+    quiet "$hal" --tables "$root/tables" encode "$n" -o "$out/$n.bin"
+  done
+  ;;
+hal_toml) # the committed corpus and every published target definition
+  cp "$root"/fuzz/corpus/hal_toml/* "$out"/
+  for t in "$root"/tables/targets/*.toml; do cp "$t" "$out/target-$(basename "$t")"; done
+  ;;
+schema) # the committed corpus and the database itself
+  cp "$root"/fuzz/corpus/schema/* "$out"/
+  cp "$root"/tables/schema/hal.toml "$out"/hal-current.toml
+  ;;
+binary) # the compiler-binary stand-ins: Mach-O thin/fat/stripped, ELF, RISC-V, the firmware stand-in
+  fx=$(fixtures)
+  cp "$fx"/lib*.dylib "$fx"/lib*.so "$fx"/riscv.o "$fx"/fw_standin.macho "$out"/
+  ;;
+td_chain) # the real raw H13 chains
+  shared_files "$external"/eiln-ane/kernels/*/*.bin
+  ;;
+hwx) # the real hwx containers, and the newer compiler's ones the tools do not handle yet
+  shared_files "$external"/tinygrad/*.hwx
+  if compgen -G "$shared/newer/alexaltea-ane/*.hwx" >/dev/null; then cp "$shared"/newer/alexaltea-ane/*.hwx "$out"/; fi
+  ;;
+anec) # the real hwx containers converted, with both header sizes
+  desc=$(tool anec-desc)
+  for h in "$external"/tinygrad/*.hwx; do
+    n=$(basename "$h" .hwx)
+    quiet "$desc" --tables "$root/tables" convert "$h" -o "$out/$n.anec"
+    quiet "$desc" --tables "$root/tables" convert "$h" -o "$out/$n-800.anec" --header-bytes 0x800
+  done
+  ;;
+model) # committed graphs, the real network plist, and the plist in binary form when python3 is there
+  cp "$root"/fuzz/corpus/model/* "$out"/
+  shared_files "$external"/tinygrad/net.plist
+  if command -v python3 >/dev/null; then
+    python3 -c 'import plistlib, sys; plistlib.dump(plistlib.load(open(sys.argv[1], "rb")), open(sys.argv[2], "wb"), fmt=plistlib.FMT_BINARY)' \
+      "$external"/tinygrad/net.plist "$out"/net-binary.plist
+  fi
+  ;;
+command) # the described test commands, encoded
+  fw=$(tool anec-fw)
+  for c in "$root"/tests/firmware/commands/*; do
+    n=$(basename "$c"); n=${n%.*}
+    quiet "$fw" --tables "$root/tables" encode "$c" -o "$out/$n.bin"
+  done
+  ;;
+package) # packages built from the real hwx programs
+  fw=$(tool anec-fw)
+  for h in "$external"/tinygrad/*.hwx; do
+    quiet "$fw" --tables "$root/tables" package build "$h" -o "$out/$(basename "$h" .hwx).pkg"
+  done
+  ;;
+im4p) # the firmware stand-in, bare and wrapped
+  fw=$(tool anec-fw)
+  fx=$(fixtures)
+  cp "$fx"/fw_standin.macho "$out"/
+  quiet "$fw" --tables "$root/tables" im4p wrap "$fx"/fw_standin.macho -o "$out/fw.im4p"
+  ;;
+*)
+  echo "$0: unknown target '$target' (one of: $targets, all)" >&2
+  exit 2
+  ;;
+esac
+
+n=$(find "$out" -maxdepth 1 -type f | wc -l)
+[ "$n" -gt 0 ] || { echo "$0: no seeds for $target" >&2; exit 2; }
