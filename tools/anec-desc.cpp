@@ -76,16 +76,32 @@ int generation_of_subtype(const std::filesystem::path &tables, uint32_t subtype)
   return int(*generations.begin());
 }
 
-Program load(const std::filesystem::path &tables, const std::string &file, int generation) {
-  Program p{read_file(file, 256ull << 20), {}, std::nullopt, std::nullopt, {}};
-  if (generation < 0) generation = is_hwx(p.bytes) ? generation_of_subtype(tables, le32(p.bytes, 8)) : 7;
+// The register database of `generation`. ANEC-DESC-001 when there is none, ANEC-DESC-002 when it
+// cannot walk descriptors.
+desc::TdSchema database(const std::filesystem::path &tables, int generation) {
   auto schema_path = tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml");
   if (!std::filesystem::exists(schema_path))
-    throw Error("ANEC-DESC-001", "no register database for descriptor generation " + std::to_string(generation) + " (" + schema_path.string() + ")");
-  p.schema = desc::TdSchema::load(schema_path);
-  if (!p.schema.walkable())
-    throw Error("ANEC-DESC-002", "the generation-" + std::to_string(generation) + " database (" + schema_path.string() +
-                                     ") has no stream layout; its descriptors cannot be walked");
+    throw Error("ANEC-DESC-001", "no register database for descriptor generation " +
+                                     std::to_string(generation) + " (" + schema_path.string() + ")");
+  desc::TdSchema schema = desc::TdSchema::load(schema_path);
+  if (!schema.walkable())
+    throw Error("ANEC-DESC-002", "the generation-" + std::to_string(generation) + " database (" +
+                                     schema_path.string() + ") has no stream layout to walk descriptors with");
+  return schema;
+}
+
+// An hwx container is read whatever its generation: when no database walks its descriptors, the
+// container is decoded and the chain shown raw, with a warning. A raw chain needs a database.
+Program load(const std::filesystem::path &tables, const std::string &file, int generation) {
+  Program p{read_file(file, 256ull << 20), {}, std::nullopt, std::nullopt, {}};
+  try {
+    if (generation < 0) generation = is_hwx(p.bytes) ? generation_of_subtype(tables, le32(p.bytes, 8)) : 7;
+    p.schema = database(tables, generation);
+  } catch (const Error &e) {
+    if (!is_hwx(p.bytes) || (e.code() != "ANEC-DESC-002" && e.code() != "ANEC-DESC-003")) throw;
+    std::fprintf(stderr, "anec-desc: warning: %s; the descriptors are shown raw\n", e.what());
+    p.schema.generation = std::max(generation, 0);
+  }
   if (is_hwx(p.bytes)) {
     p.hwx = desc::read_hwx(p.bytes, p.schema);
     p.chain = p.hwx->chain;

@@ -57,7 +57,8 @@ std::vector<Finding> audit_chain(const Chain &c) {
 
 std::vector<Finding> audit_hwx(const Hwx &h) {
   std::vector<Finding> out = audit_chain(h.chain);
-  for (const HwxReloc &r : h.relocations) {
+  const std::vector<HwxReloc> none; // relocations are checked against the decoded chain only
+  for (const HwxReloc &r : h.chain_not_decoded.empty() ? h.relocations : none) {
     uint64_t at = uint64_t(h.text.offset) + r.address;
     const Word *w = r.address + 4ull <= h.text.size ? find_word(h.chain, at) : nullptr;
     const FieldValue *base = nullptr;
@@ -97,7 +98,9 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
   if (const auto &p = h.program) {
     auto bad = [&](const std::string &m) { out.push_back({"ANEC-AUD-007", p->offset, "program state: " + m}); };
     if (p->td_base != h.text.addr) bad("chain base " + hex(p->td_base) + ", __text is at " + hex(h.text.addr));
-    if (p->td_count != h.chain.tds.size()) bad(std::to_string(p->td_count) + " descriptor(s) declared, the chain has " + std::to_string(h.chain.tds.size()));
+    if (h.chain_not_decoded.empty() && p->td_count != h.chain.tds.size())
+      bad(std::to_string(p->td_count) + " descriptor(s) declared, the chain has " +
+          std::to_string(h.chain.tds.size()));
     for (const Td &td : h.chain.tds)
       if ((p->td_words_minus_one + 1ull) * 4 != td.size)
         bad("descriptor size " + hex((p->td_words_minus_one + 1ull) * 4) + ", the descriptor at " + hex(td.offset) + " is " + hex(td.size));

@@ -98,9 +98,13 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       uint32_t name_off = r.u32(off + 8);
       if (name_off < 20 || name_off >= c.size) throw Error("ANEC-HWX-002", "tensor-name command at " + hex(off) + " puts its name at " + hex(name_off));
       h.tensors.push_back({0x6, r.u32(off + 16), 0, r.cstr(off + name_off, off + c.size)});
-    } else if (c.cmd == 0x40) { // window binding: u32 size, u32 pad, u64 address, name
+    } else if (c.cmd == 0x40) { // tensor name: u32 name offset, u32 0, u64 address
       need(24);
-      h.tensors.push_back({0x40, r.u64(off + 16), r.u32(off + 8), r.cstr(off + 24, off + c.size)});
+      uint32_t name_off = r.u32(off + 8);
+      if (name_off < 24 || name_off >= c.size)
+        throw Error("ANEC-HWX-002",
+                    "tensor-name command at " + hex(off) + " puts its name at " + hex(name_off));
+      h.tensors.push_back({0x40, r.u64(off + 16), 0, r.cstr(off + name_off, off + c.size)});
     } else if (c.cmd == 0x4 && c.size >= 16 + 0x830 && r.u32(off + 8) == 1 && 16ull + 4ull * r.u32(off + 12) <= c.size &&
                r.u32(off + 12) * 4ull >= 0x830) { // program state
       HwxProgramState p;
@@ -118,9 +122,12 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       else h.program = std::move(p);
     } else if (c.cmd == 0x8) { // build banner
       h.banner = r.cstr(off + 8, off + c.size);
-    } else if (c.cmd == 0x4 && c.size >= 16 + 30 * 4 && r.u32(off + 8) == 3 && r.u32(off + 12) == 30) { // per-tensor thread state
+    } else if (c.cmd == 0x4 && c.size >= 16 + 30 * 4 && r.u32(off + 8) == 3 && r.u32(off + 12) >= 30 &&
+               16 + 4ull * r.u32(off + 12) <= c.size) { // per-tensor thread state
       HwxTensorState t;
-      uint64_t w = off + 16;
+      // The short name (word 27) is the one the stabs layouts carry; the long one (word 4) may add
+      // a role ("matmul_0@output").
+      uint64_t w = off + 16, name_off = r.u32(w + 4 * 27) ? r.u32(w + 4 * 27) : r.u32(w + 4 * 4);
       t.offset = off;
       t.direction = r.u32(w + 4 * 1);
       t.dtype_index = r.u32(w + 4 * 5);
@@ -128,13 +135,8 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
         t.extents[k] = r.u32(w + 4 * (6 + k));
         t.strides[k] = r.u64(w + 4 * (16 + 2 * k));
       }
-      uint64_t p = w + 30 * 4;
-      std::vector<std::string> names;
-      while (p < off + c.size && names.size() < 2) {
-        names.push_back(r.cstr(p, off + c.size));
-        p += names.back().size() + 1;
-      }
-      if (names.size() == 2) t.name = names[1];
+      if (name_off >= 16 + 4ull * r.u32(off + 12) && name_off < c.size)
+        t.name = r.cstr(off + name_off, off + c.size);
       h.states.push_back(std::move(t));
     } else if (c.cmd == 0x2) { // LC_SYMTAB
       need(24);
@@ -202,10 +204,21 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     if (t.extents.empty()) h.chain.findings.push_back({"ANEC-HWX-101", 0, "shape string of '" + t.name + "' has no axis"});
     h.layouts.push_back(std::move(t));
   }
+  for (HwxTensorName &t : h.tensors)
+    for (const HwxSegment &g : h.segments)
+      for (const HwxSection &x : g.sections)
+        if (x.addr == t.vmaddr && g.name == "__FVMLIB") t.bytes = x.size;
   if (!have_text) throw Error("ANEC-HWX-003", "the container has no __TEXT.__text section");
   r.need(h.text.reloff, uint64_t(h.text.nreloc) * 8, "the __text relocations");
   std::vector<Finding> layout_findings = std::move(h.chain.findings);
-  h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
+  if (schema.walkable())
+    h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
+  else {
+    h.chain_not_decoded = "no register database walks the descriptors of generation " +
+                          std::to_string(schema.generation);
+    auto text = bytes.subspan(h.text.offset, h.text.size); // bounds checked with the section
+    h.chain_raw.assign(text.begin(), text.end());
+  }
   h.chain.findings.insert(h.chain.findings.end(), layout_findings.begin(), layout_findings.end());
   for (uint32_t k = 0; k < h.text.nreloc; ++k) {
     uint64_t ro = h.text.reloff + 8ull * k;
@@ -267,7 +280,8 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
   for (const HwxCommand &c : h.commands)
     if (!known_command(h, c)) out += "load command " + hex(c.cmd) + " at " + hex(c.offset) + ", " + hex(c.size) + " bytes, kept raw\n";
   for (const HwxTensorName &t : h.tensors)
-    out += "tensor " + t.name + " at " + hex(t.vmaddr) + (t.cmd == 0x40 ? ", " + std::to_string(t.bytes) + " bytes (window binding 0x40)" : std::string()) + "\n";
+    out += "tensor " + t.name + " at " + hex(t.vmaddr) +
+           (t.cmd == 0x40 ? ", " + std::to_string(t.bytes) + " bytes (command 0x40)" : std::string()) + "\n";
   if (const auto &p = h.program) {
     out += "program " + (p->name.empty() ? std::string("(unnamed)") : p->name) + ": chain at " + hex(p->td_base) + ", " + std::to_string(p->td_count) +
            " descriptor(s) of " + hex((p->td_words_minus_one + 1ull) * 4) + " bytes\n";
@@ -296,12 +310,16 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
   for (const HwxReloc &x : h.relocations)
     out += "relocation __text+" + hex(x.address) + " -> " + x.symbol + " (" +
            (x.target.empty() ? "no decoded word" : x.target) + ")\n";
+  if (!h.chain_not_decoded.empty())
+    return out + "\ndescriptor chain (__text at " + hex(h.text.offset) + ", " + std::to_string(h.text.size) +
+           " bytes): not decoded, " + h.chain_not_decoded + "\n" + hex_rows(h.chain_raw, h.text.offset);
   return out + "\n" + dump_text(h.chain, s, only);
 }
 
 Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std::optional<size_t> only) {
   Doc d = dump_doc(h.chain, s, file, only);
   d.set("container", Doc::string("hwx"));
+  if (!h.chain_not_decoded.empty()) d.set("chain_not_decoded", Doc::string(h.chain_not_decoded));
   d.set("cpusubtype", Doc::integer(h.cpusubtype));
   Doc tensors = Doc::array();
   for (const HwxTensorName &t : h.tensors) {

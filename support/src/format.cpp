@@ -1,5 +1,6 @@
 #include "anec/support/format.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace anec {
@@ -8,6 +9,21 @@ std::string hex(uint64_t v, int width) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
   return buf;
+}
+
+std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t row = 0; row < bytes.size(); row += 16) {
+    out += "  " + hex(first_offset + row, 8) + ":";
+    for (size_t i = row; i < std::min(bytes.size(), row + 16); ++i) {
+      out += ' ';
+      out += digits[bytes[i] >> 4];
+      out += digits[bytes[i] & 15];
+    }
+    out += '\n';
+  }
+  return out;
 }
 
 std::string excerpt(std::string_view text, size_t limit) {

@@ -168,6 +168,21 @@ TEST(RawChain, CorruptionsHaveReasonCodes) {
   EXPECT_EQ(code_of([&] { dump_text(c, gen7(), 1); }), "ANEC-TD-005");
 }
 
+// Chains longer than 4096 descriptors used to be refused as "without EON"; real programs hold
+// more than ten thousand. 5000 copies of relu6's descriptor, EON on the last only.
+TEST(RawChain, LongChainsDecode) {
+  auto one = read_file(kernels() / "activation" / "relu6.bin");
+  const size_t n = 5000, stride = 0x300;
+  std::vector<uint8_t> chain(n * stride + 0x80, 0);
+  for (size_t i = 0; i < n; ++i) {
+    std::copy(one.begin(), one.begin() + 0x274, chain.begin() + long(i * stride));
+    if (i + 1 < n) chain[i * stride + 3] &= ~0x02;
+  }
+  Chain c = decode_raw_chain(chain, gen7());
+  EXPECT_EQ(c.tds.size(), n);
+  EXPECT_EQ(c.tds.back().offset, (n - 1) * stride);
+}
+
 namespace {
 using CliResult = anec::test::ToolRun;
 CliResult desc_cli(const std::string &args) { return anec::test::run_tool(ANEC_TEST_DESC_TOOL, ANEC_TEST_TABLES_DIR, args); }

@@ -32,22 +32,26 @@ struct HwxCommand {
   uint64_t offset = 0;
 };
 
-// A tensor name bound to its window address. Load command 0x6 (fvmlib-shaped, the form of the real
-// files here): {u32 name offset, u32 minor version, u32 address} then the name. Load command 0x40
-// (the window-binding record of guide ch.23, "On-disk container"; no sample here): {u32 size,
-// u32 pad, u64 address, char name[]} after the command header.
+// A tensor name bound to its window address. Load command 0x6 (fvmlib-shaped, compilers of macOS
+// 11): {u32 name offset, u32 minor version, u32 address} then the name. Load command 0x40 (compiler
+// v7.5.8 and later: ../shared/testdata/newer): {u32 name offset (0x18), u32 0, u64 address} then the
+// name. Guide ch.23 ("On-disk container") reads that first word as a size; in every real file it is
+// 0x18, the name's offset, whatever the tensor's size. The size is that of the section mapped at
+// the address (the tensor's __FVMLIB section), when there is one.
 struct HwxTensorName {
   uint32_t cmd = 0x6;
-  uint64_t vmaddr = 0, bytes = 0; // bytes: the 0x40 form only
+  uint64_t vmaddr = 0, bytes = 0; // bytes: the size of the section at vmaddr, 0 when none
   std::string name;
 };
 
-// The program thread state (LC_THREAD flavor 1; 0x214 words in every real file here; layout read off
-// them, roles as libane and anecc use them): a table of 64-bit buffer base addresses from state
-// offset 0, one per buffer slot (BAR) that the descriptor header's RBase/WBase/TBase/KBase fields
-// index — slot 0 the descriptor chain (__text), 1 the kernel data (__const), 4 the output, 5 and on
-// the inputs — then at state offset 0x800 the chain's base address, its descriptor size in words
-// minus one and its descriptor count, and at 0x82c the command offset of the program's name.
+// The program thread state (LC_THREAD flavor 1; 0x214 words from the compilers of macOS 11, 0x21a
+// from v7.5.8; layout read off the real files, roles as libane and anecc use them): a table of
+// 64-bit buffer base addresses from state offset 0, one per buffer slot (BAR) that the descriptor
+// header's RBase/WBase/TBase/KBase fields index — slot 0 the descriptor chain (__text), 1 the kernel
+// data (__const), then the tensors (macOS 11: the output at 4, then the inputs; v7.5.8: by address,
+// inputs first) — then at state offset 0x800 the chain's base address, its descriptor size in words
+// minus one and its descriptor count, and at 0x82c the command offset of the program's name. The
+// H15 form (flavor 4, 16-byte slot records) is not read yet: it is listed as a raw command.
 struct HwxProgramState {
   static constexpr size_t kBars = 32;
   uint64_t offset = 0; // of the load command
@@ -68,10 +72,11 @@ struct HwxTensor {
   uint64_t vmaddr = 0;                            // from the tensor-name command, 0 when none
 };
 
-// A per-tensor thread state (LC_THREAD flavor 3, 30 words, layout read off the real files): word 1
-// the direction (1 input, 2 output), word 5 the element-type index, words 6..9 the n, c, h, w
-// extents, words 16..23 the four byte strides as 64-bit values; then NUL-separated names, the
-// second being the tensor's.
+// A per-tensor thread state (LC_THREAD flavor 3; 30 words from the compilers of macOS 11, 842 from
+// v7.5.8 on, words 30.. zero in every sample; layout read off the real files): word 1 the direction
+// (1 input, 2 output), word 2 the command offset of the program's name, word 4 that of the tensor's
+// name, word 5 the element-type index, words 6..9 the n, c, h, w extents, words 16..23 the four
+// byte strides as 64-bit values, word 27 the offset of its short name (the stabs name).
 struct HwxTensorState {
   uint64_t offset = 0; // of the load command
   uint32_t direction = 0, dtype_index = 0;
@@ -108,6 +113,10 @@ struct Hwx {
   HwxSection text;
   std::vector<HwxReloc> relocations; // on __text
   Chain chain;
+  // Why the chain in __text was not decoded (no register database walks this generation's
+  // descriptors), or empty when it was: the container is still read and the chain shown raw.
+  std::string chain_not_decoded;
+  std::vector<uint8_t> chain_raw; // the __text bytes, kept when the chain is not decoded
 };
 
 // What a virtual address is in the container: "segment.section", a tensor name, or "".
@@ -115,6 +124,7 @@ std::string hwx_what_is(const Hwx &h, uint64_t vmaddr);
 
 // Errors: ANEC-HWX-001 not an hwx (magic), ANEC-HWX-002 truncated or inconsistent structure (the
 // offending command and offsets named), ANEC-HWX-003 no __TEXT.__text; chain errors as ANEC-TD-*.
+// A schema that cannot walk descriptors (schema.walkable() false) leaves the chain undecoded.
 Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema);
 
 std::string hwx_text(const Hwx &h, const TdSchema &schema, std::optional<size_t> only = std::nullopt);

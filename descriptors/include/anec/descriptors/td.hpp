@@ -55,7 +55,6 @@ struct Chain {
 struct ChainLayout {
   uint32_t td_alignment = 0x100; // without a NextPointer, the next descriptor starts at the end rounded up to this
   uint32_t data_alignment = 16;  // kernel data starts at the last end rounded up to this
-  size_t max_tds = 4096;
 };
 
 // Decodes a raw chain (descriptors linked by NextPointer, an offset from the chain start, the last

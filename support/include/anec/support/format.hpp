@@ -2,12 +2,17 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <span>
 #include <string_view>
 
 namespace anec {
 
 // "0x1f" ("0x001f" with width 4).
 std::string hex(uint64_t v, int width = 0);
+
+// Bytes as hex rows of 16, each led by its offset ("0x4000: 00 00 47 00 ..."), for a part whose
+// layout is unknown.
+std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset);
 
 // At most `limit` characters of a text that came from an input, for an error message: a longer
 // one is cut, with the count of what was left out ("... (33012 more bytes)").
