@@ -85,7 +85,10 @@ std::string arm64_convention(const Binary &b, uint64_t fn) {
 
 std::vector<ExtractedTable> extract(const Schema &schema, const Registry &registry, const Binary &binary,
                                     const ExtractOptions &opt) {
-  static const std::regex ctor(R"(^ZinIrHal<(\w+)>::(GetParams|CreateParams)\(\)$)");
+  // The table is `this`, the returned value or an argument (static with a pointer, or a member with
+  // a pointer or reference in the second argument register); the name is GetParams or CreateParams.
+  static const std::regex ctor(
+      R"(^ZinIrHal<(\w+)>::(GetParams|CreateParams)\((ZinIrHalParameters ?[*&])?\)( const)?$)");
   static const std::regex data(R"(^ZinIrHal<(\w+)>::kParams$)");
   static const std::regex dispatcher(R"(^CreateHalFromString\(char const\*, ZinIrHalParameters\*\)$)");
   std::vector<Candidate> found;
@@ -100,7 +103,7 @@ std::vector<ExtractedTable> extract(const Schema &schema, const Registry &regist
         unknown.push_back(s.demangled);
         continue;
       }
-      found.push_back({t->name, s.demangled, is_ctor ? "ctor" : "data", s.addr});
+      found.push_back({t->name, s.demangled, !is_ctor ? "data" : m[3].matched ? "param" : "ctor", s.addr});
     } else if (std::regex_match(s.demangled, dispatcher)) {
       dispatch = &s;
     }
@@ -109,7 +112,8 @@ std::vector<ExtractedTable> extract(const Schema &schema, const Registry &regist
     for (const auto &t : registry.targets()) found.push_back({t.name, dispatch->demangled, "dispatcher", dispatch->addr});
   if (found.empty()) {
     std::string msg = "no recoverable HAL constructors in '" + binary.name() + "' (" + std::to_string(binary.symbols().size()) +
-                      " symbols); tried: demangled ZinIrHal<T>::GetParams() / ZinIrHal<T>::CreateParams() constructors, "
+                      " symbols); tried: demangled ZinIrHal<T>::GetParams / ZinIrHal<T>::CreateParams constructors "
+                      "(no argument, or a ZinIrHalParameters pointer or reference), "
                       "data symbols ZinIrHal<T>::kParams, the exported dispatcher "
                       "CreateHalFromString(char const*, ZinIrHalParameters*)";
     if (!unknown.empty()) msg += "; symbols naming unknown targets: " + unknown.front();
@@ -153,6 +157,10 @@ std::vector<ExtractedTable> extract(const Schema &schema, const Registry &regist
         uint64_t args[] = {str, table};
         if ((emu.call(c.addr, args) & 0xff) == 0) continue; // the dispatcher does not build this name
         t.method = "dispatcher";
+      } else if (c.kind == "param") { // static: the table first; member: `this` first, the table second
+        uint64_t args[] = {table, table};
+        emu.call(c.addr, args, table);
+        t.method = "table argument";
       } else {
         uint64_t args[] = {table};
         emu.call(c.addr, args, table);
