@@ -6,6 +6,7 @@
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/checked.hpp"
+#include "anec/support/reasons.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/json.hpp"
 #include "tool_main.hpp"
@@ -22,6 +23,7 @@ namespace {
 
 const char *kUsage = R"(usage: anec [--tables DIR] check MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
        anec [--tables DIR] estimate MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
+       anec [--tables DIR] explain CODE | --markdown
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
 ONNX model (.onnx). --dim binds a symbolic input dimension (an ONNX dim_param) to a value from 1 to
@@ -32,8 +34,19 @@ group/core, working-set and pitfall warnings. `estimate` gives the roofline late
 floor for the fused program) with the provenance of the target's parameters (anchored on silicon
 or predicted), per-op terms and the placement model's backend order. With --target all, one row
 per target: verdict, rejects, decompositions, warnings, estimated latency, bound.
+`explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
+about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
 Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
 )";
+
+// `explain CODE` or `explain --markdown`: the reason catalogue.
+int explain(const fs::path &tables, const std::vector<std::string> &args) {
+  if (args.size() != 1) throw Error("ANEC-CLI-001", "explain needs one CODE (or --markdown)");
+  ReasonCatalog catalog = ReasonCatalog::load(tables / "schema" / "reasons.toml");
+  std::string out = args[0] == "--markdown" ? catalog.markdown() : catalog.explain(args[0]);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
 
 std::string fmt(double v, int prec = 1) {
   char b[64];
@@ -276,6 +289,7 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
 
 int main(int argc, char **argv) {
   return anec::tools::tool_main("anec", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
+    if (cmd == "explain") return explain(tables, args);
     if (cmd != "check" && cmd != "estimate") throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
     Ctx ctx(tables);
     return run(ctx, cmd, args);

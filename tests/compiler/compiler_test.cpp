@@ -508,3 +508,13 @@ TEST(Cli, OversizedShapesAndDimsExitTwo) {
   EXPECT_NE(out.find("ANEC-GRAPH-003"), std::string::npos) << out;
   fs::remove_all(dir);
 }
+
+// `anec explain CODE` prints the catalogue entry of any tool's code; an unknown code is bad input.
+TEST(Cli, ExplainPrintsTheCatalogueEntry) {
+  anec::test::ToolRun r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR, "explain ANEC-CHK-010");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("ANEC-CHK-010 (verdict): ", 0), 0u) << r.out;
+  r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR, "explain ANEC-NOPE-999");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("ANEC-RSN-002"), std::string::npos) << r.err;
+}

@@ -1,6 +1,7 @@
 // Inputs and outputs for files from anywhere: only regular files are read, sizes are checked
 // before bytes, outputs never replace what is not a regular file, modes and umask are kept, a set
 // of files is swapped in whole, and temporaries of killed runs are removed.
+#include "../errors.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 
@@ -8,7 +9,6 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <gtest/gtest.h>
 #include <set>
 #include <sys/stat.h>
@@ -18,17 +18,9 @@
 
 using namespace anec;
 namespace fs = std::filesystem;
+using anec::test::code_of;
 
 namespace {
-
-std::string code_of(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.code();
-  }
-  return "";
-}
 
 mode_t mode_of(const fs::path &p) {
   struct stat st {};
