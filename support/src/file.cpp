@@ -366,10 +366,17 @@ void write_output(const fs::path &path, std::string_view text) {
 
 void write_output_set(const fs::path &dir_arg,
                       const std::vector<std::pair<std::string, std::string>> &files) {
-  fs::path dir = resolve_links(dir_arg.has_filename() ? dir_arg : dir_arg.parent_path());
+  fs::path dir = fs::absolute(dir_arg).lexically_normal();
+  dir = resolve_links(dir.has_filename() ? dir : dir.parent_path()); // "out/" and "." name a folder
   std::optional<struct stat> st = stat_of(dir);
   if (st && !S_ISDIR(st->st_mode))
     throw Error("ANEC-IO-006", "will not write into " + quoted(dir) + ": it is " + kind_of(st->st_mode));
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  for (fs::path p = cwd; st && !ec && !p.empty(); p = p == p.parent_path() ? fs::path() : p.parent_path())
+    if (fs::equivalent(p, dir, ec)) // swapping it would leave this process in a removed folder
+      throw Error("ANEC-IO-006",
+                  "will not replace " + quoted(dir_arg) + ": it is the current folder or holds it");
   std::set<std::string> names;
   for (const auto &[name, text] : files)
     names.insert(name);
@@ -396,11 +403,9 @@ void write_output_set(const fs::path &dir_arg,
     }
     swap_in(fresh, dir, st.has_value());
   } catch (...) {
-    std::error_code ec;
     fs::remove_all(fresh, ec);
     throw;
   }
-  std::error_code ec;
   fs::remove_all(fresh, ec); // after an exchange, the old set
 }
 

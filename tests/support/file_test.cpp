@@ -177,6 +177,14 @@ TEST_F(FileIo, SetsAreSwappedInWhole) {
   EXPECT_EQ(code_of([&] { write_output_set(out, {{"b.toml", "5"}}); }), "ANEC-IO-006");
   EXPECT_EQ(read_text_file(out / "b.toml"), "3");
   EXPECT_EQ(code_of([&] { write_output_set(out / "b.toml", {{"x.toml", "5"}}); }), "ANEC-IO-006");
+  fs::remove(out / "notes.md");
+  fs::path here = fs::current_path();
+  fs::current_path(out); // the folder a process stands in is never swapped away
+  EXPECT_EQ(code_of([&] { write_output_set(".", {{"b.toml", "5"}}); }), "ANEC-IO-006");
+  EXPECT_EQ(code_of([&] { write_output_set(dir, {{"b.toml", "5"}}); }), "ANEC-IO-006");
+  fs::current_path(here);
+  write_output_set(out.string() + "/", {{"b.toml", "6"}}); // a trailing separator names the folder
+  EXPECT_EQ(read_text_file(out / "b.toml"), "6");
 }
 
 // A set dir left half-written by a killed run (this version's staging directory) is removed by
