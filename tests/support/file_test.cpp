@@ -4,6 +4,8 @@
 #include "../errors.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
+#include "anec/support/json.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -242,4 +244,20 @@ TEST(Sha256Stream, PiecesHashAsTheWhole) {
     s.update(std::span(data).subspan(cut));
     EXPECT_EQ(s.hex_digest(), whole) << cut;
   }
+}
+
+// A truncated JSON dump used to echo up to 33 KB of its input in one error line (the parser quotes
+// the token it was reading); the message now quotes an excerpt.
+TEST(ErrorMessages, QuoteOnlyAnExcerptOfTheInput) {
+  std::string truncated = "{\"regions\": [\"" + std::string(40000, 'a'); // a string that never ends
+  try {
+    json::parse(truncated, "dump.json");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), "ANEC-JSON-001");
+    EXPECT_LT(std::string(e.what()).size(), 400u) << std::string(e.what()).substr(0, 400);
+    EXPECT_NE(std::string(e.what()).find("more bytes)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(excerpt("short"), "short");
+  EXPECT_EQ(excerpt(std::string(100, 'x'), 10), "xxxxxxxxxx... (90 more bytes)");
 }
