@@ -212,6 +212,205 @@ TEST(Check, PitfallScan) {
   EXPECT_EQ(fan.tensor("y")->shape.d[kC], 48);
 }
 
+namespace {
+// The first finding of `code` when `g` is checked against target `t` (code "none" when there is none).
+Finding finding(const Graph &g, const hal::Target &t, const std::string &code, OpVerdict *verdict = nullptr) {
+  CheckResult r = check(g, catalog(), t);
+  if (verdict && !r.ops.empty()) *verdict = r.ops[0];
+  for (const Finding &f : r.findings)
+    if (f.code == code) return f;
+  Finding none;
+  none.code = "none";
+  return none;
+}
+Finding finding(const Graph &g, const char *t, const std::string &code, OpVerdict *verdict = nullptr) {
+  return finding(g, target(t), code, verdict);
+}
+// x and a second input b of `b_shape`, both graph inputs, into `type`.
+Graph two_op(const std::string &type, std::vector<int64_t> x, const std::string &b_shape,
+             const std::string &attrs = "{}") {
+  return one_op(type, x, attrs, R"(, "b")", R"(, {"name": "b", "shape": )" + b_shape + "}");
+}
+} // namespace
+
+// Batch and depth rows of the extent table, at the limit and one past it: the pre-A13 tables
+// (h11: batch 4096, depth 1) and the A13 ones (h13: batch 65536, depth 16384).
+TEST(Check, BatchAndDepthBoundaries) {
+  struct Case {
+    const char *target;
+    int axis; // in the N, D, C, H, W shape
+    int64_t limit;
+    const char *code, *field;
+  } cases[] = {{"h11", 0, 4096, "ANEC-CHK-014", "max_tensor_batch"},
+               {"h13", 0, 65536, "ANEC-CHK-014", "max_tensor_batch"},
+               {"h11", 1, 1, "ANEC-CHK-013", "max_tensor_depth"},
+               {"h13", 1, 16384, "ANEC-CHK-013", "max_tensor_depth"}};
+  for (auto &c : cases) {
+    SCOPED_TRACE(std::string(c.target) + " " + c.code);
+    std::vector<int64_t> at = {1, 1, 1, 1, 8};
+    at[c.axis] = c.limit;
+    EXPECT_EQ(finding(one_op("relu", at), c.target, c.code).code, "none");
+    at[c.axis] = c.limit + 1;
+    Finding f = finding(one_op("relu", at), c.target, c.code);
+    EXPECT_EQ(f.code, c.code);
+    EXPECT_EQ(f.severity, Severity::Reject);
+    EXPECT_EQ(f.value, std::to_string(c.limit + 1));
+    EXPECT_EQ(f.limit, std::to_string(c.limit));
+    EXPECT_EQ(f.limit_field, c.field);
+  }
+}
+
+// A reshape to six axes: the engine's tensors have five (an ONNX input of rank 6:
+// Check.OnnxInputOfRankSixRejects).
+TEST(Check, MoreThanFiveAxesReject) {
+  Graph six = one_op("reshape", {1, 8, 4, 4}, R"({"shape": [1, 1, 2, 4, 4, 4]})");
+  Finding f = finding(six, "h17s", "ANEC-CHK-015");
+  EXPECT_EQ(f.code, "ANEC-CHK-015");
+  EXPECT_EQ(f.severity, Severity::Reject);
+  EXPECT_EQ(f.value, "6");
+  EXPECT_EQ(f.limit, "5");
+  Graph five = one_op("reshape", {1, 8, 4, 4}, R"({"shape": [1, 2, 4, 4, 4]})");
+  EXPECT_EQ(finding(five, "h17s", "ANEC-CHK-015").code, "none");
+}
+
+// An fp32 (or int32) graph input is read as fp16: a warning, the verdict stays native.
+TEST(Check, Fp32InputIsComputedInFp16) {
+  auto graph = [](const char *dtype) {
+    Graph g = read_graph_json(json::parse(std::string(R"({"format": "anec-graph", "version": 1,
+      "inputs": [{"name": "x", "shape": [1, 8, 4, 8], "dtype": ")") + dtype + R"("}],
+      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})", "d"),
+                               "d");
+    infer_shapes(g, catalog());
+    return g;
+  };
+  for (const char *dtype : {"fp32", "int32"}) {
+    SCOPED_TRACE(dtype);
+    OpVerdict v;
+    Finding f = finding(graph(dtype), "h13", "ANEC-CHK-017", &v);
+    EXPECT_EQ(f.code, "ANEC-CHK-017");
+    EXPECT_EQ(f.severity, Severity::Warn);
+    EXPECT_EQ(f.value, dtype);
+    EXPECT_EQ(f.limit, "fp16");
+    EXPECT_EQ(v.verdict, Verdict::Native);
+  }
+  EXPECT_EQ(finding(graph("fp16"), "h13", "ANEC-CHK-017").code, "none");
+}
+
+// Below an operation's family floor it decomposes: sin is F4 (A15), h13 is family index 2.
+TEST(Check, BelowTheFamilyFloorDecomposes) {
+  OpVerdict v;
+  Finding f = finding(one_op("sin", {1, 8, 16, 16}), "h13", "ANEC-CHK-003", &v);
+  EXPECT_EQ(f.code, "ANEC-CHK-003");
+  EXPECT_EQ(f.severity, Severity::Decompose);
+  EXPECT_EQ(f.value, "2");
+  EXPECT_EQ(f.limit, "4");
+  EXPECT_EQ(f.limit_field, "family_index");
+  EXPECT_EQ(v.verdict, Verdict::Decompose);
+  EXPECT_EQ(finding(one_op("sin", {1, 8, 16, 16}), "h15", "ANEC-CHK-003").code, "none");
+}
+
+// Capability gates: resize without the texture engine (h13) decomposes, dropout without the
+// random-number block rejects; each names the missing field.
+TEST(Check, MissingCapabilityDecomposesOrRejects) {
+  OpVerdict v;
+  Graph resize2x = one_op("resize", {1, 8, 16, 16}, R"({"scale": [2, 2]})");
+  Finding resize = finding(resize2x, "h13", "ANEC-CHK-004", &v);
+  EXPECT_EQ(resize.code, "ANEC-CHK-004");
+  EXPECT_EQ(resize.severity, Severity::Decompose);
+  EXPECT_EQ(resize.limit_field, "texture_engine");
+  EXPECT_EQ(v.decompose_with, "deconvolution upsample or transpose plus convolution");
+  EXPECT_EQ(finding(resize2x, "h14", "ANEC-CHK-004").code, "none");
+  Finding dropout = finding(one_op("dropout", {1, 8, 16, 16}), "h13", "ANEC-CHK-004", &v);
+  EXPECT_EQ(dropout.code, "ANEC-CHK-004");
+  EXPECT_EQ(dropout.severity, Severity::Reject);
+  EXPECT_EQ(dropout.limit_field, "dropout_random");
+  EXPECT_EQ(v.verdict, Verdict::Reject);
+}
+
+// A reduction with square = true on a family without the fused square (h13) decomposes.
+TEST(Check, SquareAfterReductionDecomposes) {
+  Graph g = one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})");
+  OpVerdict v;
+  Finding f = finding(g, "h13", "ANEC-CHK-033", &v);
+  EXPECT_EQ(f.code, "ANEC-CHK-033");
+  EXPECT_EQ(f.severity, Severity::Decompose);
+  EXPECT_EQ(f.limit_field, "square_after_reduction");
+  EXPECT_EQ(v.decompose_with, "the reduction then a separate square");
+  EXPECT_EQ(finding(g, "h14", "ANEC-CHK-033").code, "none");
+}
+
+// A transpose whose output height passes max_transpose_height (16384 on h13): channels moved to
+// height, at the limit and one past it.
+TEST(Check, OversizedTransposeDecomposes) {
+  auto transpose = [](int64_t channels) {
+    return one_op("transpose", {1, 1, channels, 1, 16}, R"({"perm": [0, 1, 3, 2, 4]})");
+  };
+  EXPECT_EQ(finding(transpose(16384), "h13", "ANEC-CHK-031").code, "none");
+  OpVerdict v;
+  Finding f = finding(transpose(16385), "h13", "ANEC-CHK-031", &v);
+  EXPECT_EQ(f.code, "ANEC-CHK-031");
+  EXPECT_EQ(f.severity, Severity::Decompose);
+  EXPECT_EQ(f.value, "16385");
+  EXPECT_EQ(f.limit, "16384");
+  EXPECT_EQ(f.limit_field, "max_transpose_height");
+  EXPECT_EQ(v.decompose_with, "multiple transpose passes");
+}
+
+// Table 17.2's per-operation rules, each on the smallest graph that breaks it.
+TEST(Check, OperationShapeRules) {
+  // a linear layer on a rank-5 input (depth 2)
+  auto linear = [](int64_t depth) {
+    return one_op("linear", {1, depth, 8, 4, 4}, R"({"out_features": 16})");
+  };
+  Finding f = finding(linear(2), "h13", "ANEC-CHK-027");
+  EXPECT_EQ(f.code, "ANEC-CHK-027");
+  EXPECT_EQ(f.value, "2");
+  EXPECT_EQ(finding(linear(1), "h13", "ANEC-CHK-027").code, "none");
+  // a concat axis that is no axis letter, and inputs that differ off the concat axis (H 8 vs 9)
+  auto concat = [](const char *b, const char *axis) {
+    return two_op("concat", {1, 4, 8, 8}, b, std::string(R"({"axis": ")") + axis + "\"}");
+  };
+  f = finding(concat("[1, 4, 8, 8]", "Q"), "h13", "ANEC-CHK-028");
+  EXPECT_EQ(f.code, "ANEC-CHK-028");
+  EXPECT_EQ(f.value, "Q");
+  f = finding(concat("[1, 4, 9, 8]", "C"), "h13", "ANEC-CHK-028");
+  EXPECT_EQ(f.code, "ANEC-CHK-028");
+  EXPECT_EQ(f.value, "[1,1,4,9,8]");
+  EXPECT_EQ(f.limit, "[1,1,4,8,8]");
+  EXPECT_EQ(finding(concat("[1, 5, 8, 8]", "C"), "h13", "ANEC-CHK-028").code, "none");
+  // a reshape from 128 elements to 16, and a perm naming axis 0 twice
+  f = finding(one_op("reshape", {1, 8, 4, 4}, R"({"shape": [1, 1, 4, 4]})"), "h13", "ANEC-CHK-029");
+  EXPECT_EQ(f.code, "ANEC-CHK-029");
+  EXPECT_EQ(f.value, "16");
+  EXPECT_EQ(f.limit, "128");
+  Graph perm = one_op("transpose", {1, 8, 4, 4}, R"({"perm": [0, 0, 2, 3, 4]})");
+  EXPECT_EQ(finding(perm, "h13", "ANEC-CHK-029").code, "ANEC-CHK-029");
+  // relu given two inputs, matmul given three
+  f = finding(two_op("relu", {1, 4, 8, 8}, "[1, 4, 8, 8]"), "h13", "ANEC-CHK-030");
+  EXPECT_EQ(f.code, "ANEC-CHK-030");
+  EXPECT_EQ(f.value, "2");
+  EXPECT_EQ(f.limit, "1");
+  Graph mm3 = one_op("matmul", {1, 1, 4, 8, 16}, "{}", R"(, "w", "w")",
+                     R"(, {"name": "w", "shape": [1, 1, 16, 4, 4]})");
+  f = finding(mm3, "h13", "ANEC-CHK-030");
+  EXPECT_EQ(f.code, "ANEC-CHK-030");
+  EXPECT_EQ(f.value, "3");
+  EXPECT_EQ(f.limit, "2");
+  // a 9x9 pooling window on an 8x8 input; one row of padding makes room for a 9-row window
+  f = finding(one_op("max_pool", {1, 8, 8, 8}, R"({"kernel": [9, 9]})"), "h13", "ANEC-CHK-034");
+  EXPECT_EQ(f.code, "ANEC-CHK-034");
+  EXPECT_EQ(f.value, "9x9");
+  EXPECT_EQ(f.limit, "[1,1,8,8,8]");
+  Graph padded = one_op("avg_pool", {1, 8, 8, 8}, R"({"kernel": [9, 8], "pad": [1, 0, 0, 0]})");
+  EXPECT_EQ(finding(padded, "h13", "ANEC-CHK-034").code, "none");
+  // add of 4 and 3 channels: neither is one
+  f = finding(two_op("add", {1, 4, 8, 8}, "[1, 3, 8, 8]"), "h13", "ANEC-CHK-035");
+  EXPECT_EQ(f.code, "ANEC-CHK-035");
+  EXPECT_EQ(f.value, "3");
+  EXPECT_EQ(f.limit, "4");
+  EXPECT_EQ(finding(two_op("add", {1, 4, 8, 8}, "[1, 1, 8, 8]"), "h13", "ANEC-CHK-035").code, "none");
+}
+
 // Seed ch.18 table 18.5, analytic column (h13 anchors): within 5% per row.
 TEST(Estimate, Table18_5AnalyticColumn) {
   struct Row {
@@ -469,6 +668,18 @@ TEST(Graph, OnnxDimensionsAreCapped) {
   EXPECT_NE(msg.find("does not fit in 64 bits"), std::string::npos) << msg;
   Graph g = read_onnx(relu_onnx({0, 16}, "n"), "ok.onnx", {{"n", 2}});
   EXPECT_EQ(g.tensor("x")->shape.str(), "[2,1,16,1,1]");
+}
+
+// An ONNX input of rank 6 keeps its source rank; the check rejects it.
+TEST(Check, OnnxInputOfRankSixRejects) {
+  Graph g = read_onnx(relu_onnx({1, 2, 2, 2, 2, 2}), "rank6.onnx");
+  infer_shapes(g, catalog());
+  EXPECT_EQ(g.tensor("x")->source_rank, 6);
+  Finding f = finding(g, "h17s", "ANEC-CHK-015");
+  EXPECT_EQ(f.code, "ANEC-CHK-015");
+  EXPECT_EQ(f.severity, Severity::Reject);
+  EXPECT_EQ(f.value, "6");
+  EXPECT_EQ(f.limit, "5");
 }
 
 // The issue's command lines: exit 2 with the reason code, never a negative MFLOP with exit 0.

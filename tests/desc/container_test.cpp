@@ -13,6 +13,7 @@
 #include "../errors.hpp"
 #include "../gen7.hpp"
 #include "../run_tool.hpp"
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <gtest/gtest.h>
@@ -114,6 +115,60 @@ TEST(Hwx, OversizedShapeNumberIsAFinding) {
   Hwx h = read_hwx(b, gen7());
   EXPECT_TRUE(codes(h.chain.findings).count("ANEC-HWX-101"));
   EXPECT_EQ(h.layouts.size(), 1u);
+}
+
+// conv.hwx with its __TEXT.__text section renamed __txet: nothing holds the descriptor chain.
+TEST(Hwx, MissingTextSectionIsAnError) {
+  auto b = read_file(tinygrad("conv.hwx"));
+  std::string cmds(b.begin(), b.begin() + 32 + le32(b, 20));
+  size_t at = cmds.find(std::string("__text\0\0\0\0\0\0\0\0\0\0__TEXT", 22)); // sectname, segname
+  ASSERT_NE(at, std::string::npos);
+  std::swap(b[at + 3], b[at + 4]);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { read_hwx(b, gen7()); }, &msg), "ANEC-HWX-003");
+  EXPECT_NE(msg.find("the container has no __TEXT.__text section"), std::string::npos) << msg;
+}
+
+// conv.hwx with a copy of its program state (LC_THREAD flavor 1) appended to the load commands; the
+// symbol table, strings and relocations after the commands move up into the zeros before __text,
+// their offsets with them. The first state is kept, the second is a finding at its offset.
+TEST(Hwx, SecondProgramStateIsAFinding) {
+  auto b = read_file(tinygrad("conv.hwx"));
+  Hwx h = read_hwx(b, gen7());
+  ASSERT_TRUE(h.program);
+  uint64_t state = h.program->offset;
+  uint32_t size = le32(b, state + 4), ncmds = le32(b, 16), end = 32 + le32(b, 20), text = h.text.offset;
+  ASSERT_TRUE(std::all_of(b.begin() + text - size, b.begin() + text, [](uint8_t x) { return x == 0; }));
+  std::vector<uint8_t> copy(b.begin() + long(state), b.begin() + long(state + size));
+  b.erase(b.begin() + text - size, b.begin() + text);
+  b.insert(b.begin() + end, copy.begin(), copy.end());
+  store_le(b, 16, ncmds + 1, 4);
+  store_le(b, 20, end + size - 32, 4);
+  auto shift = [&](uint64_t field) { // a file offset into the moved bytes
+    if (uint32_t v = le32(b, field); v >= end && v < text) store_le(b, field, v + size, 4);
+  };
+  for (uint64_t off = 32, i = 0; i < ncmds; off += le32(b, off + 4), ++i) {
+    if (le32(b, off) == 0x2) { // LC_SYMTAB: symoff, stroff
+      shift(off + 8);
+      shift(off + 16);
+    }
+    if (le32(b, off) == 0x19) // LC_SEGMENT_64: each section's reloff
+      for (uint32_t k = 0; k < le32(b, off + 64); ++k) shift(off + 72 + 80 * k + 56);
+  }
+  Hwx two = read_hwx(b, gen7());
+  ASSERT_TRUE(two.program);
+  EXPECT_EQ(two.program->offset, state);
+  EXPECT_EQ(two.relocations.size(), h.relocations.size());
+  EXPECT_EQ(two.layouts.size(), h.layouts.size());
+  size_t found = 0;
+  for (const Finding &f : two.chain.findings)
+    if (f.code == "ANEC-HWX-102") {
+      ++found;
+      EXPECT_EQ(f.offset, end);
+      EXPECT_EQ(f.message, "a second program state; the first is kept");
+    }
+  EXPECT_EQ(found, 1u);
+  EXPECT_FALSE(codes(h.chain.findings).count("ANEC-HWX-102"));
 }
 
 TEST(Audit, ProgramStateSlotsAndStrides) {

@@ -4,6 +4,7 @@
 #include "anec/descriptors/encode.hpp"
 #include "anec/descriptors/hwx.hpp"
 #include "anec/descriptors/td.hpp"
+#include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
@@ -166,6 +167,65 @@ TEST(RawChain, CorruptionsHaveReasonCodes) {
   std::string text = dump_text(u, gen7());
   EXPECT_NE(text.find("reserved bits"), std::string::npos);
   EXPECT_EQ(code_of([&] { dump_text(c, gen7(), 1); }), "ANEC-TD-005");
+}
+
+// A descriptor header past the data: a chain start beyond the end of relu6 (0x300 bytes), and one
+// descriptor decoded 0x10 bytes before the end, where its 0x28-byte header does not fit.
+TEST(RawChain, HeaderPastTheEndIsAnError) {
+  auto b = read_file(kernels() / "activation" / "relu6.bin");
+  ASSERT_EQ(b.size(), 0x300u);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { decode_raw_chain(b, gen7(), {}, 0x310); }, &msg), "ANEC-TD-001");
+  EXPECT_NE(msg.find("chain start 0x310 lies past the end 0x300"), std::string::npos) << msg;
+  std::vector<Finding> findings;
+  EXPECT_EQ(code_of([&] { decode_td(b, 0x2f0, 0x300, gen7(), findings); }, &msg), "ANEC-TD-001");
+  EXPECT_NE(msg.find("descriptor at 0x2f0 needs a 0x28-byte header, 0x10 bytes remain"), std::string::npos)
+      << msg;
+}
+
+// Header bit 31 of relu6's first word set: no field of the database covers bits 31:26 there.
+TEST(RawChain, ReservedHeaderBitsAreAFinding) {
+  auto b = read_file(kernels() / "activation" / "relu6.bin");
+  b[3] |= 0x80;
+  Chain c = decode_raw_chain(b, gen7());
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].code, "ANEC-TD-103");
+  EXPECT_EQ(c.findings[0].offset, 0u);
+  EXPECT_EQ(c.findings[0].message, "reserved header bits 0x80000000 set");
+  EXPECT_TRUE(c.tds[0].eon) << "EON (bit 25) is still read";
+}
+
+// softmax's first descriptor with NextPointer 0: the walk assumes the next one at its end (0x274)
+// rounded up to 0x100, which is where it is, and says so.
+TEST(RawChain, MissingNextPointerIsAFinding) {
+  auto b = read_file(kernels() / "activation" / "softmax.bin");
+  ASSERT_EQ(le32(b, 0x1c), 0x300u);
+  store_le(b, 0x1c, 0, 4);
+  Chain c = decode_raw_chain(b, gen7());
+  EXPECT_EQ(c.tds.size(), 5u);
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].code, "ANEC-TD-106");
+  EXPECT_EQ(c.findings[0].offset, 0u);
+  EXPECT_NE(c.findings[0].message.find("next assumed at 0x300"), std::string::npos) << c.findings[0].message;
+}
+
+// relu6's PE stream moved to register address 0x28800, in no block. The chain walk ends the
+// descriptor at that stream (so the tools never report it); decode_td, given the descriptor's
+// end, decodes the stream and reports it.
+TEST(RawChain, StreamInNoBlockIsAFindingOfDecodeTd) {
+  auto b = read_file(kernels() / "activation" / "relu6.bin");
+  ASSERT_EQ(le32(b, 0x228), 0x0c008800u); // 4 words at 0x8800 (PE)
+  store_le(b, 0x228, 0x0c028800, 4);
+  std::vector<Finding> findings;
+  Td td = decode_td(b, 0, 0x274, gen7(), findings);
+  EXPECT_EQ(td.streams.size(), 7u);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].code, "ANEC-TD-101");
+  EXPECT_EQ(findings[0].offset, 0x228u);
+  EXPECT_NE(findings[0].message.find("register address 0x28800 is in no known block"), std::string::npos);
+  Chain c = decode_raw_chain(b, gen7());
+  EXPECT_EQ(c.tds[0].size, 0x228u);
+  for (const Finding &f : c.findings) EXPECT_NE(f.code, "ANEC-TD-101");
 }
 
 // Chains longer than 4096 descriptors used to be refused as "without EON"; real programs hold
@@ -432,6 +492,31 @@ TEST(Audit, RealFilesAreCleanAndEachCheckFires) {
   auto bounds = conv;
   put32(bounds, 0x4000 + 0x7c, 0x100); // CoeffBaseAddr[2] = 0x100: +0x40 runs past the 0xc0-byte __const
   EXPECT_TRUE(audit_codes(audit_hwx(read_hwx(bounds, gen7()))).count("ANEC-AUD-005"));
+}
+
+// EON on the last descriptor alone. A decoded chain always ends at its first EON, so the chains
+// here are assembled from softmax's descriptors decoded one at a time: the first two (the last of
+// them not marked EON), and the EON descriptor followed by the first.
+TEST(Audit, EonOnTheLastDescriptorAlone) {
+  auto b = read_file(kernels() / "activation" / "softmax.bin");
+  std::vector<Finding> none;
+  auto td = [&](uint64_t at) { return decode_td(b, at, at + 0x274, gen7(), none); };
+  using Found = std::vector<std::pair<uint64_t, std::string>>;
+  auto eon = [](const std::vector<Finding> &fs) {
+    Found out;
+    for (const Finding &f : fs)
+      if (f.code == "ANEC-AUD-001") out.push_back({f.offset, f.message});
+    return out;
+  };
+  Chain first_two;
+  first_two.tds = {td(0), td(0x300)};
+  EXPECT_EQ(eon(audit_chain(first_two)), (Found{{0x300, "descriptor 1 is the last but not marked EON"}}));
+  Chain reordered;
+  reordered.tds = {td(0xc00), td(0)};
+  EXPECT_EQ(eon(audit_chain(reordered)), (Found{{0xc00, "descriptor 0 is marked EON but is not the last"},
+                                                {0, "descriptor 1 is the last but not marked EON"}}));
+  EXPECT_TRUE(none.empty());
+  EXPECT_TRUE(eon(audit_chain(decode_raw_chain(b, gen7()))).empty());
 }
 
 TEST(Explain, SaysWhatLiesAtAnOffset) {

@@ -9,9 +9,11 @@
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
+#include "../run_tool.hpp"
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
+#include <unistd.h>
 
 using namespace anec;
 using namespace anec::fw;
@@ -136,6 +138,30 @@ TEST(Wire, EnvelopeChecks) {
   ASSERT_FALSE(pad.empty()); // also tells GCC 12's -O3 -Warray-bounds that back() exists
   pad.back() = 1;
   expect_only(pad, "ANEC-FW-004", Disposition::Reject);
+}
+
+// `anec-fw decode` of bytes that are no command (the first 20 bytes of one, shorter than a header):
+// exit 2 with ANEC-FW-020 quoting the first violation; `validate` lists it and exits 1.
+TEST(Wire, DecodeOfBytesThatAreNoCommandFails) {
+  auto good = encode(described("procedure_call.toml"), table());
+  fs::path dir = fs::temp_directory_path() / ("anec-fw-decode-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  write_output(dir / "good.bin", good);
+  write_output(dir / "short.bin", std::vector<uint8_t>(good.begin(), good.begin() + 20));
+  auto fw = [](const std::string &args) {
+    return anec::test::run_tool(ANEC_TEST_FW_TOOL, ANEC_TEST_TABLES_DIR, args);
+  };
+  EXPECT_EQ(fw("decode " + (dir / "good.bin").string()).status, 0);
+  anec::test::ToolRun r = fw("decode " + (dir / "short.bin").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("ANEC-FW-020: " + (dir / "short.bin").string() +
+                       ": cannot be decoded (ANEC-FW-001: message of 20 bytes is shorter than the header"),
+            std::string::npos)
+      << r.err;
+  r = fw("validate " + (dir / "short.bin").string());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("ANEC-FW-001 length: reject"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }
 
 TEST(Wire, HeaderChecks) {

@@ -110,6 +110,17 @@ TEST_F(Cli, UsageErrors) {
   EXPECT_EQ(run("frobnicate").status, 2);
   EXPECT_EQ(run("list --format yaml").status, 2);
   EXPECT_EQ(run("decode x.bin").status, 2);
+  // An unknown command, a missing required option and an unknown option: ANEC-CLI-001.
+  struct Case {
+    const char *args, *message;
+  } cases[] = {{"frobnicate", "ANEC-CLI-001: unknown command 'frobnicate'"},
+               {"decode x.bin", "ANEC-CLI-001: decode needs BLOB and --target TARGET"},
+               {"list --colour", "ANEC-CLI-001: unrecognised option '--colour'"}};
+  for (const Case &c : cases) {
+    Result r = run(c.args);
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+  }
   Result h = run("--help");
   EXPECT_EQ(h.status, 0);
   EXPECT_NE(h.out.find("generate"), std::string::npos);

@@ -188,6 +188,20 @@ TEST(BinaryLoader, RejectsBadFiles) {
   EXPECT_EQ(code_of([&] { Binary::load(test::fixture("no-such-file")); }), "ANEC-IO-001");
 }
 
+// A Mach-O linked with chained fixups (LC_DYLD_CHAINED_FIXUPS, whose linkedit_data_command has the
+// shape of LC_FUNCTION_STARTS): the fixture's function-starts command relabelled as one.
+TEST(BinaryLoader, ChainedFixupsAreRefused) {
+  auto bytes = read_file(test::fixture("libhal_O2.dylib"));
+  size_t off = 32, relabelled = 0;
+  for (uint32_t i = 0, n = le32(bytes, 16); i < n; off += le32(bytes, off + 4), ++i)
+    if (le32(bytes, off) == 0x26) relabelled = off;
+  ASSERT_NE(relabelled, 0u);
+  store_le(bytes, relabelled, 0x80000034, 4);
+  std::string msg;
+  EXPECT_EQ(code_of([&] { Binary::parse(bytes, "chained.dylib"); }, &msg), "ANEC-BIN-004");
+  EXPECT_NE(msg.find("'chained.dylib' uses chained fixups"), std::string::npos) << msg;
+}
+
 namespace {
 uint32_t le32at(const std::vector<uint8_t> &b, size_t off) {
   return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
@@ -340,4 +354,39 @@ TEST(Emulator, ConstructorThatThrowsClosesItsEngine) {
   ASSERT_TRUE(moved);
   Binary high = Binary::parse(bytes, "high.so");
   EXPECT_EQ(code_of([&] { decode::Emulator e(high); }), "ANEC-EMU-004");
+}
+
+// Memory emulated code cannot use (1 GiB, above the fixture, is unmapped): a write there, a heap
+// past its limit, the dispatcher's strcmp on a name there, h13's constructor copying its table
+// there (memcpy), and a call there.
+TEST(Emulator, MemoryFaultsAreReported) {
+  Binary bin = Binary::load(test::fixture("libhal_O2.dylib"));
+  decode::EmuLimits small;
+  small.heap_bytes = 1 << 16;
+  decode::Emulator emu(bin, small);
+  const uint64_t unmapped = 1ull << 30;
+  const uint8_t one = 1;
+  std::string msg;
+  EXPECT_EQ(code_of([&] { emu.write(unmapped, {&one, 1}); }, &msg), "ANEC-EMU-001");
+  EXPECT_NE(msg.find("cannot write at 0x40000000"), std::string::npos) << msg;
+  EXPECT_EQ(code_of([&] { emu.alloc(1 << 17); }, &msg), "ANEC-EMU-001");
+  EXPECT_NE(msg.find("emulator heap exhausted (65536 bytes)"), std::string::npos) << msg;
+  auto function = [&](const std::string &prefix) {
+    for (auto &s : bin.symbols())
+      if (s.demangled.rfind(prefix, 0) == 0) return s.addr;
+    ADD_FAILURE() << prefix;
+    return uint64_t{0};
+  };
+  uint64_t dispatch[] = {unmapped, emu.alloc(Tables::get().schema.blob_size())};
+  EXPECT_EQ(code_of([&] { emu.call(function("CreateHalFromString"), dispatch); }, &msg), "ANEC-EMU-001");
+  EXPECT_NE(msg.find("import strcmp: unterminated string"), std::string::npos) << msg;
+  // h13's constructor given a table in unmapped memory: it copies the table there
+  uint64_t table[] = {unmapped};
+  EXPECT_EQ(code_of([&] { emu.call(function("ZinIrHal<H13>::GetParams"), table, unmapped); }, &msg),
+            "ANEC-EMU-001");
+  std::string copy = "import memcpy: cannot copy " + std::to_string(Tables::get().schema.blob_size());
+  EXPECT_NE(msg.find(copy), std::string::npos) << msg;
+  // a call into unmapped memory faults on the fetch
+  EXPECT_EQ(code_of([&] { emu.call(unmapped, {}); }, &msg), "ANEC-EMU-001");
+  EXPECT_NE(msg.find("(UC_ERR_FETCH_UNMAPPED) at 0x40000000"), std::string::npos) << msg;
 }

@@ -6,11 +6,17 @@
 #include "anec/support/toml.hpp"
 #include "fixture.hpp"
 
+#include "../errors.hpp"
+#include <algorithm>
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 using namespace anec;
 using namespace anec::hal;
+using anec::test::code_of;
 using test::Tables;
+namespace fs = std::filesystem;
 
 namespace {
 const Target &T(const char *name) { return Tables::get().registry.get(name); }
@@ -183,4 +189,88 @@ TEST(TargetFiles, StrictReadingNamesLineAndColumn) {
   EXPECT_NE(error(replace("anec-hal/1.0", "anec-hal/0.9")).find("ANEC-HAL-003"), std::string::npos);
   EXPECT_NE(error(replace("confidence = \"measured\"", "confidence = \"certain\"")).find("unknown confidence"),
             std::string::npos);
+}
+
+// A typed accessor asked for a field the target has no value for, or for one of another type
+// (num_nes is an integer, not text).
+TEST(Targets, MissingOrMistypedValueIsAnError) {
+  Target t = T("h13");
+  t.values.erase("num_nes");
+  std::string msg;
+  EXPECT_EQ(code_of([&] { (void)t.uint("num_nes"); }, &msg), "ANEC-HAL-007");
+  EXPECT_NE(msg.find("target 'h13' has no value for 'num_nes'"), std::string::npos) << msg;
+  EXPECT_EQ(code_of([&] { (void)T("h13").text("num_nes"); }, &msg), "ANEC-HAL-007");
+  EXPECT_NE(msg.find("target 'h13': 'num_nes' has another type"), std::string::npos) << msg;
+  EXPECT_EQ(T("h13").uint("num_nes"), 4u);
+}
+
+namespace {
+// A scratch folder for one test, removed with it.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() /
+                 ("anec-targets-" + std::to_string(::getpid()) + "-" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() { fs::remove_all(dir); }
+};
+std::string replaced(std::string text, const std::string &from, const std::string &to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+} // namespace
+
+// The registry over a targets folder: a line-up target without its table, then a table that
+// defines another target (h14's table saved as h13.toml).
+TEST(Targets, MissingOrMisnamedTableIsAnError) {
+  const auto &t = Tables::get();
+  Scratch s;
+  Lineup one = t.lineup;
+  one.targets = {"h13"};
+  std::string msg;
+  EXPECT_EQ(code_of([&] { Registry::load(t.schema, one, s.dir); }, &msg), "ANEC-HAL-008");
+  EXPECT_NE(msg.find("h13.toml is missing; run `anec-hal generate`"), std::string::npos) << msg;
+  fs::copy_file(test::tables() / "targets" / "h14.toml", s.dir / "h13.toml");
+  EXPECT_EQ(code_of([&] { Registry::load(t.schema, one, s.dir); }, &msg), "ANEC-HAL-008");
+  EXPECT_NE(msg.find("defines 'h14', expected 'h13'"), std::string::npos) << msg;
+  fs::remove(s.dir / "h13.toml");
+  fs::copy_file(test::tables() / "targets" / "h13.toml", s.dir / "h13.toml");
+  EXPECT_EQ(Registry::load(t.schema, one, s.dir).targets().size(), 1u);
+}
+
+// Malformed reference facts, each in a copy of tables/reference: a line-up of another format, a
+// target inheriting a tier that does not exist, a target file the line-up does not name.
+TEST(Reference, MalformedFactsAreErrors) {
+  const auto &t = Tables::get();
+  Scratch s;
+  fs::path ref = s.dir / "reference";
+  fs::copy(test::tables() / "reference", ref, fs::copy_options::recursive);
+  EXPECT_EQ(load_reference(t.schema, load_lineup(ref / "lineup.toml"), ref).size(), 28u);
+  std::string msg;
+  std::string lineup = read_text_file(ref / "lineup.toml");
+  write_output(ref / "lineup.toml", replaced(lineup, "\"anec-lineup/1\"", "\"anec-lineup/2\""));
+  EXPECT_EQ(code_of([&] { load_lineup(ref / "lineup.toml"); }, &msg), "ANEC-REF-001");
+  EXPECT_NE(msg.find("format must be \"anec-lineup/1\""), std::string::npos) << msg;
+  write_output(ref / "lineup.toml", lineup);
+  std::string h13 = read_text_file(ref / "targets" / "h13.toml");
+  write_output(ref / "targets" / "h13.toml", replaced(h13, "inherits = \"a13\"", "inherits = \"a99\""));
+  EXPECT_EQ(code_of([&] { load_reference(t.schema, t.lineup, ref); }, &msg), "ANEC-REF-001");
+  EXPECT_NE(msg.find("tier 'a99' not found"), std::string::npos) << msg;
+  write_output(ref / "targets" / "h13.toml", h13);
+  fs::copy_file(ref / "targets" / "h13.toml", ref / "targets" / "h99.toml");
+  EXPECT_EQ(code_of([&] { load_reference(t.schema, t.lineup, ref); }, &msg), "ANEC-REF-001");
+  EXPECT_NE(msg.find("h99.toml is not in the line-up"), std::string::npos) << msg;
+}
+
+// A TOML date where a target table holds a number: refused with its line and column.
+TEST(TargetFiles, DatesAreRefused) {
+  std::string text = replaced(to_toml(Tables::get().schema, T("h13")), "offset = 0x81d, value = 0",
+                              "offset = 0x81d, value = 2024-01-01");
+  size_t at = text.find("2024-01-01");
+  long line = 1 + std::count(text.begin(), text.begin() + long(at), '\n');
+  std::string where = "x.toml:" + std::to_string(line) + ":" + std::to_string(at - text.rfind('\n', at));
+  std::string msg;
+  EXPECT_EQ(code_of([&] { from_doc(Tables::get().schema, toml::parse(text, "x.toml"), "x.toml"); }, &msg),
+            "ANEC-TOML-002");
+  EXPECT_NE(msg.find(where + ": dates and times are not used by anec tables"), std::string::npos) << msg;
 }

@@ -88,6 +88,47 @@ TEST(OnnxReal, KnownStructure) {
   fs::remove(junk);
 }
 
+namespace {
+// Protobuf wire format, enough for a one-node model (field numbers as in compiler_test.cpp's
+// relu_onnx): ModelProto{ir_version 1, graph 7, opset_import 8}, GraphProto{node 1, name 2, input 11,
+// output 12}, NodeProto{input 1, output 2, op_type 4}, ValueInfoProto{name 1, type 2},
+// TypeProto{tensor_type 1}, TypeProto.Tensor{elem_type 1, shape 2}, TensorShapeProto{dim 1}.
+std::string varint(uint64_t v) {
+  std::string s;
+  do {
+    s += char((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  return s;
+}
+std::string number(int field, uint64_t v) { return varint(uint64_t(field) << 3) + varint(v); }
+std::string bytes(int field, const std::string &b) {
+  return varint(uint64_t(field) << 3 | 2) + varint(b.size()) + b;
+}
+std::string float_tensor(const std::string &name, const std::vector<int64_t> &dims) {
+  std::string shape;
+  for (int64_t d : dims) shape += bytes(1, number(1, uint64_t(d)));
+  return bytes(1, name) + bytes(2, bytes(1, number(1, 1) + bytes(2, shape))); // elem_type FLOAT
+}
+// x -> Relu -> y, with x and y declared of the given shapes (opset 17).
+std::string relu_model(const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
+  std::string node = bytes(1, "x") + bytes(2, "y") + bytes(4, "Relu");
+  std::string graph = bytes(1, node) + bytes(2, "g") + bytes(11, float_tensor("x", x)) +
+                      bytes(12, float_tensor("y", y));
+  return number(1, 8) + bytes(7, graph) + bytes(8, bytes(1, "") + number(2, 17));
+}
+} // namespace
+
+// A model the ONNX checker accepts but whose declared output shape contradicts the inferred one
+// (Relu of [1, 4] declared [1, 5]): shape inference fails.
+TEST(Onnx, ShapeInferenceFailureHasAReasonCode) {
+  EXPECT_EQ(read_onnx(relu_model({1, 4}, {1, 4}), "ok.onnx").tensor("y")->shape.str(), "[1,1,4,1,1]");
+  std::string msg;
+  EXPECT_EQ(code_of([&] { read_onnx(relu_model({1, 4}, {1, 5}), "bad.onnx"); }, &msg), "ANEC-ONNX-003");
+  EXPECT_NE(msg.find("bad.onnx: ONNX shape inference fails"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("differ in dimension 1: (4) vs (5)"), std::string::npos) << msg;
+}
+
 // The target matrix of a real network, as reviewed (tests/update-golden.sh writes it).
 TEST(OnnxReal, EmbeddingModelTargetMatrixMatchesGolden) {
   std::string out;

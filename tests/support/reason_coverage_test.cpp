@@ -61,13 +61,9 @@ TEST(Reasons, EveryReportedCodeIsCataloguedAndEveryCatalogueEntryIsReported) {
 
 // The codes no test reaches yet, as a ratchet: a new code must come with a test, and a code listed
 // here that gains one must leave the list.
-const std::set<std::string> kNotYetTested = {
-    "ANEC-AUD-001",  "ANEC-BIN-004", "ANEC-CHK-003", "ANEC-CHK-004", "ANEC-CHK-013", "ANEC-CHK-014",
-    "ANEC-CHK-015",  "ANEC-CHK-017", "ANEC-CHK-027", "ANEC-CHK-028", "ANEC-CHK-029", "ANEC-CHK-030",
-    "ANEC-CHK-031",  "ANEC-CHK-033", "ANEC-CHK-034", "ANEC-CHK-035", "ANEC-CLI-001", "ANEC-DIS-001",
-    "ANEC-EMU-001",  "ANEC-FW-020",  "ANEC-HAL-007", "ANEC-HAL-008", "ANEC-HWX-003", "ANEC-HWX-102",
-    "ANEC-ONNX-003", "ANEC-REF-001", "ANEC-TD-001",  "ANEC-TD-101",  "ANEC-TD-103",  "ANEC-TD-106",
-    "ANEC-TOML-002"};
+// ANEC-DIS-001: Capstone refusing to open an arm64 or x86-64 handle; only a Capstone built without
+// those architectures does that.
+const std::set<std::string> kNotYetTested = {"ANEC-DIS-001"};
 
 TEST(Reasons, EveryCodeIsExercisedByATest) {
   std::set<std::string> tested = codes_under({"tests"});
