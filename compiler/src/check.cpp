@@ -46,11 +46,12 @@ struct Checker {
     if (s == Severity::Reject) verdict->verdict = Verdict::Reject;
     else if (s == Severity::Decompose && verdict->verdict == Verdict::Native) verdict->verdict = Verdict::Decompose;
   }
-  // value > table limit: reject with the limit's provenance.
+  // value > table limit: reject with the limit's provenance. A placeholder is no limit (it stands
+  // for "not published", often as 0), so nothing is judged against it.
   bool over(int64_t value, const std::string &field, const std::string &code, const std::string &what, const std::string &fix,
             Severity s = Severity::Reject) {
     auto lim = num(field);
-    if (!lim || value < 0 || double(value) <= *lim) return false;
+    if (!lim || conf(field) == "placeholder" || value < 0 || double(value) <= *lim) return false;
     add(code, s, what + " " + str(value) + " exceeds " + str(int64_t(*lim)), str(value), str(int64_t(*lim)), field, fix);
     return true;
   }

@@ -354,6 +354,10 @@ TEST(Check, OversizedTransposeDecomposes) {
   EXPECT_EQ(f.limit, "16384");
   EXPECT_EQ(f.limit_field, "max_transpose_height");
   EXPECT_EQ(v.decompose_with, "multiple transpose passes");
+  // h11's transpose limits are placeholders (0: not published): no limit, so no finding; they used
+  // to make every transpose "exceed 0".
+  EXPECT_EQ(target("h11").find("max_transpose_height")->provenance.confidence, hal::Confidence::Placeholder);
+  EXPECT_EQ(finding(transpose(8), "h11", "ANEC-CHK-031").code, "none");
 }
 
 // Table 17.2's per-operation rules, each on the smallest graph that breaks it.
