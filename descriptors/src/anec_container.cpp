@@ -5,21 +5,23 @@
 #include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
+#include "anec/layout/layout.hpp"
 
 #include <algorithm>
 
 namespace anec::desc {
 
 namespace {
-constexpr uint32_t kPayloadOffsets[] = {0x800, 0x1000};
-
+// tables/schema/layout/anec.toml
+const layout::Struct &header_layout() { return layout::Database::builtin().get("anec.header"); }
+const layout::Enum &payload_offsets() { return *layout::Database::builtin().enumeration("anec_payload_offset"); }
 
 // The payload offset the size field implies, or 0.
 uint32_t payload_offset(std::span<const uint8_t> b) {
-  if (b.size() < AnecHeader::kBytes) return 0;
-  uint64_t size = le64(b, 0);
-  for (uint32_t h : kPayloadOffsets)
-    if (size && size <= b.size() && b.size() - size == h) return h;
+  if (b.size() < header_layout().bytes) return 0;
+  uint64_t size = layout::View(header_layout(), b, 0, "ANEC-ANEC-001").get("size");
+  for (auto [name, h] : payload_offsets().values)
+    if (size && size <= b.size() && b.size() - size == h) return uint32_t(h);
   return 0;
 }
 
@@ -35,7 +37,7 @@ std::string slot_role(const AnecHeader &h, size_t k) {
 
 bool looks_like_anec(std::span<const uint8_t> b) {
   uint32_t h = payload_offset(b);
-  return h && std::all_of(b.begin() + AnecHeader::kBytes, b.begin() + h, [](uint8_t x) { return x == 0; });
+  return h && std::all_of(b.begin() + header_layout().bytes, b.begin() + h, [](uint8_t x) { return x == 0; });
 }
 
 Anec read_anec(std::span<const uint8_t> b, const TdSchema &schema) {
@@ -43,22 +45,23 @@ Anec read_anec(std::span<const uint8_t> b, const TdSchema &schema) {
   a.header_bytes = payload_offset(b);
   if (!a.header_bytes)
     throw Error("ANEC-ANEC-001", "not an anec container: " +
-                                     (b.size() < AnecHeader::kBytes ? "the file is " + hex(b.size()) + " bytes, shorter than the " + hex(AnecHeader::kBytes) + "-byte header"
-                                                                    : "size field " + hex(le64(b, 0)) + " and file length " + hex(b.size()) +
+                                     (b.size() < header_layout().bytes ? "the file is " + hex(b.size()) + " bytes, shorter than the " + hex(header_layout().bytes) + "-byte header"
+                                                                    : "size field " + hex(layout::View(header_layout(), b, 0, "ANEC-ANEC-001").get("size")) + " and file length " + hex(b.size()) +
                                                                           " leave neither a 0x800- nor a 0x1000-byte header"));
-  for (uint64_t i = AnecHeader::kBytes; i < a.header_bytes; ++i)
+  for (uint64_t i = header_layout().bytes; i < a.header_bytes; ++i)
     if (b[i]) throw Error("ANEC-ANEC-001", "not an anec container: header pad byte at " + hex(i) + " is " + hex(b[i]) + ", not zero");
   AnecHeader &h = a.header;
-  h.size = le64(b, 0);
-  h.td_size = le32(b, 8);
-  h.td_count = le32(b, 0xc);
-  h.tsk_size = le64(b, 0x10);
-  h.krn_size = le64(b, 0x18);
-  h.src_count = le32(b, 0x20);
-  h.dst_count = le32(b, 0x24);
-  for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
-    h.tiles[k] = le32(b, 0x28 + 4 * k);
-    for (size_t j = 0; j < 6; ++j) h.nchw[k][j] = le64(b, 0xa8 + 48 * k + 8 * j);
+  layout::View v(header_layout(), b, 0, "ANEC-ANEC-001");
+  h.size = v.get("size");
+  h.td_size = uint32_t(v.get("td_size"));
+  h.td_count = uint32_t(v.get("td_count"));
+  h.tsk_size = v.get("tsk_size");
+  h.krn_size = v.get("krn_size");
+  h.src_count = uint32_t(v.get("src_count"));
+  h.dst_count = uint32_t(v.get("dst_count"));
+  for (uint32_t k = 0; k < AnecHeader::kSlots; ++k) {
+    h.tiles[k] = uint32_t(v.get("tiles", {k}));
+    for (uint32_t j = 0; j < 6; ++j) h.nchw[k][j] = v.get("nchw", {k, j});
   }
   if (h.tsk_size == 0 || h.tsk_size > h.size)
     throw Error("ANEC-ANEC-002", "chain size tsk_size " + hex(h.tsk_size) + " does not fit the " + hex(h.size) + "-byte payload");
@@ -119,16 +122,9 @@ Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> fil
 }
 
 std::string anec_header_field(const Anec &a, uint64_t off) {
-  static const std::pair<uint64_t, const char *> fixed[] = {{0x0, "size"},      {0x8, "td_size"},    {0xc, "td_count"}, {0x10, "tsk_size"},
-                                                           {0x18, "krn_size"}, {0x20, "src_count"}, {0x24, "dst_count"}};
   if (off >= a.header_bytes) return "";
-  if (off >= AnecHeader::kBytes) return "pad";
-  if (off >= 0xa8) return "nchw[" + std::to_string((off - 0xa8) / 48) + "][" + std::to_string((off - 0xa8) % 48 / 8) + "]";
-  if (off >= 0x28) return "tiles[" + std::to_string((off - 0x28) / 4) + "]";
-  std::string name;
-  for (auto [at, n] : fixed)
-    if (off >= at) name = n;
-  return name;
+  if (off >= header_layout().bytes) return "pad";
+  return header_layout().field_at(off);
 }
 
 std::vector<Finding> audit_anec(const Anec &a) {
@@ -170,7 +166,7 @@ std::vector<Finding> audit_anec(const Anec &a) {
 
 std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, uint32_t header_bytes) {
   auto fail = [](const std::string &m) -> Error { return Error("ANEC-CONV-001", m); };
-  if (std::find(std::begin(kPayloadOffsets), std::end(kPayloadOffsets), header_bytes) == std::end(kPayloadOffsets))
+  if (payload_offsets().name_of(header_bytes).starts_with("unknown"))
     throw fail("header size " + hex(header_bytes) + " is neither 0x800 nor 0x1000");
   if (!x.program) throw fail("the hwx has no program thread state (buffer slots, descriptor count)");
   const HwxProgramState &p = *x.program;
@@ -207,17 +203,14 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
     h.tiles[k] = uint32_t(align_up(nchw[0] * nchw[1] * nchw[4], AnecHeader::kTile) / AnecHeader::kTile);
   }
   std::vector<uint8_t> out(header_bytes + h.size, 0);
-  store_le(out, 0, h.size, 8);
-  store_le(out, 8, h.td_size, 4);
-  store_le(out, 0xc, h.td_count, 4);
-  store_le(out, 0x10, h.tsk_size, 8);
-  store_le(out, 0x18, h.krn_size, 8);
-  store_le(out, 0x20, h.src_count, 4);
-  store_le(out, 0x24, h.dst_count, 4);
-  for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
-    store_le(out, 0x28 + 4 * k, h.tiles[k], 4);
-    for (size_t j = 0; j < 6; ++j) store_le(out, 0xa8 + 48 * k + 8 * j, h.nchw[k][j], 8);
+  layout::Writer w(header_layout());
+  w.set("size", h.size).set("td_size", h.td_size).set("td_count", h.td_count).set("tsk_size", h.tsk_size);
+  w.set("krn_size", h.krn_size).set("src_count", h.src_count).set("dst_count", h.dst_count);
+  for (uint32_t k = 0; k < AnecHeader::kSlots; ++k) {
+    w.set("tiles", h.tiles[k], {k});
+    for (uint32_t j = 0; j < 6; ++j) w.set("nchw", h.nchw[k][j], {k, j});
   }
+  w.write_to(out, 0);
   std::copy_n(file.begin() + x.text.offset, x.text.size, out.begin() + header_bytes);
   if (kernel) std::copy_n(file.begin() + kernel->offset, kernel->size, out.begin() + header_bytes + align_up(h.tsk_size, 16));
   return out;

@@ -23,8 +23,6 @@ constexpr TypeInfo kTypes[] = {
     {Type::Float, "float", 0},    {Type::String, "string", 0}, {Type::Strings, "strings", 0},
     {Type::Bool, "bool", 0}};
 
-constexpr const char *kConfidence[] = {"measured", "decoded", "predicted", "inferred", "placeholder"};
-
 } // namespace
 
 const char *type_name(Type t) {
@@ -33,12 +31,6 @@ const char *type_name(Type t) {
   return "?";
 }
 bool is_blob_type(Type t) { return t <= Type::Bytes; }
-const char *confidence_name(Confidence c) { return kConfidence[static_cast<int>(c)]; }
-std::optional<Confidence> parse_confidence(std::string_view s) {
-  for (int i = 0; i < 5; ++i)
-    if (s == kConfidence[i]) return static_cast<Confidence>(i);
-  return std::nullopt;
-}
 
 const std::vector<std::string> &Schema::section_order() {
   static const std::vector<std::string> order = {"identity",  "datapath",   "limits",  "memory",

@@ -19,7 +19,7 @@
 namespace anec::desc {
 
 struct AnecHeader {
-  static constexpr size_t kSlots = 32, kBytes = 0x6a8, kTile = 0x4000, kFirstOutput = 4;
+  static constexpr uint32_t kSlots = 32, kTile = 0x4000, kFirstOutput = 4; // layout: tables/schema/layout/anec.toml
   uint64_t size = 0;
   uint32_t td_size = 0, td_count = 0;
   uint64_t tsk_size = 0, krn_size = 0;

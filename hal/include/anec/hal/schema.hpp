@@ -1,6 +1,7 @@
 // The HAL field database (tables/schema/hal.toml): every fact a target definition holds, where it
 // lives in the 0x938-byte ZinIrHalParameters blob (guide ch.24) or that it lives outside it.
 #pragma once
+#include "anec/support/confidence.hpp"
 #include "anec/support/doc.hpp"
 #include "anec/support/format.hpp"
 
@@ -14,11 +15,11 @@
 namespace anec::hal {
 
 enum class Type { U8, U16, U32, U64, F64, Ptr, Str24, Bytes, Int, Float, String, Strings, Bool };
-enum class Confidence { Measured, Decoded, Predicted, Inferred, Placeholder };
+using anec::Confidence;
+using anec::confidence_name;
+using anec::parse_confidence;
 
 const char *type_name(Type t);
-const char *confidence_name(Confidence c);
-std::optional<Confidence> parse_confidence(std::string_view s);
 bool is_blob_type(Type t);
 
 struct Field {
