@@ -172,7 +172,9 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
   const HwxProgramState &p = *x.program;
   AnecHeader h;
   h.tsk_size = x.text.size;
-  h.td_size = (p.td_words_minus_one + 1) * 4;
+  if (!p.td_bytes)
+    throw fail("the program state (flavor " + std::to_string(p.flavor) + ") gives no descriptor size; the driver format needs one");
+  h.td_size = uint32_t(p.td_bytes);
   h.td_count = p.td_count;
   const HwxSection *kernel = nullptr;
   for (const HwxSegment &g : x.segments)

@@ -102,8 +102,8 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
       bad(std::to_string(p->td_count) + " descriptor(s) declared, the chain has " +
           std::to_string(h.chain.tds.size()));
     for (const Td &td : h.chain.tds)
-      if ((p->td_words_minus_one + 1ull) * 4 != td.size)
-        bad("descriptor size " + hex((p->td_words_minus_one + 1ull) * 4) + ", the descriptor at " + hex(td.offset) + " is " + hex(td.size));
+      if (p->td_bytes && p->td_bytes != td.size)
+        bad("descriptor size " + hex(p->td_bytes) + ", the descriptor at " + hex(td.offset) + " is " + hex(td.size));
     for (const Td &td : h.chain.tds)
       for (auto [slot, enable] : kBaseFields) {
         auto on = header_field(td, enable);

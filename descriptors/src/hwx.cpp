@@ -4,6 +4,7 @@
 #include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
+#include "anec/layout/layout.hpp"
 
 #include <charconv>
 #include <map>
@@ -12,156 +13,203 @@
 namespace anec::desc {
 
 namespace {
-struct Reader {
-  std::span<const uint8_t> b;
-  void need(uint64_t off, uint64_t n, const std::string &what) const {
-    if (off > b.size() || n > b.size() - off)
-      throw Error("ANEC-HWX-002", what + " at " + hex(off) + "+" + hex(n) + " runs past the file end " + hex(b.size()));
+constexpr const char *kBad = "ANEC-HWX-002"; // truncated or inconsistent structure
+
+const layout::Database &db() { return layout::Database::builtin(); } // tables/schema/layout/hwx.toml
+
+// NUL-terminated text from `off`, not past `limit`.
+std::string cstr(std::span<const uint8_t> b, uint64_t off, uint64_t limit) {
+  std::string s;
+  for (uint64_t i = off; i < limit && i < b.size() && b[i]; ++i) s += char(b[i]);
+  return s;
+}
+
+void need(std::span<const uint8_t> b, uint64_t off, uint64_t n, const std::string &what) {
+  if (off > b.size() || n > b.size() - off)
+    throw Error(kBad, what + " at " + hex(off) + "+" + hex(n) + " runs past the file end " + hex(b.size()));
+}
+
+// The string a command names by its offset from the command's start, when that offset lies in the
+// command past `after` (its fixed part).
+std::string name_in(const layout::View &c, uint64_t name_off, uint64_t after) {
+  uint64_t size = c.get("cmdsize");
+  if (name_off < after || name_off >= size) return "";
+  return cstr(c.bytes(), c.at() + name_off, c.at() + size);
+}
+
+// Nonzero state words that no field of the layout names, by offset from the state's first word.
+std::vector<std::pair<uint32_t, uint32_t>> unnamed_words(const layout::View &c, uint64_t first, uint64_t words) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  const layout::Struct &s = c.layout();
+  for (uint64_t k = 0; k < 4 * words; k += 4) {
+    uint64_t at = first + k;
+    if (at < s.bytes && !s.field_at(at).empty()) continue;
+    if (uint32_t v = le32(c.bytes(), c.at() + at)) out.push_back({uint32_t(k), v});
   }
-  uint32_t u32(uint64_t off) const {
-    need(off, 4, "a field");
-    return le32(b, off);
+  return out;
+}
+
+HwxSegment read_segment(const layout::View &c, std::span<const uint8_t> file, Hwx &h, bool &have_text) {
+  HwxSegment s;
+  s.name = c.chars("segname");
+  s.vmaddr = c.get("vmaddr");
+  s.vmsize = c.get("vmsize");
+  s.fileoff = c.get("fileoff");
+  s.filesize = c.get("filesize");
+  s.maxprot = uint32_t(c.get("maxprot"));
+  s.initprot = uint32_t(c.get("initprot"));
+  s.flags = uint32_t(c.get("flags"));
+  uint64_t nsects = c.get("nsects");
+  const layout::Struct &sect = db().get("hwx.section_64");
+  if (c.layout().bytes + sect.bytes * nsects > c.get("cmdsize"))
+    throw Error(kBad, "segment " + s.name + " lists " + std::to_string(nsects) + " sections in " + hex(c.get("cmdsize")) + " bytes");
+  need(file, s.fileoff, s.filesize, "segment " + s.name);
+  for (uint64_t k = 0; k < nsects; ++k) {
+    layout::View v(sect, c.bytes(), c.end() + sect.bytes * k, kBad);
+    HwxSection x;
+    x.name = v.chars("sectname");
+    x.segment = v.chars("segname");
+    x.addr = v.get("addr");
+    x.size = v.get("size");
+    x.offset = uint32_t(v.get("offset"));
+    x.align = uint32_t(v.get("align"));
+    x.reloff = uint32_t(v.get("reloff"));
+    x.nreloc = uint32_t(v.get("nreloc"));
+    x.flags = uint32_t(v.get("flags"));
+    if (x.offset) need(file, x.offset, x.size, "section " + x.segment + "." + x.name);
+    if (x.segment == "__TEXT" && x.name == "__text") {
+      h.text = x;
+      have_text = true;
+    }
+    s.sections.push_back(x);
   }
-  uint64_t u64(uint64_t off) const { return uint64_t(u32(off)) | uint64_t(u32(off + 4)) << 32; }
-  std::string fixed(uint64_t off, size_t n) const {
-    need(off, n, "a name");
-    std::string s(reinterpret_cast<const char *>(&b[off]), n);
-    return s.substr(0, s.find('\0'));
+  return s;
+}
+
+HwxProgramState read_program(const layout::View &c) {
+  HwxProgramState p;
+  const std::string &kind = c.layout().name;
+  bool segment = kind == "hwx.segment_state";
+  p.flavor = uint32_t(c.get("flavor"));
+  p.offset = c.at();
+  for (uint32_t k = 0; k < HwxProgramState::kBars; ++k) p.bars[k] = segment ? c.get("bases", {k, 0}) : c.get("bases", {k});
+  p.td_base = c.get(segment ? "segment_base" : "td_base");
+  p.td_count = uint32_t(c.get("td_count"));
+  p.ene = uint32_t(c.get("ene"));
+  if (segment) {
+    p.prefix_words = uint32_t(c.get("prefix_words"));
+    p.segment_words = uint32_t(c.get("segment_words"));
+  } else {
+    p.td_bytes = 4 * c.get("td_words");
   }
-  std::string cstr(uint64_t off, uint64_t limit) const {
-    std::string s;
-    for (uint64_t i = off; i < limit && i < b.size() && b[i]; ++i) s += char(b[i]);
-    return s;
+  p.name = name_in(c, c.get("name_offset"), 16 + 4 * c.get("count"));
+  p.other = unnamed_words(c, 16, c.get("count"));
+  return p;
+}
+
+HwxTensorState read_tensor_state(const layout::View &c) {
+  HwxTensorState t;
+  t.offset = c.at();
+  t.direction = uint32_t(c.get("direction"));
+  t.dtype_index = uint32_t(c.get("dtype_index"));
+  for (uint32_t k = 0; k < 4; ++k) {
+    t.extents[k] = c.get("extents", {k});
+    t.strides[k] = c.get("strides", {k});
   }
+  t.bytes = c.get("bytes");
+  // The short name is the one the stabs layouts carry; the long one may add a role
+  // ("matmul_0@output").
+  uint64_t end_of_state = 16 + 4 * c.get("count");
+  t.name = name_in(c, c.get("short_name_offset"), end_of_state);
+  if (t.name.empty()) t.name = name_in(c, c.get("long_name_offset"), end_of_state);
+  return t;
+}
+
+struct SymbolTable {
+  uint64_t symoff = 0, nsyms = 0, stroff = 0, strsize = 0;
 };
+
+// One load command into `h`; unknown ones are only listed (kept raw).
+void read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &h, bool &have_text, SymbolTable &symtab) {
+  std::span<const uint8_t> cmd = head.bytes().first(head.at() + head.get("cmdsize")); // a command's fields stay inside it
+  const layout::Struct *s = db().variant("hwx.load_command", cmd, head.at());
+  if (!s && !db().enumeration("hwx_load_command")->name_of(head.get("cmd")).starts_with("unknown"))
+    throw Error(kBad, "load command " + hex(head.get("cmd")) + " at " + hex(head.at()) + " is " + hex(head.get("cmdsize")) +
+                          " bytes, too short for its kind");
+  if (s && s->name == "hwx.thread") s = db().variant("hwx.thread", cmd, head.at()); // an unknown flavor stays raw
+  if (!s) return;
+  layout::View c(*s, cmd, head.at(), kBad);
+  if (s->name == "hwx.segment_64") {
+    h.segments.push_back(read_segment(c, file, h, have_text));
+  } else if (s->name == "hwx.tensor_name_fvmlib" || s->name == "hwx.tensor_name") {
+    uint64_t name_off = c.get("name_offset");
+    if (name_off < s->bytes || name_off >= c.get("cmdsize"))
+      throw Error(kBad, "tensor-name command at " + hex(c.at()) + " puts its name at " + hex(name_off));
+    h.tensors.push_back({uint32_t(c.get("cmd")), c.get("address"), 0, name_in(c, name_off, s->bytes)});
+  } else if (s->name == "hwx.ident") {
+    h.banner = cstr(cmd, c.end(), cmd.size());
+  } else if (s->name == "hwx.symtab") {
+    symtab = {c.get("symoff"), c.get("nsyms"), c.get("stroff"), c.get("strsize")};
+    need(file, symtab.symoff, symtab.nsyms * db().get("hwx.nlist_64").bytes, "the symbol table");
+    need(file, symtab.stroff, symtab.strsize, "the string table");
+  } else if (s->name == "hwx.program_state" || s->name == "hwx.segment_state") {
+    if (16 + 4 * c.get("count") > c.get("cmdsize"))
+      throw Error(kBad, "thread state at " + hex(c.at()) + " counts " + std::to_string(c.get("count")) + " words in " + hex(c.get("cmdsize")) + " bytes");
+    if (h.program) h.chain.findings.push_back({"ANEC-HWX-102", c.at(), "a second program state; the first is kept"});
+    else h.program = read_program(c);
+  } else if (s->name == "hwx.tensor_state") {
+    if (16 + 4 * c.get("count") > c.get("cmdsize"))
+      throw Error(kBad, "thread state at " + hex(c.at()) + " counts " + std::to_string(c.get("count")) + " words in " + hex(c.get("cmdsize")) + " bytes");
+    h.states.push_back(read_tensor_state(c));
+  }
+}
+
+void read_symbols(std::span<const uint8_t> bytes, const SymbolTable &t, Hwx &h) {
+  const layout::Struct &nlist = db().get("hwx.nlist_64");
+  for (uint64_t k = 0; k < t.nsyms; ++k) {
+    layout::View v(nlist, bytes, t.symoff + nlist.bytes * k, kBad);
+    HwxSymbol s;
+    uint64_t strx = v.get("strx");
+    s.type = uint8_t(v.get("type"));
+    s.sect = uint8_t(v.get("sect"));
+    s.desc = uint16_t(v.get("desc"));
+    s.value = v.get("value");
+    if (strx >= t.strsize) throw Error(kBad, "symbol " + std::to_string(k) + " names string " + hex(strx) + " past the string table");
+    s.name = cstr(bytes, t.stroff + strx, t.stroff + t.strsize);
+    h.symbols.push_back(std::move(s));
+  }
+}
 } // namespace
 
 Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
-  Reader r{bytes};
-  if (bytes.size() < 32 || r.u32(0) != 0xbeefface)
-    throw Error("ANEC-HWX-001", "not an hwx container (magic " + (bytes.size() >= 4 ? hex(r.u32(0)) : std::string("missing")) + ", expected 0xbeefface)");
+  const layout::Struct &header = db().get("hwx.header"), &command = db().get("hwx.load_command");
+  uint64_t magic = bytes.size() >= 4 ? load_le(bytes, 0, 4) : 0;
+  if (bytes.size() < header.bytes || magic != *header.at("magic").value)
+    throw Error("ANEC-HWX-001", "not an hwx container (magic " + (bytes.size() >= 4 ? hex(magic) : std::string("missing")) + ", expected " + hex(*header.at("magic").value) + ")");
+  layout::View hv(header, bytes, 0, kBad);
   Hwx h;
-  h.cputype = r.u32(4);
-  h.cpusubtype = r.u32(8);
-  h.filetype = r.u32(12);
-  uint32_t ncmds = r.u32(16), sizeofcmds = r.u32(20);
-  h.flags = r.u32(24);
-  r.need(32, sizeofcmds, "the load commands");
-  if (ncmds > sizeofcmds / 8) throw Error("ANEC-HWX-002", std::to_string(ncmds) + " load commands cannot fit " + hex(sizeofcmds) + " bytes");
-  uint64_t off = 32, cmds_end = 32ull + sizeofcmds;
+  h.cputype = uint32_t(hv.get("cputype"));
+  h.cpusubtype = uint32_t(hv.get("cpusubtype"));
+  h.filetype = uint32_t(hv.get("filetype"));
+  h.flags = uint32_t(hv.get("flags"));
+  uint64_t ncmds = hv.get("ncmds"), sizeofcmds = hv.get("sizeofcmds");
+  need(bytes, header.bytes, sizeofcmds, "the load commands");
+  if (ncmds > sizeofcmds / command.bytes) throw Error(kBad, std::to_string(ncmds) + " load commands cannot fit " + hex(sizeofcmds) + " bytes");
+  std::span<const uint8_t> cmds = bytes.first(header.bytes + sizeofcmds);
+  uint64_t off = header.bytes;
   bool have_text = false;
-  uint32_t symoff = 0, nsyms = 0, stroff = 0, strsize = 0;
-  for (uint32_t i = 0; i < ncmds; ++i) {
-    if (off + 8 > cmds_end) throw Error("ANEC-HWX-002", "load command " + std::to_string(i) + " at " + hex(off) + " runs past sizeofcmds");
-    HwxCommand c{r.u32(off), r.u32(off + 4), off};
-    if (c.size < 8 || off + c.size > cmds_end)
-      throw Error("ANEC-HWX-002", "load command " + std::to_string(i) + " (" + hex(c.cmd) + ") at " + hex(off) + " has size " + hex(c.size));
-    auto need = [&](uint32_t n) {
-      if (c.size < n) throw Error("ANEC-HWX-002", "load command " + hex(c.cmd) + " at " + hex(off) + " is " + hex(c.size) + " bytes, needs " + hex(n));
-    };
-    if (c.cmd == 0x19) { // LC_SEGMENT_64
-      need(72);
-      HwxSegment s;
-      s.name = r.fixed(off + 8, 16);
-      s.vmaddr = r.u64(off + 24);
-      s.vmsize = r.u64(off + 32);
-      s.fileoff = r.u64(off + 40);
-      s.filesize = r.u64(off + 48);
-      s.maxprot = r.u32(off + 56);
-      s.initprot = r.u32(off + 60);
-      uint32_t nsects = r.u32(off + 64);
-      s.flags = r.u32(off + 68);
-      if (72ull + 80ull * nsects > c.size) throw Error("ANEC-HWX-002", "segment " + s.name + " lists " + std::to_string(nsects) + " sections in " + hex(c.size) + " bytes");
-      r.need(s.fileoff, s.filesize, "segment " + s.name);
-      for (uint32_t k = 0; k < nsects; ++k) {
-        uint64_t so = off + 72 + 80ull * k;
-        HwxSection x;
-        x.name = r.fixed(so, 16);
-        x.segment = r.fixed(so + 16, 16);
-        x.addr = r.u64(so + 32);
-        x.size = r.u64(so + 40);
-        x.offset = r.u32(so + 48);
-        x.align = r.u32(so + 52);
-        x.reloff = r.u32(so + 56);
-        x.nreloc = r.u32(so + 60);
-        x.flags = r.u32(so + 64);
-        if (x.offset) r.need(x.offset, x.size, "section " + x.segment + "." + x.name);
-        if (x.segment == "__TEXT" && x.name == "__text") {
-          h.text = x;
-          have_text = true;
-        }
-        s.sections.push_back(x);
-      }
-      h.segments.push_back(std::move(s));
-    } else if (c.cmd == 0x6) { // tensor name, LC_IDFVMLIB-shaped: name offset, minor version, address
-      need(20);
-      uint32_t name_off = r.u32(off + 8);
-      if (name_off < 20 || name_off >= c.size) throw Error("ANEC-HWX-002", "tensor-name command at " + hex(off) + " puts its name at " + hex(name_off));
-      h.tensors.push_back({0x6, r.u32(off + 16), 0, r.cstr(off + name_off, off + c.size)});
-    } else if (c.cmd == 0x40) { // tensor name: u32 name offset, u32 0, u64 address
-      need(24);
-      uint32_t name_off = r.u32(off + 8);
-      if (name_off < 24 || name_off >= c.size)
-        throw Error("ANEC-HWX-002",
-                    "tensor-name command at " + hex(off) + " puts its name at " + hex(name_off));
-      h.tensors.push_back({0x40, r.u64(off + 16), 0, r.cstr(off + name_off, off + c.size)});
-    } else if (c.cmd == 0x4 && c.size >= 16 + 0x830 && r.u32(off + 8) == 1 && 16ull + 4ull * r.u32(off + 12) <= c.size &&
-               r.u32(off + 12) * 4ull >= 0x830) { // program state
-      HwxProgramState p;
-      uint64_t w = off + 16, n = 4ull * r.u32(off + 12);
-      p.offset = off;
-      for (size_t k = 0; k < HwxProgramState::kBars; ++k) p.bars[k] = r.u64(w + 8 * k);
-      p.td_base = r.u64(w + 0x800);
-      p.td_words_minus_one = r.u32(w + 0x808);
-      p.td_count = r.u32(w + 0x80c);
-      uint32_t name_off = r.u32(w + 0x82c);
-      if (name_off >= 16 + n && name_off < c.size) p.name = r.cstr(off + name_off, off + c.size);
-      for (uint64_t k = 8 * HwxProgramState::kBars; k < n; k += 4)
-        if (k != 0x800 && k != 0x804 && k != 0x808 && k != 0x80c && k != 0x82c && r.u32(w + k)) p.other.push_back({uint32_t(k), r.u32(w + k)});
-      if (h.program) h.chain.findings.push_back({"ANEC-HWX-102", off, "a second program state; the first is kept"});
-      else h.program = std::move(p);
-    } else if (c.cmd == 0x8) { // build banner
-      h.banner = r.cstr(off + 8, off + c.size);
-    } else if (c.cmd == 0x4 && c.size >= 16 + 30 * 4 && r.u32(off + 8) == 3 && r.u32(off + 12) >= 30 &&
-               16 + 4ull * r.u32(off + 12) <= c.size) { // per-tensor thread state
-      HwxTensorState t;
-      // The short name (word 27) is the one the stabs layouts carry; the long one (word 4) may add
-      // a role ("matmul_0@output").
-      uint64_t w = off + 16, name_off = r.u32(w + 4 * 27) ? r.u32(w + 4 * 27) : r.u32(w + 4 * 4);
-      t.offset = off;
-      t.direction = r.u32(w + 4 * 1);
-      t.dtype_index = r.u32(w + 4 * 5);
-      for (int k = 0; k < 4; ++k) {
-        t.extents[k] = r.u32(w + 4 * (6 + k));
-        t.strides[k] = r.u64(w + 4 * (16 + 2 * k));
-      }
-      if (name_off >= 16 + 4ull * r.u32(off + 12) && name_off < c.size)
-        t.name = r.cstr(off + name_off, off + c.size);
-      h.states.push_back(std::move(t));
-    } else if (c.cmd == 0x2) { // LC_SYMTAB
-      need(24);
-      symoff = r.u32(off + 8);
-      nsyms = r.u32(off + 12);
-      stroff = r.u32(off + 16);
-      strsize = r.u32(off + 20);
-      r.need(symoff, uint64_t(nsyms) * 16, "the symbol table");
-      r.need(stroff, strsize, "the string table");
-    }
+  SymbolTable symtab;
+  for (uint64_t i = 0; i < ncmds; ++i) {
+    if (off + command.bytes > cmds.size()) throw Error(kBad, "load command " + std::to_string(i) + " at " + hex(off) + " runs past sizeofcmds");
+    layout::View head(command, cmds, off, kBad);
+    HwxCommand c{uint32_t(head.get("cmd")), uint32_t(head.get("cmdsize")), off};
+    if (c.size < command.bytes || off + c.size > cmds.size())
+      throw Error(kBad, "load command " + std::to_string(i) + " (" + hex(c.cmd) + ") at " + hex(off) + " has size " + hex(c.size));
+    read_command(head, bytes, h, have_text, symtab);
     h.commands.push_back(c);
     off += c.size;
   }
-  for (uint32_t k = 0; k < nsyms; ++k) {
-    uint64_t so = symoff + 16ull * k;
-    HwxSymbol s;
-    uint32_t strx = r.u32(so);
-    s.type = bytes[so + 4];
-    s.sect = bytes[so + 5];
-    s.desc = uint16_t(bytes[so + 6] | bytes[so + 7] << 8);
-    s.value = r.u64(so + 8);
-    if (strx >= strsize) throw Error("ANEC-HWX-002", "symbol " + std::to_string(k) + " names string " + hex(strx) + " past the string table");
-    s.name = r.cstr(stroff + strx, uint64_t(stroff) + strsize);
-    h.symbols.push_back(std::move(s));
-  }
+  read_symbols(bytes, symtab, h);
   // Tensor layouts from the stabs shape strings, element types from the catalogue.
   std::map<std::string, std::string> types; // "5" -> "float16"
   for (const HwxSymbol &sym : h.symbols) {
@@ -209,7 +257,7 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       for (const HwxSection &x : g.sections)
         if (x.addr == t.vmaddr && g.name == "__FVMLIB") t.bytes = x.size;
   if (!have_text) throw Error("ANEC-HWX-003", "the container has no __TEXT.__text section");
-  r.need(h.text.reloff, uint64_t(h.text.nreloc) * 8, "the __text relocations");
+  need(bytes, h.text.reloff, uint64_t(h.text.nreloc) * db().get("hwx.relocation").bytes, "the __text relocations");
   std::vector<Finding> layout_findings = std::move(h.chain.findings);
   if (schema.walkable())
     h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
@@ -220,16 +268,16 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     h.chain_raw.assign(text.begin(), text.end());
   }
   h.chain.findings.insert(h.chain.findings.end(), layout_findings.begin(), layout_findings.end());
+  const layout::Struct &reloc = db().get("hwx.relocation");
   for (uint32_t k = 0; k < h.text.nreloc; ++k) {
-    uint64_t ro = h.text.reloff + 8ull * k;
-    uint32_t info = r.u32(ro + 4);
+    layout::View v(reloc, bytes, h.text.reloff + uint64_t(reloc.bytes) * k, kBad);
     HwxReloc x;
-    x.address = r.u32(ro);
-    x.symbolnum = info & 0xffffff;
-    x.pcrel = (info >> 24) & 1;
-    x.length = uint8_t((info >> 25) & 3);
-    x.external = (info >> 27) & 1;
-    x.type = uint8_t(info >> 28);
+    x.address = uint32_t(v.get("address"));
+    x.symbolnum = uint32_t(v.get("symbolnum"));
+    x.pcrel = v.get("pcrel");
+    x.length = uint8_t(v.get("length"));
+    x.external = v.get("external");
+    x.type = uint8_t(v.get("type"));
     if (x.external) {
       if (x.symbolnum >= h.symbols.size())
         throw Error("ANEC-HWX-002", "relocation " + std::to_string(k) + " names symbol " + std::to_string(x.symbolnum) + " of " + std::to_string(h.symbols.size()));
@@ -284,7 +332,10 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
            (t.cmd == 0x40 ? ", " + std::to_string(t.bytes) + " bytes (command 0x40)" : std::string()) + "\n";
   if (const auto &p = h.program) {
     out += "program " + (p->name.empty() ? std::string("(unnamed)") : p->name) + ": chain at " + hex(p->td_base) + ", " + std::to_string(p->td_count) +
-           " descriptor(s) of " + hex((p->td_words_minus_one + 1ull) * 4) + " bytes\n";
+           (p->td_bytes ? " descriptor(s) of " + hex(p->td_bytes) + " bytes"
+                        : " descriptor(s) in a segment of " + std::to_string(p->segment_words) + " words (a frame of " +
+                              std::to_string(p->prefix_words) + " first)") +
+           ", engine mask " + hex(p->ene) + "\n";
     for (size_t k = 0; k < HwxProgramState::kBars; ++k)
       if (p->bars[k]) {
         std::string what = hwx_what_is(h, p->bars[k]);
@@ -303,7 +354,8 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
     out += "state " + t.name + " " + (t.direction == 1 ? "input" : t.direction == 2 ? "output" : "direction " + std::to_string(t.direction)) +
            " type t" + std::to_string(t.dtype_index) + " [" + std::to_string(t.extents[0]) + " " + std::to_string(t.extents[1]) + " " +
            std::to_string(t.extents[2]) + " " + std::to_string(t.extents[3]) + "] strides [" + std::to_string(t.strides[0]) + " " +
-           std::to_string(t.strides[1]) + " " + std::to_string(t.strides[2]) + " " + std::to_string(t.strides[3]) + "]\n";
+           std::to_string(t.strides[1]) + " " + std::to_string(t.strides[2]) + " " + std::to_string(t.strides[3]) + "], " +
+           std::to_string(t.bytes) + " bytes\n";
   out += std::to_string(h.symbols.size()) + " symbols\n";
   for (const HwxSymbol &sym : h.symbols)
     out += "  " + hex(sym.value) + " type " + hex(sym.type) + " sect " + std::to_string(sym.sect) + " desc " + hex(sym.desc) + "  " + sym.name + "\n";
@@ -335,8 +387,14 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     Doc x = Doc::table();
     x.set("name", Doc::string(p->name));
     x.set("td_base", Doc::integer(int64_t(p->td_base)));
-    x.set("td_bytes", Doc::integer(int64_t((p->td_words_minus_one + 1ull) * 4)));
+    x.set("flavor", Doc::integer(p->flavor));
+    if (p->td_bytes) x.set("td_bytes", Doc::integer(int64_t(p->td_bytes)));
+    if (p->flavor == 4) {
+      x.set("segment_words", Doc::integer(p->segment_words));
+      x.set("prefix_words", Doc::integer(p->prefix_words));
+    }
     x.set("td_count", Doc::integer(p->td_count));
+    x.set("engine_mask", Doc::integer(p->ene, true));
     Doc bars = Doc::array();
     for (size_t k = 0; k < HwxProgramState::kBars; ++k)
       if (p->bars[k]) {
@@ -387,6 +445,7 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     }
     x.set("extents_nchw", std::move(ext));
     x.set("stride_bytes_nchw", std::move(str));
+    x.set("bytes", Doc::integer(int64_t(t.bytes)));
     states.push(std::move(x));
   }
   d.set("tensor_states", std::move(states));

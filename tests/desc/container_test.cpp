@@ -55,7 +55,7 @@ TEST(Hwx, ProgramStateNamesTheBufferSlots) {
     EXPECT_EQ(p.name, "net");
     EXPECT_EQ(p.td_base, h.text.addr);
     EXPECT_EQ(p.td_count, h.chain.tds.size());
-    EXPECT_EQ((p.td_words_minus_one + 1) * 4, 0x274u);
+    EXPECT_EQ(p.td_bytes, 0x274u);
     EXPECT_EQ(hwx_what_is(h, p.bars[0]), "__TEXT.__text");
     EXPECT_EQ(hwx_what_is(h, p.bars[1]), "__TEXT.__const");
     EXPECT_EQ(p.bars[2], 0u);
@@ -102,6 +102,56 @@ TEST(Hwx, NewerCompilerContainer) {
   ASSERT_EQ(le32(bad_name, 0x318), 0x40u);
   store_le(bad_name, 0x320, 0x400, 4); // the name offset past the command
   EXPECT_EQ(code_of([&] { read_hwx(bad_name, gen7()); }), "ANEC-HWX-002");
+}
+
+// H15's program state is flavor 4 (layout hwx.segment_state): a base table at a 16-byte stride, the
+// text segment's words with the zero-size frame before the descriptor, no descriptor size. The
+// tensors' buffers sit in slots 6, 7 and 8 (values read off matmul_h15.hwx at 0x380).
+TEST(Hwx, SegmentStateOfH15) {
+  auto b = read_file(fs::path(ANEC_TEST_SHARED_DIR) / "testdata/newer/alexaltea-ane/matmul_h15.hwx");
+  TdSchema raw; // no stream layout: the container is still read
+  Hwx h = read_hwx(b, raw);
+  ASSERT_TRUE(h.program);
+  const HwxProgramState &p = *h.program;
+  EXPECT_EQ(p.flavor, 4u);
+  EXPECT_EQ(p.offset, 0x380u);
+  EXPECT_EQ(p.segment_words * 4, h.text.size); // 75 words, the frame included
+  EXPECT_EQ(p.prefix_words, 4u);
+  EXPECT_EQ(p.td_bytes, 0u);
+  EXPECT_EQ(p.td_count, 1u);
+  EXPECT_EQ(p.name, "net");
+  const char *slots[] = {"__TEXT.__text", "__TEXT.__const", "", "", "", "", "A", "B", "matmul_0"};
+  for (uint32_t k = 0; k < 9; ++k) EXPECT_EQ(hwx_what_is(h, p.bars[k]), slots[k]) << "slot " << k;
+  // Without a descriptor size the driver format cannot be written.
+  EXPECT_EQ(code_of([&] { hwx_to_anec(h, b, 0x1000); }), "ANEC-CONV-001");
+}
+
+// Every per-tensor state's buffer size equals the size of the window section at its address, in
+// every real file of both compiler generations: the field at state offset 0x60 is the size.
+TEST(Hwx, TensorStateSizesMatchTheirWindows) {
+  std::vector<fs::path> files;
+  for (const char *n : {"concat.hwx", "conv.hwx", "gemm.hwx", "relu.hwx", "sigmoid.hwx", "sum.hwx"}) files.push_back(tinygrad(n));
+  for (const char *n : {"matmul_h11.hwx", "matmul_h13.hwx", "matmul_h15.hwx"})
+    files.push_back(fs::path(ANEC_TEST_SHARED_DIR) / "testdata/newer/alexaltea-ane" / n);
+  for (const fs::path &f : files) {
+    auto b = read_file(f);
+    TdSchema raw;
+    Hwx h = read_hwx(b, raw);
+    ASSERT_FALSE(h.states.empty()) << f;
+    for (const HwxTensorState &t : h.states) {
+      uint64_t window = 0;
+      for (const HwxTensorName &n : h.tensors)
+        if (n.name == t.name || n.name == t.name.substr(0, t.name.find('@'))) window = n.vmaddr;
+      for (const HwxTensor &l : h.layouts)
+        if (l.name == t.name) window = window ? window : l.vmaddr;
+      uint64_t section = 0;
+      for (const HwxSegment &g : h.segments)
+        for (const HwxSection &x : g.sections)
+          if (x.addr == window && g.name == "__FVMLIB") section = x.size;
+      EXPECT_NE(section, 0u) << f << " " << t.name;
+      EXPECT_EQ(t.bytes, section) << f << " " << t.name;
+    }
+  }
 }
 
 // A shape string whose extent does not fit 64 bits is a finding, not a crash (found by the fuzzer).

@@ -44,22 +44,24 @@ struct HwxTensorName {
   std::string name;
 };
 
-// The program thread state (LC_THREAD flavor 1; 0x214 words from the compilers of macOS 11, 0x21a
-// from v7.5.8; layout read off the real files, roles as libane and anecc use them): a table of
-// 64-bit buffer base addresses from state offset 0, one per buffer slot (BAR) that the descriptor
-// header's RBase/WBase/TBase/KBase fields index — slot 0 the descriptor chain (__text), 1 the kernel
+// The program's thread state (layouts hwx.program_state and hwx.segment_state in
+// tables/schema/layout/hwx.toml): a table of buffer base addresses, one per buffer slot (BAR) that
+// the descriptor header's base fields index — slot 0 the descriptor chain (__text), 1 the kernel
 // data (__const), then the tensors (macOS 11: the output at 4, then the inputs; v7.5.8: by address,
-// inputs first) — then at state offset 0x800 the chain's base address, its descriptor size in words
-// minus one and its descriptor count, and at 0x82c the command offset of the program's name. The
-// H15 form (flavor 4, 16-byte slot records) is not read yet: it is listed as a raw command.
+// inputs first) — then the chain and the program's name. Flavor 1 (H11, H13) gives the descriptor
+// size; flavor 4 (H14 on) the text segment's words and the zero-size frame before the first
+// descriptor instead.
 struct HwxProgramState {
-  static constexpr size_t kBars = 32;
+  static constexpr uint32_t kBars = 32; // the descriptor header's base fields are 5 bits wide
+  uint32_t flavor = 1;
   uint64_t offset = 0; // of the load command
   uint64_t bars[kBars] = {};
   uint64_t td_base = 0;
-  uint32_t td_words_minus_one = 0, td_count = 0;
+  uint64_t td_bytes = 0; // one descriptor's size, 0 when the state does not give it (flavor 4)
+  uint32_t td_count = 0, ene = 0;
+  uint32_t prefix_words = 0, segment_words = 0; // flavor 4
   std::string name;
-  std::vector<std::pair<uint32_t, uint32_t>> other; // (state offset, value): nonzero words not decoded above
+  std::vector<std::pair<uint32_t, uint32_t>> other; // (state offset, value): nonzero words no field names
 };
 
 // A tensor's layout from its stabs-style shape string (symbol type 0x20): `name:tK=` then one
@@ -72,15 +74,13 @@ struct HwxTensor {
   uint64_t vmaddr = 0;                            // from the tensor-name command, 0 when none
 };
 
-// A per-tensor thread state (LC_THREAD flavor 3; 30 words from the compilers of macOS 11, 842 from
-// v7.5.8 on, words 30.. zero in every sample; layout read off the real files): word 1 the direction
-// (1 input, 2 output), word 2 the command offset of the program's name, word 4 that of the tensor's
-// name, word 5 the element-type index, words 6..9 the n, c, h, w extents, words 16..23 the four
-// byte strides as 64-bit values, word 27 the offset of its short name (the stabs name).
+// A per-tensor thread state (layout hwx.tensor_state: flavor 3, 30 words from the compilers of
+// macOS 11, 842 from v7.5.8 on): direction, element-type index, n, c, h, w, byte strides, the
+// buffer's size and the tensor's name.
 struct HwxTensorState {
   uint64_t offset = 0; // of the load command
   uint32_t direction = 0, dtype_index = 0;
-  uint64_t extents[4] = {}, strides[4] = {};
+  uint64_t extents[4] = {}, strides[4] = {}, bytes = 0;
   std::string name;
 };
 
