@@ -25,6 +25,13 @@ for f in "$ext"/eiln-ane/kernels/*/*.bin "$ext"/tinygrad/*.hwx "$ext"/tinygrad/m
   "$desc" --tables "$root/tables" dump "$f" > "$g/desc/$n.txt"
   "$desc" --tables "$root/tables" dump "$f" --format json > "$g/desc/$n.json"
 done
+# the programs of newer compilers and other generations (newer/: H11, H13, H15 by compiler v7.5.8)
+newer=$root/../shared/testdata/newer
+for f in "$newer"/*/*.hwx; do
+  n=newer_$(echo "${f#$newer/}" | tr / _)
+  "$desc" --tables "$root/tables" dump "$f" > "$g/desc/$n.txt"
+  "$desc" --tables "$root/tables" dump "$f" --format json > "$g/desc/$n.json"
+done
 # every real hwx converted to an anec container (0x1000-byte header), then dumped
 tmp=$(mktemp -d)
 for f in "$ext"/tinygrad/*.hwx; do

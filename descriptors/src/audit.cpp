@@ -44,7 +44,7 @@ std::vector<Finding> audit_chain(const Chain &c) {
   for (size_t i = 0; i < c.tds.size(); ++i) {
     const Td &td = c.tds[i];
     bool last = i + 1 == c.tds.size();
-    if (td.eon != last)
+    if (!c.sized && td.eon != last)
       out.push_back({"ANEC-AUD-001", td.offset, std::string("descriptor ") + std::to_string(i) + (td.eon ? " is marked EON but is not the last" : " is the last but not marked EON")});
     if (auto tid = header_field(td, "TID"); tid && *tid != i)
       out.push_back({"ANEC-AUD-002", td.offset, "descriptor " + std::to_string(i) + " has TID " + std::to_string(*tid)});

@@ -3,12 +3,32 @@
 #include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
+#include "anec/layout/layout.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace anec::desc {
 
 namespace {
+// The register addresses one stream or record header writes (tables/schema/layout/td.toml).
+std::vector<uint32_t> record_addresses(const TdSchema &s, uint32_t header) {
+  const layout::Database &db = layout::Database::builtin();
+  std::array<uint8_t, 4> word{};
+  store_le(word, 0, header, 4);
+  const layout::Struct &format = s.stream_format == "td.record" ? *db.variant("td.record", word, 0) : db.get("td.stream");
+  layout::View v(format, word, 0, "ANEC-TD-002");
+  uint32_t base = uint32_t(v.get("address"));
+  std::vector<uint32_t> out{base};
+  if (format.find("mask")) { // one word for the address, then one per set bit i at address + 4 (i + 1)
+    for (uint32_t i = 0, mask = uint32_t(v.get("mask")); i < 16; ++i)
+      if (mask >> i & 1) out.push_back(base + 4 * (i + 1));
+    return out;
+  }
+  for (uint32_t i = 1; i < v.get("count"); ++i) out.push_back(base + 4 * i);
+  return out;
+}
+
 Word decode_word(const TdSchema &s, const std::string &block, uint32_t address, uint32_t raw, uint64_t offset) {
   Word w;
   w.offset = offset;
@@ -54,8 +74,9 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
     Stream st;
     st.offset = p;
     st.header = le32(b, p);
-    st.count = (st.header >> 26) + 1;
-    st.address = st.header & 0x3ffffff;
+    std::vector<uint32_t> addresses = record_addresses(s, st.header);
+    st.count = uint32_t(addresses.size());
+    st.address = addresses.front();
     uint64_t data_end = p + 4 + 4ull * st.count;
     if (data_end > end || data_end > b.size())
       throw Error("ANEC-TD-002", "stream at " + hex(p) + " (header " + hex(st.header) + ": " + std::to_string(st.count) +
@@ -63,7 +84,7 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
     const TdBlock *blk = s.block_at(st.address);
     if (!blk) findings.push_back({"ANEC-TD-101", p, "stream at register address " + hex(st.address) + " is in no known block"});
     for (uint32_t i = 0; i < st.count; ++i) {
-      uint32_t addr = st.address + 4 * i;
+      uint32_t addr = addresses[i];
       const TdBlock *wb = s.block_at(addr);
       Word w = decode_word(s, wb ? wb->name : "", addr, le32(b, p + 4 + 4 * i), p + 4 + 4 * i);
       if (blk && wb != blk)
@@ -84,19 +105,48 @@ uint64_t walk_end(std::span<const uint8_t> b, uint64_t offset, const TdSchema &s
   std::vector<const TdBlock *> seen;
   uint64_t p = offset + s.header_bytes;
   while (p + 4 <= b.size()) {
-    uint32_t h = le32(b, p);
-    const TdBlock *blk = s.block_at(h & 0x3ffffff);
+    std::vector<uint32_t> addresses = record_addresses(s, le32(b, p));
+    const TdBlock *blk = s.block_at(addresses.front());
     if (!blk || std::find(seen.begin(), seen.end(), blk) != seen.end()) break;
     seen.push_back(blk);
-    p += 4 + 4ull * ((h >> 26) + 1);
+    p += 4 + 4ull * addresses.size();
   }
   return p;
 }
+
+namespace {
+// Descriptors that give their own size (TaskWords in the first header word) and follow each other
+// on task_alignment to the end of the bytes; a frame whose TaskWords is 0 is skipped whole.
+Chain decode_sized_chain(std::span<const uint8_t> b, const TdSchema &s, uint64_t begin) {
+  const TdField *size = nullptr;
+  for (const TdField *f : s.fields_at("Header", 0))
+    if (f->name == "TaskWords") size = f; // present: TdSchema::from_doc checks it
+  Chain c;
+  c.sized = true;
+  uint64_t off = begin;
+  while (off < b.size()) {
+    if (b.size() - off < 4) throw Error("ANEC-TD-001", "descriptor at " + hex(off) + ": " + hex(b.size() - off) + " bytes remain");
+    uint64_t words = size->get(le32(b, off));
+    if (!words) {
+      off += std::max<uint32_t>(s.frame_bytes, 4);
+      continue;
+    }
+    if (4 * words < s.header_bytes || 4 * words > b.size() - off)
+      throw Error("ANEC-TD-002", "descriptor at " + hex(off) + " gives " + std::to_string(words) + " words; " + hex(b.size() - off) +
+                                     " bytes remain and the header takes " + hex(s.header_bytes));
+    c.tds.push_back(decode_td(b, off, off + 4 * words, s, c.findings));
+    off = align_up(off + 4 * words, s.task_alignment);
+  }
+  c.kernel_offset = b.size();
+  return c;
+}
+} // namespace
 
 Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const ChainLayout &layout, uint64_t begin,
                        uint64_t end_limit) {
   if (begin > all.size()) throw Error("ANEC-TD-001", "chain start " + hex(begin) + " lies past the end " + hex(all.size()));
   std::span<const uint8_t> b = all.first(std::min<uint64_t>(end_limit, all.size()));
+  if (s.chain == "sized") return decode_sized_chain(b, s, begin);
   Chain c;
   auto padding = [&](uint64_t from, uint64_t to, const char *where) {
     for (uint64_t i = from; i < to && i < b.size(); ++i)

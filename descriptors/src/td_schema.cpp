@@ -1,8 +1,10 @@
 #include "anec/descriptors/td_schema.hpp"
 
+#include "anec/support/confidence.hpp"
 #include "anec/support/strict.hpp"
 #include "anec/support/toml.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace anec::desc {
@@ -24,6 +26,11 @@ void bits(Strict &r, const Doc &d, uint32_t &hi, uint32_t &lo) {
   hi = h;
   lo = l;
 }
+// One of the scale's names (support/confidence.hpp), not free text.
+std::string confidence(Strict &r, const Doc &d) {
+  if (!parse_confidence(d.as_string())) r.fail(d, "unknown confidence '" + d.as_string() + "'");
+  return d.as_string();
+}
 } // namespace
 
 TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
@@ -36,6 +43,18 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
   s.complete = top.req("complete", Doc::Kind::Bool).as_bool();
   if (const Doc *h = top.opt("header_bytes", Doc::Kind::Int)) s.header_bytes = u32(top, *h, "header_bytes"); // absent: unknown
   if (s.header_bytes % 4) top.fail(doc, "header_bytes must be a whole number of words");
+  if (const Doc *f = top.opt("stream_format", Doc::Kind::String)) {
+    s.stream_format = f->as_string();
+    if (s.stream_format != "td.stream" && s.stream_format != "td.record") top.fail(*f, "stream_format must be \"td.stream\" or \"td.record\"");
+  }
+  if (const Doc *c = top.opt("chain", Doc::Kind::String)) {
+    s.chain = c->as_string();
+    if (s.chain != "linked" && s.chain != "sized") top.fail(*c, "chain must be \"linked\" or \"sized\"");
+  }
+  if (const Doc *a = top.opt("task_alignment", Doc::Kind::Int)) s.task_alignment = u32(top, *a, "task_alignment");
+  if (const Doc *f = top.opt("frame_bytes", Doc::Kind::Int)) s.frame_bytes = u32(top, *f, "frame_bytes");
+  if (s.chain == "sized" && (s.task_alignment == 0 || s.task_alignment % 4 || s.frame_bytes % 4))
+    top.fail(doc, "a sized chain needs a task_alignment and frame_bytes in whole words");
   top.req("source", Doc::Kind::String);
   static const Doc empty = Doc::array();
   auto list = [&](const char *key) -> const Doc & {
@@ -48,9 +67,9 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
     b.name = r.req("name", Doc::Kind::String).as_string();
     b.address = u32(r, r.req("address", Doc::Kind::Int), "address");
     b.words = u32(r, r.req("words", Doc::Kind::Int), "words");
-    if (b.address % 4 || b.words == 0 || b.words > 64) r.fail(bd, "block '" + b.name + "' needs a word address and 1..64 words");
+    if (b.address % 4 || b.words == 0 || b.words > 256) r.fail(bd, "block '" + b.name + "' needs a word address and 1..256 words");
     b.source = r.req("source", Doc::Kind::String).as_string();
-    b.confidence = r.req("confidence", Doc::Kind::String).as_string();
+    b.confidence = confidence(r, r.req("confidence", Doc::Kind::String));
     r.finish();
     for (auto &o : s.blocks)
       if (o.name == b.name || (b.address < o.address + 4 * o.words && o.address < b.address + 4 * b.words))
@@ -68,7 +87,7 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
     f.address = u32(r, r.req("address", Doc::Kind::Int), "address");
     bits(r, r.req("bits", Doc::Kind::String), f.hi, f.lo);
     f.source = r.req("source", Doc::Kind::String).as_string();
-    f.confidence = r.req("confidence", Doc::Kind::String).as_string();
+    f.confidence = confidence(r, r.req("confidence", Doc::Kind::String));
     r.finish();
     if (f.address % 4) r.fail(fd, "field " + f.path() + " address is not word aligned");
     if (f.block == "Header") {
@@ -95,7 +114,7 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
       f.bits = std::to_string(hi) + ":" + std::to_string(lo);
     }
     f.source = r.req("source", Doc::Kind::String).as_string();
-    f.confidence = r.req("confidence", Doc::Kind::String).as_string();
+    f.confidence = confidence(r, r.req("confidence", Doc::Kind::String));
     r.finish();
     for (const TdObjectField &o : s.object_fields)
       if (o.name == f.name) r.fail(od, "duplicate object field " + f.name);
@@ -103,6 +122,9 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
   }
   if ((s.blocks.empty() || !s.header_bytes) && s.complete) top.fail(doc, "a database without a header size and blocks cannot be complete");
   top.finish();
+  if (s.chain == "sized" &&
+      std::none_of(s.fields.begin(), s.fields.end(), [](const TdField &f) { return f.block == "Header" && f.address == 0 && f.name == "TaskWords"; }))
+    top.fail(doc, "a sized chain needs the Header field TaskWords in its first word");
   for (const TdField &f : s.fields) s.by_word_[{f.block, f.address}].push_back(&f);
   return s;
 }

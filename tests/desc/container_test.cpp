@@ -330,8 +330,9 @@ TEST(Anec, DamageHasReasonCodes) {
   EXPECT_EQ(code_of([&] { hwx_to_anec(no_state, hb, 0x1000); }), "ANEC-CONV-001");
 }
 
-// Generations other than 7 hold what the guide gives (object-field offsets), no stream layout;
-// anec-desc refuses to walk them and picks the database from an hwx's cpusubtype.
+// Generations 5 (H11) and 8 (H15) walk descriptors as generation 7 does, from the real files of
+// ../shared/testdata/newer; the others hold what the guide gives (object-field offsets), no stream
+// layout, and anec-desc shows their chains raw. The database is picked from an hwx's cpusubtype.
 TEST(TdSchema, OtherGenerationsAndSelection) {
   fs::path dir = fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "td";
   std::map<int, uint32_t> patch_width = {{7, 0x200}, {8, 0x224}, {10, 0x12c}, {11, 0x21c}, {17, 0x23c}, {19, 0x248}, {20, 0x26c}};
@@ -340,7 +341,8 @@ TEST(TdSchema, OtherGenerationsAndSelection) {
     TdSchema s = TdSchema::load(dir / ("gen" + std::to_string(g) + ".toml"));
     EXPECT_EQ(s.generation, g);
     EXPECT_FALSE(s.complete);
-    EXPECT_EQ(s.walkable(), g == 7);
+    EXPECT_EQ(s.walkable(), g == 5 || g == 7 || g == 8);
+    EXPECT_EQ(s.chain == "sized", g == 8);
     for (auto &f : s.object_fields)
       if (f.name == "PatchWidth") {
         EXPECT_EQ(f.offset, patch_width.at(g));
@@ -427,8 +429,8 @@ TEST(DescCli, DescriptorAndGenerationNumbersAreStrict) {
 }
 
 // Every program of ../shared/testdata/newer (AlexAltea/ane's matmul built by compiler v7.5.8 for
-// H11, H13 and H15) dumps, audits clean and encodes back byte for byte from its JSON dump; the H11
-// and H15 chains, which no database walks yet, are shown raw with a warning.
+// H11, H13 and H15) dumps without a warning, its one descriptor walked to the end of __text (H15:
+// after the 16-byte frame), audits clean and encodes back byte for byte from its JSON dump.
 TEST(DescCli, NewerProgramsDumpAuditAndRoundTrip) {
   fs::path dir = fs::path(ANEC_TEST_SHARED_DIR) / "testdata/newer/alexaltea-ane";
   fs::path json = fs::temp_directory_path() / ("anec-newer-" + std::to_string(::getpid()) + ".json");
@@ -439,6 +441,8 @@ TEST(DescCli, NewerProgramsDumpAuditAndRoundTrip) {
     EXPECT_EQ(run("audit " + (dir / f).string(), &err, &out), 0) << err << out;
     EXPECT_NE(out.find(", 0 finding(s)"), std::string::npos) << out;
     ASSERT_EQ(run("dump " + (dir / f).string() + " --format json", &err, &out), 0) << err;
+    EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+    EXPECT_NE(out.find("\"tds\""), std::string::npos);
     write_output(json, out);
     ASSERT_EQ(run("encode " + json.string() + " -o " + back.string(), &err), 0) << err;
     EXPECT_EQ(read_file(back), read_file(dir / f));

@@ -264,20 +264,22 @@ TEST(DescCli, DumpsMatchGoldens) {
 
 // Every real program's text and JSON dump, as reviewed (tests/update-golden.sh writes them).
 TEST(DescCli, EveryRealFileMatchesItsGoldens) {
-  fs::path ext = fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external";
+  fs::path testdata = fs::path(ANEC_TEST_SHARED_DIR) / "testdata";
   size_t n = 0;
-  for (auto &e : fs::recursive_directory_iterator(ext)) {
-    std::string rel = fs::relative(e.path(), ext).string();
-    if (!(e.path().extension() == ".bin" || e.path().extension() == ".hwx" || rel == "tinygrad/model.hwx.golden")) continue;
-    std::replace(rel.begin(), rel.end(), '/', '_');
-    for (const char *fmt : {"txt", "json"}) {
-      CliResult r = desc_cli("dump " + e.path().string() + (std::string(fmt) == "json" ? " --format json" : ""));
-      ASSERT_EQ(r.status, 0) << rel << ": " << r.err;
-      EXPECT_EQ(r.out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "desc" / (rel + "." + fmt))) << rel << "." << fmt;
-      ++n;
+  // external/ as tests/update-golden.sh names it; newer/ with a "newer_" prefix.
+  for (const auto &[folder, prefix] : {std::pair<const char *, std::string>{"external", ""}, {"newer", "newer_"}})
+    for (auto &e : fs::recursive_directory_iterator(testdata / folder)) {
+      std::string rel = fs::relative(e.path(), testdata / folder).string();
+      if (!(e.path().extension() == ".bin" || e.path().extension() == ".hwx" || rel == "tinygrad/model.hwx.golden")) continue;
+      std::replace(rel.begin(), rel.end(), '/', '_');
+      for (const char *fmt : {"txt", "json"}) {
+        CliResult r = desc_cli("dump " + e.path().string() + (std::string(fmt) == "json" ? " --format json" : ""));
+        ASSERT_EQ(r.status, 0) << rel << ": " << r.err;
+        EXPECT_EQ(r.out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "desc" / (prefix + rel + "." + fmt))) << rel << "." << fmt;
+        ++n;
+      }
     }
-  }
-  EXPECT_EQ(n, 86u);
+  EXPECT_EQ(n, 92u);
 }
 
 TEST(DescCli, ErrorsExitTwo) {

@@ -48,6 +48,7 @@ struct Td {
 
 struct Chain {
   std::vector<Td> tds;
+  bool sized = false; // descriptors give their own size (no NextPointer or EON to check)
   uint64_t kernel_offset = 0, kernel_size = 0; // data after the last descriptor
   std::vector<Finding> findings;
 };

@@ -49,6 +49,14 @@ struct TdSchema {
   int generation = 0;
   bool complete = false;
   uint32_t header_bytes = 0;
+  // How register writes are encoded: the layout family in tables/schema/layout/td.toml
+  // ("td.stream" up to generation 7, "td.record" from generation 8).
+  std::string stream_format = "td.stream";
+  // How descriptors follow each other: "linked" (NextPointer and EON in the header) or "sized"
+  // (each descriptor's header field TaskWords gives its words; descriptors start on task_alignment
+  // and a frame of frame_bytes whose TaskWords is 0 is skipped).
+  std::string chain = "linked";
+  uint32_t task_alignment = 0, frame_bytes = 0;
   std::vector<TdBlock> blocks;
   std::vector<TdField> fields;
   std::vector<TdObjectField> object_fields;
