@@ -424,6 +424,7 @@ int cmd_extract(Ctx &c, const std::vector<std::string> &args) {
       std::fprintf(stderr, "\r[%zu/%zu] %-8s", done, total, t.c_str());
       if (done == total) std::fprintf(stderr, "\n");
     };
+  opt.warn = [](const std::string &m) { std::fprintf(stderr, "anec-hal: warning: %s\n", m.c_str()); };
   decode::Binary bin = decode::Binary::load(binary);
   auto tables = extract(c.schema, c.reg(), bin, opt);
   std::vector<std::pair<std::string, std::string>> files;

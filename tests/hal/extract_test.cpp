@@ -68,6 +68,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ExtractVariant,
                                            Variant{"libhal_O2.dylib", "sret (x8)"}, Variant{"libhal_Os.dylib", "sret (x8)"},
                                            Variant{"libhal_stripped.dylib", "dispatcher"},
                                            Variant{"libhal_param.dylib", "table argument"},
+                                           Variant{"libhal_heldout.dylib", "table argument"},
+                                           Variant{"libhal_heldout.dylib", "sret (x8)"},
                                            Variant{"libhal_data.dylib", "data symbol"},
                                            Variant{"libhal_code_x86.so", "first argument (rdi)"},
                                            Variant{"libhal_x86.dylib", "first argument (rdi)"},
@@ -135,6 +137,29 @@ TEST(Extract, ErrorsHaveReasonCodes) {
   only.targets = {"h14"};
   EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_loop.dylib")), only); }),
             "ANEC-EXT-002");
+}
+
+// The held-out fixture's members that fill nothing are tried and rejected with their reasons: a
+// getter run and found to leave the table zero, a reader refused unrun. With the constructors'
+// mangled argument lists changed to ones no constructor has (same length, so the file stays valid),
+// nothing is recovered and the message says why for each kind.
+TEST(Extract, RejectedCandidatesSayWhy) {
+  const auto &T = Tables::get();
+  auto bytes = read_file(test::fixture("libhal_heldout.dylib"));
+  for (auto [from, to] : {std::pair<std::string, std::string>{"10InitializeEP18ZinIrHalParameters", "10InitializeEP18ZinIrHalParametert"},
+                          {"5BuildEv", "5BuildEb"}}) {
+    size_t n = 0;
+    for (auto it = std::search(bytes.begin(), bytes.end(), from.begin(), from.end()); it != bytes.end();
+         it = std::search(it + 1, bytes.end(), from.begin(), from.end()), ++n)
+      std::copy(to.begin(), to.end(), it);
+    ASSERT_GT(n, 0u) << from;
+  }
+  Binary bin = Binary::parse(bytes, "renamed.dylib");
+  std::string msg;
+  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, bin, {}); }, &msg), "ANEC-EXT-001");
+  for (const char *why : {"28 x takes the table read-only (e.g. ZinIrHal<", "28 x left the table all zero (e.g. ZinIrHal<",
+                          "x takes arguments other than the table (ZinIrHalParametert*)", "x takes arguments other than the table (bool)"})
+    EXPECT_NE(msg.find(why), std::string::npos) << why << "\n" << msg;
 }
 
 // A table whose map size disagrees with its nodes: the data-symbol fixture with h13's count patched.

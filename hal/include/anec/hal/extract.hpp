@@ -27,12 +27,17 @@ struct ExtractOptions {
   std::vector<std::string> targets; // empty: every target found
   decode::EmuLimits limits;
   std::function<void(size_t done, size_t total, const std::string &target)> progress;
+  // Told of each target whose candidates were all rejected while others were recovered.
+  std::function<void(const std::string &message)> warn;
 };
 
-// Strategies, in order: constructors by demangled name (ZinIrHal<T>::GetParams() with the table
-// as `this`, ZinIrHal<T>::CreateParams() returning it through the sret register); data symbols
-// ZinIrHal<T>::kParams; the exported dispatcher CreateHalFromString(char const*, ZinIrHalParameters*)
-// called with each line-up name. Errors: ANEC-EXT-001 nothing recoverable (says what was tried),
+// Candidates are found by the demangled class, whatever the name or signature: every function of
+// ZinIrHal<T> for a known target T that takes no argument (the table as `this`, or returned through
+// the sret register) or a ZinIrHalParameters pointer or reference (static or member), and every data
+// symbol of ZinIrHal<T>; each is run (or read) and kept when it fills the table, a target's first
+// such candidate winning. Without any, the exported dispatcher
+// CreateHalFromString(char const*, ZinIrHalParameters*) is called with each line-up name.
+// Errors: ANEC-EXT-001 nothing recovered (says what was tried and why each candidate was rejected),
 // ANEC-EXT-002 a requested target not found, ANEC-EXT-003 a map that cannot be walked, plus the
 // binary and emulator errors, prefixed with the target and symbol.
 std::vector<ExtractedTable> extract(const Schema &schema, const Registry &registry, const decode::Binary &binary,
