@@ -105,6 +105,8 @@ Program load(const std::filesystem::path &tables, const std::string &file, int g
   if (is_hwx(p.bytes)) {
     p.hwx = desc::read_hwx(p.bytes, p.schema);
     p.chain = p.hwx->chain;
+    if (p.schema.walkable() && !p.hwx->chain_not_decoded.empty())
+      std::fprintf(stderr, "anec-desc: warning: ANEC-HWX-103: %s; the descriptors are shown raw\n", p.hwx->chain_not_decoded.c_str());
   } else if (desc::looks_like_anec(p.bytes)) {
     p.anec = desc::read_anec(p.bytes, p.schema);
     p.chain = p.anec->chain;

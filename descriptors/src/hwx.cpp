@@ -259,11 +259,19 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   if (!have_text) throw Error("ANEC-HWX-003", "the container has no __TEXT.__text section");
   need(bytes, h.text.reloff, uint64_t(h.text.nreloc) * db().get("hwx.relocation").bytes, "the __text relocations");
   std::vector<Finding> layout_findings = std::move(h.chain.findings);
-  if (schema.walkable())
-    h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
-  else {
-    h.chain_not_decoded = "no register database walks the descriptors of generation " +
-                          std::to_string(schema.generation);
+  // A chain that does not walk under the database (damaged, or of another layout than the
+  // database's) is shown raw with a finding, like one no database describes: the container is
+  // still read whole.
+  try {
+    if (schema.walkable()) h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
+    else h.chain_not_decoded = "no register database walks the descriptors of generation " + std::to_string(schema.generation);
+  } catch (const Error &e) {
+    if (!e.code().starts_with("ANEC-TD-")) throw;
+    h.chain = Chain{};
+    h.chain_not_decoded = "the generation-" + std::to_string(schema.generation) + " database does not walk it: " + e.what();
+    h.chain.findings.push_back({"ANEC-HWX-103", h.text.offset, h.chain_not_decoded});
+  }
+  if (!h.chain_not_decoded.empty()) {
     auto text = bytes.subspan(h.text.offset, h.text.size); // bounds checked with the section
     h.chain_raw.assign(text.begin(), text.end());
   }
