@@ -2,6 +2,7 @@
 // project's own model, after the checks LIEF 0.9 does not make on a damaged file.
 #include "anec/decode/binary.hpp"
 
+#include "anec/layout/layout.hpp"
 #include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -59,86 +60,108 @@ void in_file(std::span<const uint8_t> b, const std::string &name, const char *wh
     malformed(name, std::string(what) + " spans " + hex(off) + "+" + hex(size) + ", past the file end " + hex(b.size()));
 }
 
+const layout::Database &layouts() { return layout::Database::builtin(); } // tables/schema/layout/{macho,elf}.toml
+
+// A struct at `off` of the image, or ANEC-BIN-001 naming what runs past the end.
+layout::View view(std::span<const uint8_t> b, const std::string &name, const char *layout_name, uint64_t off) {
+  const layout::Struct &s = layouts().get(layout_name);
+  if (off > b.size() || b.size() - off < s.bytes)
+    malformed(name, s.meaning + " at " + hex(off) + " needs " + std::to_string(s.bytes) + " bytes, the file has " + hex(b.size()));
+  return layout::View(s, b, off, "ANEC-BIN-001");
+}
+
+// One load command's checks; `cmd` is bounded by its cmdsize, so a field past it is malformed.
+void check_command(std::span<const uint8_t> file, std::span<const uint8_t> cmd, uint64_t off, const std::string &name,
+                   MachOLayout &layout) {
+  std::string kind = layouts().enumeration("macho_load_command")->name_of(view(cmd, name, "macho.load_command", off).get("cmd"));
+  if (kind == "segment_64") {
+    layout::View v = view(cmd, name, "macho.segment_64", off);
+    in_file(file, name, "a segment", v.get("fileoff"), v.get("filesize"));
+    if (v.get("vmsize") > kMaxSegment) malformed(name, "segment memory size " + hex(v.get("vmsize")));
+    layout.segments.push_back({v.get("vmaddr"), v.get("vmsize")});
+    if (v.layout().bytes + v.get("nsects") * layouts().get("macho.section_64").bytes > v.get("cmdsize"))
+      malformed(name, "segment lists " + std::to_string(v.get("nsects")) + " sections");
+  } else if (kind == "symtab") {
+    layout::View v = view(cmd, name, "macho.symtab", off);
+    in_file(file, name, "the symbol table", v.get("symoff"), v.get("nsyms") * layouts().get("macho.nlist_64").bytes);
+    in_file(file, name, "the string table", v.get("stroff"), v.get("strsize"));
+  } else if (kind == "dysymtab") {
+    layout::View v = view(cmd, name, "macho.dysymtab", off);
+    in_file(file, name, "the indirect symbol table", v.get("indirectsymoff"), v.get("nindirectsyms") * 4);
+  } else if (kind == "function_starts" || kind == "data_in_code" || kind == "code_signature") {
+    layout::View v = view(cmd, name, "macho.linkedit_data", off);
+    in_file(file, name, "linkedit data", v.get("dataoff"), v.get("datasize"));
+  } else if (kind == "dyld_info" || kind == "dyld_info_only") {
+    layout::View v = view(cmd, name, "macho.dyld_info", off);
+    for (uint32_t k = 0; k < 5; ++k) in_file(file, name, "dyld info", v.get("streams", {k, 0}), v.get("streams", {k, 1}));
+    for (uint32_t k : {1u, 3u}) // binds and lazy binds
+      layout.bind_streams.push_back({uint32_t(v.get("streams", {k, 0})), uint32_t(v.get("streams", {k, 1}))});
+  } else if (kind == "dyld_chained_fixups") {
+    throw Error("ANEC-BIN-004", "'" + name + "' uses chained fixups, which this loader does not decode");
+  }
+}
+
 // Checks a thin 64-bit Mach-O image's header and the load commands LIEF reads against the file
 // size before LIEF sees it (LIEF 0.9 trusts them).
 MachOLayout check_macho(std::span<const uint8_t> b, const std::string &name) {
-  if (b.size() < 32) malformed(name, "Mach-O header needs 32 bytes, file has " + std::to_string(b.size()));
-  uint32_t ncmds = le32(b, 16), sizeofcmds = le32(b, 20);
-  if (uint64_t(sizeofcmds) + 32 > b.size())
-    malformed(name, "load commands end at " + hex(32ull + sizeofcmds) + ", past the file end " + hex(b.size()));
+  layout::View h = view(b, name, "macho.header", 0);
+  uint64_t ncmds = h.get("ncmds"), end = h.end() + h.get("sizeofcmds");
+  if (end > b.size()) malformed(name, "load commands end at " + hex(end) + ", past the file end " + hex(b.size()));
+  const layout::Struct &head = layouts().get("macho.load_command");
   MachOLayout layout;
-  uint64_t off = 32;
-  for (uint32_t i = 0; i < ncmds; ++i) {
-    if (off + 8 > 32ull + sizeofcmds) malformed(name, "load command " + std::to_string(i) + " runs past sizeofcmds");
-    uint32_t cmd = le32(b, off), size = le32(b, off + 4);
-    if (size < 8 || off + size > 32ull + sizeofcmds)
+  uint64_t off = h.end();
+  for (uint64_t i = 0; i < ncmds; ++i) {
+    if (off + head.bytes > end) malformed(name, "load command " + std::to_string(i) + " runs past sizeofcmds");
+    layout::View c(head, b, off, "ANEC-BIN-001");
+    uint64_t size = c.get("cmdsize");
+    if (size < head.bytes || off + size > end)
       malformed(name, "load command " + std::to_string(i) + " at " + hex(off) + " has size " + std::to_string(size));
-    auto need = [&](uint32_t n) {
-      if (size < n) malformed(name, "load command " + hex(cmd) + " at " + hex(off) + " is " + std::to_string(size) + " bytes");
-    };
-    switch (cmd) {
-    case 0x19: { // LC_SEGMENT_64
-      need(72);
-      in_file(b, name, "a segment", le64(b, off + 40), le64(b, off + 48));
-      if (le64(b, off + 32) > kMaxSegment) malformed(name, "segment memory size " + hex(le64(b, off + 32)));
-      layout.segments.push_back({le64(b, off + 24), le64(b, off + 32)});
-      uint32_t nsects = le32(b, off + 64);
-      if (72ull + uint64_t(nsects) * 80 > size) malformed(name, "segment lists " + std::to_string(nsects) + " sections");
-      break;
-    }
-    case 0x2: // LC_SYMTAB
-      need(24);
-      in_file(b, name, "the symbol table", le32(b, off + 8), uint64_t(le32(b, off + 12)) * 16);
-      in_file(b, name, "the string table", le32(b, off + 16), le32(b, off + 20));
-      break;
-    case 0xb: // LC_DYSYMTAB: the indirect symbol table
-      need(80);
-      in_file(b, name, "the indirect symbol table", le32(b, off + 56), uint64_t(le32(b, off + 60)) * 4);
-      break;
-    case 0x26: // LC_FUNCTION_STARTS
-    case 0x29: // LC_DATA_IN_CODE
-    case 0x1d: // LC_CODE_SIGNATURE
-      need(16);
-      in_file(b, name, "linkedit data", le32(b, off + 8), le32(b, off + 12));
-      break;
-    case 0x22:
-    case 0x80000022: // LC_DYLD_INFO(_ONLY)
-      need(48);
-      for (int k = 0; k < 5; ++k) in_file(b, name, "dyld info", le32(b, off + 8 + 8 * k), le32(b, off + 12 + 8 * k));
-      layout.bind_streams.push_back({le32(b, off + 16), le32(b, off + 20)}); // binds
-      layout.bind_streams.push_back({le32(b, off + 32), le32(b, off + 36)}); // lazy binds
-      break;
-    case 0x80000034: // LC_DYLD_CHAINED_FIXUPS
-      throw Error("ANEC-BIN-004", "'" + name + "' uses chained fixups, which this loader does not decode");
-    }
+    check_command(b, b.first(off + size), off, name, layout);
     off += size;
   }
   return layout;
 }
 
-
 // Checks a 64-bit little-endian ELF's program and section headers against the file size.
 void check_elf(std::span<const uint8_t> b, const std::string &name) {
-  if (b.size() < 64) malformed(name, "ELF header needs 64 bytes");
-  if (b[4] != 2) throw Error("ANEC-BIN-003", "'" + name + "': 32-bit ELF is not supported");
-  if (b[5] != 1) throw Error("ANEC-BIN-003", "'" + name + "': big-endian ELF is not supported");
-  uint64_t phoff = le64(b, 0x20), shoff = le64(b, 0x28);
-  uint16_t phentsize = le16(b, 0x36), phnum = le16(b, 0x38), shentsize = le16(b, 0x3a), shnum = le16(b, 0x3c);
-  if (phnum && phentsize < 56) malformed(name, "program header entry size " + std::to_string(phentsize));
-  if (shnum && shentsize < 64) malformed(name, "section header entry size " + std::to_string(shentsize));
-  in_file(b, name, "the program headers", phoff, uint64_t(phnum) * phentsize);
-  in_file(b, name, "the section headers", shoff, uint64_t(shnum) * shentsize);
-  for (uint16_t i = 0; i < phnum; ++i) {
-    size_t h = phoff + size_t(i) * phentsize;
-    uint64_t offset = le64(b, h + 8), filesz = le64(b, h + 32), memsz = le64(b, h + 40);
-    in_file(b, name, "a segment", offset, filesz);
-    if (le32(b, h) == 1 && (memsz > kMaxSegment || filesz > memsz))
-      malformed(name, "loadable segment " + std::to_string(i) + " has file size " + hex(filesz) + ", memory size " + hex(memsz));
+  layout::View h = view(b, name, "elf.header", 0);
+  if (h.get("class") != 2) throw Error("ANEC-BIN-003", "'" + name + "': 32-bit ELF is not supported");
+  if (h.get("data") != 1) throw Error("ANEC-BIN-003", "'" + name + "': big-endian ELF is not supported");
+  const layout::Struct &ph = layouts().get("elf.program_header"), &sh = layouts().get("elf.section_header");
+  uint64_t phentsize = h.get("phentsize"), phnum = h.get("phnum"), shentsize = h.get("shentsize"), shnum = h.get("shnum");
+  if (phnum && phentsize < ph.bytes) malformed(name, "program header entry size " + std::to_string(phentsize));
+  if (shnum && shentsize < sh.bytes) malformed(name, "section header entry size " + std::to_string(shentsize));
+  in_file(b, name, "the program headers", h.get("phoff"), phnum * phentsize);
+  in_file(b, name, "the section headers", h.get("shoff"), shnum * shentsize);
+  for (uint64_t i = 0; i < phnum; ++i) {
+    layout::View p(ph, b, h.get("phoff") + i * phentsize, "ANEC-BIN-001");
+    in_file(b, name, "a segment", p.get("offset"), p.get("filesz"));
+    if (p.get("type") == 1 && (p.get("memsz") > kMaxSegment || p.get("filesz") > p.get("memsz")))
+      malformed(name, "loadable segment " + std::to_string(i) + " has file size " + hex(p.get("filesz")) + ", memory size " + hex(p.get("memsz")));
   }
-  for (uint16_t i = 0; i < shnum; ++i) {
-    size_t h = shoff + size_t(i) * shentsize;
-    if (le32(b, h + 4) != 8) in_file(b, name, "a section", le64(b, h + 24), le64(b, h + 32)); // SHT_NOBITS has no bytes
+  for (uint64_t i = 0; i < shnum; ++i) {
+    layout::View x(sh, b, h.get("shoff") + i * shentsize, "ANEC-BIN-001");
+    if (x.get("type") != 8) in_file(b, name, "a section", x.get("offset"), x.get("size")); // SHT_NOBITS has no bytes
   }
+}
+
+// A universal binary's arm64 slice, else its x86-64 one.
+std::span<const uint8_t> pick_slice(std::span<const uint8_t> b, const std::string &name) {
+  layout::View fat = view(b, name, "fat.header", 0);
+  const layout::Struct &arch = layouts().get("fat.arch");
+  uint64_t n = fat.get("nfat_arch");
+  if (n == 0 || n > 64 || fat.end() + n * arch.bytes > b.size()) malformed(name, "fat header lists " + std::to_string(n) + " slices");
+  std::optional<std::span<const uint8_t>> pick;
+  for (uint64_t i = 0; i < n; ++i) {
+    layout::View a(arch, b, fat.end() + i * arch.bytes, "ANEC-BIN-001");
+    uint64_t cpu = a.get("cputype"), off = a.get("offset"), size = a.get("size");
+    if (off + size > b.size()) malformed(name, "fat slice " + std::to_string(i) + " past the file end");
+    if (cpu == 0x0100000c || (cpu == 0x01000007 && !pick)) pick = b.subspan(off, size);
+  }
+  if (!pick) throw Error("ANEC-BIN-003", "'" + name + "': universal binary has no arm64 or x86-64 slice");
+  if (pick->size() < 4 || load_le(*pick, 0, 4) != *layouts().get("macho.header").at("magic").value)
+    malformed(name, "fat slice is not a 64-bit Mach-O");
+  return *pick;
 }
 
 // The bind and lazy-bind opcode streams (Mach-O dyld info): which pointer slot each imported
@@ -326,24 +349,11 @@ Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
   Binary out;
   out.name_ = name;
   if (b.size() < 4) malformed(name, "file is " + std::to_string(b.size()) + " bytes");
+  const uint64_t kMachO = *layouts().get("macho.header").at("magic").value, kFat = *layouts().get("fat.header").at("magic").value;
   uint32_t magic = le32(b, 0);
   try {
-    if (magic == 0xfeedfacf || be32(b, 0) == 0xcafebabe) {
-      std::span<const uint8_t> thin = b;
-      if (be32(b, 0) == 0xcafebabe) { // universal: pick the arm64 slice, else x86-64
-        if (b.size() < 8) malformed(name, "fat header");
-        uint32_t n = be32(b, 4);
-        if (n == 0 || n > 64 || 8 + uint64_t(n) * 20 > b.size()) malformed(name, "fat header lists " + std::to_string(n) + " slices");
-        std::optional<std::span<const uint8_t>> pick;
-        for (uint32_t i = 0; i < n; ++i) {
-          uint32_t cpu = be32(b, 8 + i * 20), off = be32(b, 8 + i * 20 + 8), size = be32(b, 8 + i * 20 + 12);
-          if (uint64_t(off) + size > b.size()) malformed(name, "fat slice " + std::to_string(i) + " past the file end");
-          if (cpu == 0x0100000c || (cpu == 0x01000007 && !pick)) pick = b.subspan(off, size);
-        }
-        if (!pick) throw Error("ANEC-BIN-003", "'" + name + "': universal binary has no arm64 or x86-64 slice");
-        thin = *pick;
-        if (thin.size() < 4 || le32(thin, 0) != 0xfeedfacf) malformed(name, "fat slice is not a 64-bit Mach-O");
-      }
+    if (magic == kMachO || be32(b, 0) == kFat) {
+      std::span<const uint8_t> thin = magic == kMachO ? b : pick_slice(b, name);
       MachOLayout layout = check_macho(thin, name);
       std::vector<uint8_t> slice(thin.begin(), thin.end());
       // LIEF 0.9's deep dyld-info parse can spin on a damaged rebase stream: the bind opcodes,
@@ -354,7 +364,7 @@ Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
       out.imports_ = macho_binds(thin, name, layout);
     } else if (magic == 0xfeedface) {
       throw Error("ANEC-BIN-003", "'" + name + "': 32-bit Mach-O is not supported");
-    } else if (magic == 0xbeefface) {
+    } else if (magic == *layouts().get("hwx.header").at("magic").value) {
       throw Error("ANEC-BIN-002", "'" + name + "' is an hwx program container (magic 0xbeefface), not a compiler binary");
     } else if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
       check_elf(b, name);

@@ -60,7 +60,7 @@ HwxSegment read_segment(const layout::View &c, std::span<const uint8_t> file, Hw
   s.initprot = uint32_t(c.get("initprot"));
   s.flags = uint32_t(c.get("flags"));
   uint64_t nsects = c.get("nsects");
-  const layout::Struct &sect = db().get("hwx.section_64");
+  const layout::Struct &sect = db().get("macho.section_64");
   if (c.layout().bytes + sect.bytes * nsects > c.get("cmdsize"))
     throw Error(kBad, "segment " + s.name + " lists " + std::to_string(nsects) + " sections in " + hex(c.get("cmdsize")) + " bytes");
   need(file, s.fileoff, s.filesize, "segment " + s.name);
@@ -132,14 +132,14 @@ struct SymbolTable {
 // One load command into `h`; unknown ones are only listed (kept raw).
 void read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &h, bool &have_text, SymbolTable &symtab) {
   std::span<const uint8_t> cmd = head.bytes().first(head.at() + head.get("cmdsize")); // a command's fields stay inside it
-  const layout::Struct *s = db().variant("hwx.load_command", cmd, head.at());
-  if (!s && !db().enumeration("hwx_load_command")->name_of(head.get("cmd")).starts_with("unknown"))
+  const layout::Struct *s = db().variant("macho.load_command", cmd, head.at());
+  if (!s && !db().enumeration("macho_load_command")->name_of(head.get("cmd")).starts_with("unknown"))
     throw Error(kBad, "load command " + hex(head.get("cmd")) + " at " + hex(head.at()) + " is " + hex(head.get("cmdsize")) +
                           " bytes, too short for its kind");
   if (s && s->name == "hwx.thread") s = db().variant("hwx.thread", cmd, head.at()); // an unknown flavor stays raw
   if (!s) return;
   layout::View c(*s, cmd, head.at(), kBad);
-  if (s->name == "hwx.segment_64") {
+  if (s->name == "macho.segment_64") {
     h.segments.push_back(read_segment(c, file, h, have_text));
   } else if (s->name == "hwx.tensor_name_fvmlib" || s->name == "hwx.tensor_name") {
     uint64_t name_off = c.get("name_offset");
@@ -148,9 +148,9 @@ void read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &
     h.tensors.push_back({uint32_t(c.get("cmd")), c.get("address"), 0, name_in(c, name_off, s->bytes)});
   } else if (s->name == "hwx.ident") {
     h.banner = cstr(cmd, c.end(), cmd.size());
-  } else if (s->name == "hwx.symtab") {
+  } else if (s->name == "macho.symtab") {
     symtab = {c.get("symoff"), c.get("nsyms"), c.get("stroff"), c.get("strsize")};
-    need(file, symtab.symoff, symtab.nsyms * db().get("hwx.nlist_64").bytes, "the symbol table");
+    need(file, symtab.symoff, symtab.nsyms * db().get("macho.nlist_64").bytes, "the symbol table");
     need(file, symtab.stroff, symtab.strsize, "the string table");
   } else if (s->name == "hwx.program_state" || s->name == "hwx.segment_state") {
     if (16 + 4 * c.get("count") > c.get("cmdsize"))
@@ -165,7 +165,7 @@ void read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &
 }
 
 void read_symbols(std::span<const uint8_t> bytes, const SymbolTable &t, Hwx &h) {
-  const layout::Struct &nlist = db().get("hwx.nlist_64");
+  const layout::Struct &nlist = db().get("macho.nlist_64");
   for (uint64_t k = 0; k < t.nsyms; ++k) {
     layout::View v(nlist, bytes, t.symoff + nlist.bytes * k, kBad);
     HwxSymbol s;
@@ -182,7 +182,7 @@ void read_symbols(std::span<const uint8_t> bytes, const SymbolTable &t, Hwx &h) 
 } // namespace
 
 Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
-  const layout::Struct &header = db().get("hwx.header"), &command = db().get("hwx.load_command");
+  const layout::Struct &header = db().get("hwx.header"), &command = db().get("macho.load_command");
   uint64_t magic = bytes.size() >= 4 ? load_le(bytes, 0, 4) : 0;
   if (bytes.size() < header.bytes || magic != *header.at("magic").value)
     throw Error("ANEC-HWX-001", "not an hwx container (magic " + (bytes.size() >= 4 ? hex(magic) : std::string("missing")) + ", expected " + hex(*header.at("magic").value) + ")");
@@ -257,7 +257,7 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       for (const HwxSection &x : g.sections)
         if (x.addr == t.vmaddr && g.name == "__FVMLIB") t.bytes = x.size;
   if (!have_text) throw Error("ANEC-HWX-003", "the container has no __TEXT.__text section");
-  need(bytes, h.text.reloff, uint64_t(h.text.nreloc) * db().get("hwx.relocation").bytes, "the __text relocations");
+  need(bytes, h.text.reloff, uint64_t(h.text.nreloc) * db().get("macho.relocation_info").bytes, "the __text relocations");
   std::vector<Finding> layout_findings = std::move(h.chain.findings);
   // A chain that does not walk under the database (damaged, or of another layout than the
   // database's) is shown raw with a finding, like one no database describes: the container is
@@ -276,7 +276,7 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     h.chain_raw.assign(text.begin(), text.end());
   }
   h.chain.findings.insert(h.chain.findings.end(), layout_findings.begin(), layout_findings.end());
-  const layout::Struct &reloc = db().get("hwx.relocation");
+  const layout::Struct &reloc = db().get("macho.relocation_info");
   for (uint32_t k = 0; k < h.text.nreloc; ++k) {
     layout::View v(reloc, bytes, h.text.reloff + uint64_t(reloc.bytes) * k, kBad);
     HwxReloc x;

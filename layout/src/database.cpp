@@ -135,6 +135,11 @@ Struct parse_struct(const Doc &sd, const std::string &source) {
   if (!conf)
     r.fail(cd, "unknown confidence '" + cd.as_string() + "'");
   s.confidence = *conf;
+  if (const Doc *e = r.opt("endian", Doc::Kind::String)) {
+    if (e->as_string() != "little" && e->as_string() != "big")
+      r.fail(*e, "endian must be \"little\" or \"big\"");
+    s.big_endian = e->as_string() == "big";
+  }
   if (const Doc *v = r.opt("variant_of", Doc::Kind::String))
     s.variant_of = v->as_string();
   if (const Doc *w = r.opt("when", Doc::Kind::Array))

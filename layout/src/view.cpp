@@ -37,6 +37,30 @@ bool is_integer(Type t) {
   return t != Type::Chars && t != Type::Bytes;
 }
 
+uint64_t load(const Struct &s, std::span<const uint8_t> b, uint64_t off, uint32_t width) {
+  if (!s.big_endian)
+    return load_le(b, off, width);
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < width; ++i)
+    v = v << 8 | b[off + i];
+  return v;
+}
+
+void store(const Struct &s, std::span<uint8_t> b, uint64_t off, uint64_t v, uint32_t width) {
+  if (!s.big_endian)
+    return store_le(b, off, v, width);
+  for (uint32_t i = 0; i < width; ++i)
+    b[off + width - 1 - i] = uint8_t(v >> (8 * i));
+}
+
+// Stores a raw value into element `e` of `f`, keeping the other bits of a shared word.
+void put(const Struct &s, std::span<uint8_t> out, const Field &f, uint64_t e, uint64_t raw) {
+  uint64_t at = f.offset + e * f.width;
+  if (f.bits)
+    raw = (load(s, out, at, f.width) & ~(f.mask() << f.bits->second)) | raw << f.bits->second;
+  store(s, out, at, raw, f.width);
+}
+
 } // namespace
 
 uint64_t Modifier::decode(uint64_t raw) const {
@@ -88,7 +112,7 @@ View::View(const Struct &s, std::span<const uint8_t> bytes, uint64_t at, std::st
 }
 
 uint64_t View::raw(const Field &f, uint32_t element) const {
-  return sign_extend(f, f.extract(load_le(b_, at_ + f.offset + uint64_t(element) * f.width, f.width)));
+  return sign_extend(f, f.extract(load(*s_, b_, at_ + f.offset + uint64_t(element) * f.width, f.width)));
 }
 
 uint64_t View::get(std::string_view name, std::initializer_list<uint32_t> index) const {
@@ -109,21 +133,11 @@ uint64_t View::offset_of(std::string_view name, std::initializer_list<uint32_t> 
   return at_ + f.offset + uint64_t(element_of(*s_, f, index)) * f.width;
 }
 
-namespace {
-// Stores a raw value into element `e` of `f`, keeping the other bits of a shared word.
-void put(std::span<uint8_t> out, const Field &f, uint64_t e, uint64_t raw) {
-  uint64_t at = f.offset + e * f.width;
-  if (f.bits)
-    raw = (load_le(out, at, f.width) & ~(f.mask() << f.bits->second)) | raw << f.bits->second;
-  store_le(out, at, raw, f.width);
-}
-} // namespace
-
 Writer::Writer(const Struct &s) : s_(&s), bytes_(s.bytes, 0) {
   for (const Field &f : s.fields)
     if (f.value)
       for (uint64_t e = 0; e < f.elements(); ++e)
-        put(bytes_, f, e, *f.value);
+        put(s, bytes_, f, e, *f.value);
 }
 
 Writer &Writer::set(std::string_view name, uint64_t value, std::initializer_list<uint32_t> index) {
@@ -140,7 +154,7 @@ Writer &Writer::set(std::string_view name, uint64_t value, std::initializer_list
   if (f.type == Type::I32 ? int64_t(*raw) != int64_t(int32_t(uint32_t(*raw)))
                           : f.type != Type::I64 && (*raw & ~f.mask()))
     throw fail("it does not fit the field's " + std::to_string(std::popcount(f.mask())) + " bits");
-  put(bytes_, f, element_of(*s_, f, index), *raw);
+  put(*s_, bytes_, f, element_of(*s_, f, index), *raw);
   return *this;
 }
 

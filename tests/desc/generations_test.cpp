@@ -39,10 +39,10 @@ uint64_t text_record(const std::vector<uint8_t> &b) {
   layout::View header(db().get("hwx.header"), b, 0, "T");
   uint64_t off = header.end();
   for (uint64_t i = 0; i < header.get("ncmds"); ++i) {
-    layout::View c(db().get("hwx.load_command"), b, off, "T");
+    layout::View c(db().get("macho.load_command"), b, off, "T");
     if (c.get("cmd") == 0x19) {
-      layout::View seg(db().get("hwx.segment_64"), b, off, "T");
-      const layout::Struct &sect = db().get("hwx.section_64");
+      layout::View seg(db().get("macho.segment_64"), b, off, "T");
+      const layout::Struct &sect = db().get("macho.section_64");
       for (uint32_t k = 0; k < seg.get("nsects"); ++k) {
         layout::View s(sect, b, seg.end() + sect.bytes * k, "T");
         if (s.chars("sectname") == "__text") return s.at();
@@ -89,7 +89,7 @@ std::vector<uint8_t> rewrite_h15(const Rewrite &r) {
   EXPECT_LE(words.size() * 4, room);
   std::fill(b.begin() + long(h.text.offset), b.begin() + long(h.text.offset + room), uint8_t(0));
   for (size_t i = 0; i < words.size(); ++i) store_le(b, h.text.offset + 4 * i, words[i], 4);
-  layout::View sect(db().get("hwx.section_64"), b, text_record(b), "T");
+  layout::View sect(db().get("macho.section_64"), b, text_record(b), "T");
   store_le(b, sect.offset_of("size"), 4 * words.size(), 8);
   layout::View state(db().get("hwx.segment_state"), b, h.program->offset, "T");
   store_le(b, state.offset_of("segment_words"), words.size(), 4);

@@ -104,6 +104,16 @@ TEST(Layout, ReadWriteRoundTripWithArraysBitsAndModifiers) {
   EXPECT_THROW(View(s, std::span(w.bytes()).first(15), 0, "ANEC-X-001"), Error);
 }
 
+// A big-endian struct (a universal binary's header) reads and writes most significant byte first.
+TEST(Layout, BigEndianStructs) {
+  const Struct &fat = Database::builtin().get("fat.header");
+  EXPECT_TRUE(fat.big_endian);
+  Writer w(fat);
+  w.set("nfat_arch", 2);
+  EXPECT_EQ(w.bytes(), (std::vector<uint8_t>{0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 2}));
+  EXPECT_EQ(View(fat, w.bytes(), 0, "T").get("nfat_arch"), 2u);
+}
+
 TEST(Layout, VariantsAreChosenByTheirConditions) {
   Database db = one(kHead + R"x(
 [[struct]]

@@ -68,6 +68,7 @@ struct Condition {
 struct Struct {
   std::string name, meaning, source;
   uint32_t bytes = 0; // fixed size; a variable-sized record's fixed head
+  bool big_endian = false; // integers are little-endian unless the struct says `endian = "big"`
   Confidence confidence = Confidence::Decoded;
   std::string variant_of;
   std::vector<Condition> when;
