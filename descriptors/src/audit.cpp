@@ -16,9 +16,6 @@ std::optional<uint32_t> sibling(const Chain &c, uint64_t near, const std::string
   }
   return std::nullopt;
 }
-// The descriptor header's buffer-slot fields and the enables that switch them on.
-constexpr std::pair<const char *, const char *> kBaseFields[] = {{"RBase0", "RBE0"}, {"RBase1", "RBE1"}, {"WBase", "WBE"}, {"TBase", "TBE"},
-                                                                 {"KBase0", "KBE0"}, {"KBase1", "KBE1"}, {"KBase2", "KBE2"}, {"KBase3", "KBE3"}};
 
 // Strides in tile granules (guide ch.23: a row is a 64-byte tile row; planes and batches are whole
 // rows), the width stride one element, and every stride covering the axis inside it.
@@ -64,7 +61,7 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
     const FieldValue *base = nullptr;
     if (w)
       for (const FieldValue &f : w->fields)
-        if (f.field->reg.find("BaseAddr") != std::string::npos) base = &f;
+        if (f.field->role == "address") base = &f;
     if (!base) {
       out.push_back({"ANEC-AUD-004", at, "relocation at __text+" + hex(r.address) + " against " + r.symbol +
                                              (w ? " patches " + w->block + "." + hex(w->address) + ", not a base-address register" : " lands on no register word")});
@@ -74,9 +71,8 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
     for (const HwxSegment &g : h.segments)
       for (const HwxSection &s : g.sections)
         if (s.segment + "." + s.name == r.symbol) target = &s;
-    std::string reg = base->field->reg;
-    size_t b = reg.find("BaseAddr");
-    auto size = target ? sibling(h.chain, at, reg.substr(0, b) + "BfrSize" + reg.substr(b + 8)) : std::nullopt;
+    const std::string &reg = base->field->reg;
+    auto size = target && !base->field->pair.empty() ? sibling(h.chain, at, base->field->pair) : std::nullopt;
     if (target && size) {
       uint64_t begin = uint64_t(base->value) * 64, len = uint64_t(*size) * 64;
       if (begin + len > target->size)
@@ -104,15 +100,16 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
     for (const Td &td : h.chain.tds)
       if (p->td_bytes && p->td_bytes != td.size)
         bad("descriptor size " + hex(p->td_bytes) + ", the descriptor at " + hex(td.offset) + " is " + hex(td.size));
-    for (const Td &td : h.chain.tds)
-      for (auto [slot, enable] : kBaseFields) {
-        auto on = header_field(td, enable);
-        auto index = header_field(td, slot);
-        if (!on || !*on || !index) continue;
-        if (*index >= HwxProgramState::kBars || !p->bars[*index])
-          out.push_back({"ANEC-AUD-008", td.offset, std::string(slot) + " = " + std::to_string(*index) + " is enabled but buffer slot " +
-                                                        std::to_string(*index) + " holds no address"});
-      }
+    for (const Td &td : h.chain.tds) // the header's buffer-slot fields (role "slot") and their enables
+      for (const Word &w : td.header)
+        for (const FieldValue &slot : w.fields) {
+          if (slot.field->role != "slot") continue;
+          auto on = header_field(td, slot.field->pair);
+          if (!on || !*on) continue;
+          if (slot.value >= HwxProgramState::kBars || !p->bars[slot.value])
+            out.push_back({"ANEC-AUD-008", td.offset, slot.field->name + " = " + std::to_string(slot.value) + " is enabled but buffer slot " +
+                                                          std::to_string(slot.value) + " holds no address"});
+        }
   }
   for (const HwxTensor &l : h.layouts)
     out_stride_findings(l, out);

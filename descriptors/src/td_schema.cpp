@@ -5,7 +5,9 @@
 #include "anec/support/toml.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <set>
 
 namespace anec::desc {
 using anec::detail::Strict;
@@ -86,6 +88,23 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
     f.name = r.req("name", Doc::Kind::String).as_string();
     f.address = u32(r, r.req("address", Doc::Kind::Int), "address");
     bits(r, r.req("bits", Doc::Kind::String), f.hi, f.lo);
+    if (const Doc *ro = r.opt("role", Doc::Kind::String)) {
+      static const std::set<std::string> roles = {"address", "size", "slot", "enable"};
+      if (!roles.count(ro->as_string())) r.fail(*ro, "role must be address, size, slot or enable");
+      f.role = ro->as_string();
+    }
+    if (const Doc *pa = r.opt("pair", Doc::Kind::String)) f.pair = pa->as_string();
+    if (!f.pair.empty() && f.role != "address" && f.role != "slot") r.fail(fd, "only address and slot fields name a pair");
+    if (const Doc *g = r.opt("generations", Doc::Kind::String)) {
+      unsigned lo = 0, hi = 0;
+      char dash = 0, tail = 0;
+      int n = std::sscanf(g->as_string().c_str(), "%u%c%u%c", &lo, &dash, &hi, &tail);
+      bool open_end = n == 2 && dash == '-', closed = n == 3 && dash == '-';
+      if (!(n == 1 || open_end || closed)) r.fail(*g, "generations must be \"N\", \"N-\" or \"N-M\"");
+      if (n == 1) hi = lo;
+      if (s.generation < int(lo) || (!open_end && s.generation > int(hi)))
+        r.fail(*g, "field " + f.path() + " exists on generations " + g->as_string() + ", not on " + std::to_string(s.generation));
+    }
     f.source = r.req("source", Doc::Kind::String).as_string();
     f.confidence = confidence(r, r.req("confidence", Doc::Kind::String));
     r.finish();
@@ -122,6 +141,11 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
   }
   if ((s.blocks.empty() || !s.header_bytes) && s.complete) top.fail(doc, "a database without a header size and blocks cannot be complete");
   top.finish();
+  for (const TdField &f : s.fields) // a pair names a register (address) or a header field (slot) of the database
+    if (!f.pair.empty() && std::none_of(s.fields.begin(), s.fields.end(), [&](const TdField &o) {
+          return f.role == "address" ? o.reg == f.pair && o.role == "size" : o.block == "Header" && o.name == f.pair && o.role == "enable";
+        }))
+      top.fail(doc, "field " + f.path() + " pairs with '" + f.pair + "', which the database has no " + (f.role == "address" ? "size register" : "enable field") + " of");
   if (s.chain == "sized" &&
       std::none_of(s.fields.begin(), s.fields.end(), [](const TdField &f) { return f.block == "Header" && f.address == 0 && f.name == "TaskWords"; }))
     top.fail(doc, "a sized chain needs the Header field TaskWords in its first word");

@@ -73,6 +73,20 @@ TEST(TdSchema, RejectsBrokenDatabases) {
   EXPECT_EQ(code(head + field("A", "0x100", "32:0")), "ANEC-TDS-001");                                    // past bit 31
   EXPECT_EQ(code(head + field("Header", "0x8", "3:0")), "ANEC-TDS-001");                                  // past header
   EXPECT_EQ(code(head + field("A", "0x100", "3:0") + field("A", "0x104", "3:0")), "ANEC-TDS-001");        // duplicate path
+  // Roles, pairs and generation ranges are checked values.
+  auto with = [&](const std::string &extra) {
+    std::string f = field("A", "0x100", "3:0");
+    return head + f.insert(f.find("source"), extra);
+  };
+  EXPECT_EQ(code(with("role = \"size\"\n")), "none");
+  EXPECT_EQ(code(with("role = \"base\"\n")), "ANEC-TDS-001");                          // unknown role
+  EXPECT_EQ(code(with("role = \"address\"\npair = \"Nowhere\"\n")), "ANEC-TDS-001"); // pair names no size register
+  EXPECT_EQ(code(with("pair = \"R\"\n")), "ANEC-TDS-001");                             // a plain value has no pair
+  EXPECT_EQ(code(with("generations = \"5-\"\n")), "none");
+  EXPECT_EQ(code(with("generations = \"8-11\"\n")), "ANEC-TDS-001"); // not on generation 7
+  EXPECT_EQ(code(with("generations = \"x\"\n")), "ANEC-TDS-001");
+  std::string guessed = field("A", "0x100", "3:0");
+  EXPECT_EQ(code(head + guessed.replace(guessed.find("\"decoded\""), 9, "\"guessed\"")), "ANEC-TDS-001"); // confidence
 }
 
 // Every raw chain: descriptors of 0x274 bytes at a 0x300 stride, the seven streams in order, EON

@@ -21,6 +21,10 @@ struct TdField {
   std::string block, reg, name; // block "Header" addresses the descriptor header by byte offset
   uint32_t address = 0;         // register byte address (stream space), or header word offset
   uint32_t lo = 0, hi = 0;      // bit range within the 32-bit word
+  // What the field is for, so checks never go by its name: "address" (a buffer offset in 64-byte
+  // units; `pair` names the register holding its size), "size", "slot" (a buffer-slot index; `pair`
+  // names the header field that enables it), "enable", or "" (a plain value).
+  std::string role, pair;
   std::string source, confidence;
 
   uint32_t mask() const { return uint32_t((uint64_t{1} << (hi - lo + 1)) - 1) << lo; }
