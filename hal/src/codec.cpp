@@ -11,10 +11,6 @@ namespace anec::hal {
 
 namespace {
 
-void store_le(Bytes &b, uint32_t off, uint32_t width, uint64_t v) {
-  for (uint32_t i = 0; i < width; ++i) b[off + i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
 // libc++ short-string layout (little-endian): byte 0 = size * 2 (low bit clear = short form),
 // characters from byte 1, NUL padded to 24 bytes.
 void store_str24(Bytes &b, uint32_t off, const std::string &s) {
@@ -44,7 +40,8 @@ std::string load_str24(std::span<const uint8_t> b, const Field &f) {
 } // namespace
 
 Bytes encode(const Schema &schema, const Target &target) {
-  Bytes blob(schema.blob_size(), 0);
+  layout::Writer w(schema.blob_layout());
+  Bytes blob(schema.blob_size(), 0); // strings and byte runs, laid over the writer's integers below
   for (const Field &f : schema.fields()) {
     if (!f.in_blob()) continue;
     const Entry *e = target.find(f.name);
@@ -53,16 +50,17 @@ Bytes encode(const Schema &schema, const Target &target) {
       throw Error("ANEC-HAL-004", "target '" + target.name + "', field '" + f.name + "': " + why);
     uint32_t off = *f.offset;
     switch (f.type) {
-    case Type::F64: store_le(blob, off, 8, std::bit_cast<uint64_t>(std::get<double>(e->value))); break;
+    case Type::F64: w.set(f.name, std::bit_cast<uint64_t>(std::get<double>(e->value))); break;
     case Type::Str24: store_str24(blob, off, std::get<std::string>(e->value)); break;
     case Type::Bytes: {
       auto &b = std::get<Bytes>(e->value);
       std::copy(b.begin(), b.end(), blob.begin() + off);
       break;
     }
-    default: store_le(blob, off, f.width, std::get<uint64_t>(e->value));
+    default: w.set(f.name, std::get<uint64_t>(e->value));
     }
   }
+  for (size_t i = 0; i < blob.size(); ++i) blob[i] |= w.bytes()[i]; // the two write disjoint fields
   return blob;
 }
 
@@ -72,6 +70,7 @@ Target decode(const Schema &schema, std::span<const uint8_t> blob, const std::st
     throw Error("ANEC-HAL-001", "blob is " + std::to_string(blob.size()) + " bytes; a HAL table is " +
                                     std::to_string(schema.blob_size()) + " (" + hex(schema.blob_size()) + ")" +
                                     (blob.size() < schema.blob_size() ? " — truncated" : " — oversized"));
+  layout::View view(schema.blob_layout(), blob, 0, "ANEC-HAL-001");
   Target t;
   t.name = name;
   if (donor) t.aliases = donor->aliases;
@@ -84,10 +83,10 @@ Target decode(const Schema &schema, std::span<const uint8_t> blob, const std::st
     Value v;
     uint32_t off = *f.offset;
     switch (f.type) {
-    case Type::F64: v = std::bit_cast<double>(load_le(blob, off, 8)); break;
+    case Type::F64: v = std::bit_cast<double>(view.get(f.name)); break;
     case Type::Str24: v = load_str24(blob, f); break;
     case Type::Bytes: v = Bytes(blob.begin() + off, blob.begin() + off + f.width); break;
-    default: v = load_le(blob, off, f.width);
+    default: v = view.get(f.name);
     }
     if (f.synthesized) {
       auto &b = std::get<Bytes>(v);

@@ -23,6 +23,34 @@ constexpr TypeInfo kTypes[] = {
     {Type::Float, "float", 0},    {Type::String, "string", 0}, {Type::Strings, "strings", 0},
     {Type::Bool, "bool", 0}};
 
+// The blob fields as a layout struct: integers and pointers by width, doubles as their bit
+// patterns, strings and byte runs as bytes (codec.cpp interprets those).
+layout::Struct layout_of(const Schema &s) {
+  layout::Struct out;
+  out.name = "hal.ZinIrHalParameters";
+  out.bytes = s.blob_size();
+  out.meaning = "the HAL parameter table (guide ch.24)";
+  out.source = "tables/schema/hal.toml";
+  for (const Field &f : s.fields()) {
+    if (!f.in_blob()) continue;
+    layout::Field l;
+    l.name = f.name;
+    l.offset = *f.offset;
+    l.width = f.width;
+    l.type = f.type == Type::Str24 || f.type == Type::Bytes ? layout::Type::Bytes
+             : f.width == 1                                 ? layout::Type::U8
+             : f.width == 2                                 ? layout::Type::U16
+             : f.width == 4                                 ? layout::Type::U32
+                                                            : layout::Type::U64;
+    l.meaning = f.meaning;
+    l.source = f.source;
+    l.confidence = f.confidence;
+    out.fields.push_back(std::move(l));
+  }
+  out.reindex();
+  return out;
+}
+
 } // namespace
 
 const char *type_name(Type t) {
@@ -167,6 +195,7 @@ Schema Schema::from_doc(const Doc &doc, const std::string &source) {
   }
   if (at < s.blob_size_) gap(at, s.blob_size_);
   for (auto &f : outside) s.fields_.push_back(std::move(f));
+  s.blob_layout_ = layout_of(s);
   return s;
 }
 

@@ -182,6 +182,7 @@ Struct parse_struct(const Doc &sd, const std::string &source) {
   r.finish();
   std::sort(s.fields.begin(), s.fields.end(),
             [](const Field &a, const Field &b) { return a.offset < b.offset; });
+  s.reindex();
   return s;
 }
 
@@ -276,7 +277,17 @@ const Struct *Database::variant(std::string_view family, std::span<const uint8_t
   return nullptr;
 }
 
+void Struct::reindex() {
+  index.clear();
+  for (uint32_t i = 0; i < fields.size(); ++i)
+    index.emplace(fields[i].name, i);
+}
+
 const Field *Struct::find(std::string_view n) const {
+  if (!index.empty()) {
+    auto it = index.find(std::string(n));
+    return it == index.end() ? nullptr : &fields[it->second];
+  }
   for (const Field &f : fields)
     if (f.name == n)
       return &f;

@@ -1,6 +1,7 @@
 // The HAL field database (tables/schema/hal.toml): every fact a target definition holds, where it
 // lives in the 0x938-byte ZinIrHalParameters blob (guide ch.24) or that it lives outside it.
 #pragma once
+#include "anec/layout/layout.hpp"
 #include "anec/support/confidence.hpp"
 #include "anec/support/doc.hpp"
 #include "anec/support/format.hpp"
@@ -56,6 +57,9 @@ public:
   const std::vector<Field> &fields() const { return fields_; }
   const std::vector<Region> &regions() const { return regions_; }
   const Field *find(std::string_view name) const;
+  // The blob's fields as a layout (the one engine that reads and writes binary structures; doubles
+  // as their 64-bit patterns, strings and byte runs as bytes), built by from_doc.
+  const layout::Struct &blob_layout() const { return blob_layout_; }
   // Section names in the order target definitions print them.
   static const std::vector<std::string> &section_order();
 
@@ -64,6 +68,7 @@ private:
   uint32_t blob_size_ = 0;
   std::vector<Field> fields_;
   std::vector<Region> regions_;
+  layout::Struct blob_layout_;
 };
 
 } // namespace anec::hal

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace anec::layout {
@@ -73,7 +74,10 @@ struct Struct {
   std::string variant_of;
   std::vector<Condition> when;
   std::vector<Field> fields; // in offset order
+  std::unordered_map<std::string, uint32_t> index; // field name -> position, built by reindex()
 
+  // Call after filling `fields`: names are then found without a scan.
+  void reindex();
   const Field *find(std::string_view name) const;
   const Field &at(std::string_view name) const; // throws ANEC-LAYOUT-002 when absent
   // "nchw[3][1]" for the byte at `offset` from the struct's start, "" where no field lies.
