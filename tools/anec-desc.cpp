@@ -26,7 +26,7 @@ namespace {
 
 const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json] [--td N] [--generation N]
        anec-desc [--tables DIR] encode DUMP.json -o FILE
-       anec-desc [--tables DIR] audit FILE [--generation N]
+       anec-desc [--tables DIR] audit FILE [--generation N] [--format text|json|csv]
        anec-desc [--tables DIR] explain FILE OFFSET [--generation N]
        anec-desc [--tables DIR] convert FILE.hwx -o FILE.anec [--header-bytes 0x800|0x1000]
 
@@ -158,15 +158,31 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
 
 int audit(const std::filesystem::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
-  std::string file, generation_text;
-  o.add_options()("file", po::value(&file))("generation", po::value(&generation_text));
+  std::string file, generation_text, format = "text";
+  o.add_options()("file", po::value(&file))("generation", po::value(&generation_text))("format", po::value(&format));
   parse(args, o, "file", 1);
   int generation = option_number(generation_text, kMaxGeneration, "--generation");
   if (file.empty()) throw Error("ANEC-CLI-001", "audit needs a FILE");
+  if (format != "text" && format != "json" && format != "csv")
+    throw Error("ANEC-CLI-002", "--format '" + excerpt(format) + "' (expected text, json or csv)");
   Program p = load(tables, file, generation);
   auto findings = p.hwx ? desc::audit_hwx(*p.hwx) : p.anec ? desc::audit_anec(*p.anec) : desc::audit_chain(p.chain);
-  for (auto &f : findings) std::printf("%s at 0x%llx: %s\n", f.code.c_str(), static_cast<unsigned long long>(f.offset), f.message.c_str());
-  std::printf("%zu descriptor(s) audited, %zu finding(s)\n", p.chain.tds.size(), findings.size());
+  std::string out;
+  if (format == "json") {
+    Doc d = Doc::table();
+    d.set("descriptors", Doc::integer(int64_t(p.chain.tds.size())));
+    Doc list = Doc::array();
+    for (auto &f : findings) list.push(diagnostic_doc(f));
+    d.set("findings", std::move(list));
+    out = json::write(d);
+  } else if (format == "csv") {
+    out = diagnostic_csv_header();
+    for (auto &f : findings) out += diagnostic_csv_row(f);
+  } else {
+    for (auto &f : findings) out += diagnostic_text(f) + "\n";
+    out += std::to_string(p.chain.tds.size()) + " descriptor(s) audited, " + std::to_string(findings.size()) + " finding(s)\n";
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
   return findings.empty() ? 0 : 1;
 }
 

@@ -286,8 +286,7 @@ int cmd_diff(Ctx &c, const std::vector<std::string> &args) {
 }
 
 void print_findings(const std::vector<Finding> &fs) {
-  for (auto &f : fs)
-    std::printf("%s %s.%s: %s\n", f.code.c_str(), f.target.c_str(), f.field.c_str(), f.message.c_str());
+  for (auto &f : fs) std::printf("%s\n", diagnostic_text(f, false).c_str());
 }
 
 int cmd_validate(Ctx &c, const std::vector<std::string> &args) {

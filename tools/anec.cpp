@@ -73,27 +73,13 @@ struct Ctx {
   }
 };
 
-Doc finding_doc(const Finding &f) {
-  Doc d = Doc::table();
-  d.set("op", Doc::string(f.op));
-  d.set("code", Doc::string(f.code));
-  d.set("severity", Doc::string(severity_name(f.severity)));
-  d.set("message", Doc::string(f.message));
-  d.set("value", Doc::string(f.value));
-  d.set("limit", Doc::string(f.limit));
-  d.set("limit_field", Doc::string(f.limit_field));
-  d.set("limit_confidence", Doc::string(f.confidence));
-  d.set("fix", Doc::string(f.fix));
-  return d;
-}
-
 Doc check_doc(const CheckResult &r) {
   Doc d = Doc::table();
   d.set("target", Doc::string(r.target));
   d.set("verdict", Doc::string(verdict_name(r.verdict)));
   d.set("rejects", Doc::integer(int64_t(r.count(Severity::Reject))));
   d.set("decompositions", Doc::integer(int64_t(r.count(Severity::Decompose))));
-  d.set("warnings", Doc::integer(int64_t(r.count(Severity::Warn))));
+  d.set("warnings", Doc::integer(int64_t(r.count(Severity::Warning))));
   Doc ops = Doc::array();
   for (const OpVerdict &v : r.ops) {
     Doc o = Doc::table();
@@ -105,7 +91,7 @@ Doc check_doc(const CheckResult &r) {
   }
   d.set("ops", std::move(ops));
   Doc fs = Doc::array();
-  for (const Finding &f : r.findings) fs.push(finding_doc(f));
+  for (const Finding &f : r.findings) fs.push(diagnostic_doc(f));
   d.set("findings", std::move(fs));
   return d;
 }
@@ -169,10 +155,10 @@ std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &
   for (const std::string &n : g.notes) out += "note: " + n + "\n";
   out += "check " + g.source + " on " + t.name + " (" + t.text("family") + ", " + std::to_string(t.uint("num_nes")) + " cores): " +
                     verdict_name(r.verdict) + ", " + std::to_string(r.count(Severity::Reject)) + " reject(s), " +
-                    std::to_string(r.count(Severity::Decompose)) + " decomposition(s), " + std::to_string(r.count(Severity::Warn)) + " warning(s)\n";
+                    std::to_string(r.count(Severity::Decompose)) + " decomposition(s), " + std::to_string(r.count(Severity::Warning)) + " warning(s)\n";
   auto findings_of = [&](const std::string &op) {
     for (const Finding &f : r.findings) {
-      if (f.op != op) continue;
+      if (f.object != op) continue;
       out += "    " + f.code + " " + severity_name(f.severity) + ": " + f.message;
       if (!f.limit_field.empty()) out += " [" + f.limit_field + " = " + f.limit + ", " + f.confidence + "]";
       if (!f.fix.empty()) out += "; fix: " + f.fix;
@@ -215,7 +201,7 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
       r.set("verdict", Doc::string(verdict_name(cs[i].verdict)));
       r.set("rejects", Doc::integer(int64_t(cs[i].count(Severity::Reject))));
       r.set("decompositions", Doc::integer(int64_t(cs[i].count(Severity::Decompose))));
-      r.set("warnings", Doc::integer(int64_t(cs[i].count(Severity::Warn))));
+      r.set("warnings", Doc::integer(int64_t(cs[i].count(Severity::Warning))));
       r.set("latency_us", Doc::number(es[i].latency_us));
       r.set("bound", Doc::string(es[i].bound));
       r.set("parameters", Doc::string(es[i].peak_tflops.provenance));
@@ -229,7 +215,7 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
                                     : "target     verdict    rejects  decomp  warnings  latency_us  bound      parameters\n";
   for (size_t i = 0; i < cs.size(); ++i) {
     std::vector<std::string> cells = {cs[i].target, verdict_name(cs[i].verdict), std::to_string(cs[i].count(Severity::Reject)),
-                                      std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warn)),
+                                      std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warning)),
                                       fmt(es[i].latency_us), es[i].bound, es[i].peak_tflops.provenance};
     static const int widths[] = {11, 11, 9, 8, 10, 12, 11, 0};
     for (size_t k = 0; k < cells.size(); ++k) {

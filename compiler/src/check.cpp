@@ -8,7 +8,6 @@
 namespace anec::compiler {
 
 const char *verdict_name(Verdict v) { return v == Verdict::Native ? "native" : v == Verdict::Decompose ? "decompose" : "reject"; }
-const char *severity_name(Severity s) { return s == Severity::Reject ? "reject" : s == Severity::Decompose ? "decompose" : "warn"; }
 
 size_t CheckResult::count(Severity s) const {
   return size_t(std::count_if(findings.begin(), findings.end(), [&](const Finding &f) { return f.severity == s; }));
@@ -41,7 +40,13 @@ struct Checker {
   }
   void add(const std::string &code, Severity s, const std::string &message, const std::string &value, const std::string &limit,
            const std::string &field, const std::string &fix) {
-    r.findings.push_back({op ? op->name : "", code, s, message, value, limit, field, field.empty() ? "" : conf(field), fix});
+    Finding f = finding_about(code, op ? op->name : "", "", message, s);
+    f.value = value;
+    f.limit = limit;
+    f.limit_field = field;
+    f.confidence = field.empty() ? "" : conf(field);
+    f.fix = fix;
+    r.findings.push_back(std::move(f));
     if (!verdict) return;
     if (s == Severity::Reject) verdict->verdict = Verdict::Reject;
     else if (s == Severity::Decompose && verdict->verdict == Verdict::Native) verdict->verdict = Verdict::Decompose;
@@ -89,7 +94,7 @@ struct Checker {
         bool io = std::find(g.inputs.begin(), g.inputs.end(), n) != g.inputs.end();
         if (x.dtype == "bf16" && io) add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16", "fp16", "", "declare the input fp16");
         if ((x.dtype == "fp32" || x.dtype == "int32") && io)
-          add("ANEC-CHK-017", Severity::Warn, "tensor '" + n + "' is " + x.dtype + "; the engine computes fp16 (the annotation does not widen the arithmetic)", x.dtype, "fp16", "", "use fp16 activations");
+          add("ANEC-CHK-017", Severity::Warning, "tensor '" + n + "' is " + x.dtype + "; the engine computes fp16 (the annotation does not widen the arithmetic)", x.dtype, "fp16", "", "use fp16 activations");
       }
       for (const std::string &n : op->outputs)
         if (std::find(g.outputs.begin(), g.outputs.end(), n) != g.outputs.end() && g.tensor(n)->dtype == "bf16")
@@ -117,14 +122,14 @@ struct Checker {
             str(groups), "a divisor of both channel counts", "", "choose a group count dividing both channel counts");
       auto cores = num("num_nes");
       if (groups > 1 && groups != cin && cores && int64_t(*cores) % groups)
-        add("ANEC-CHK-042", Severity::Warn, "group count " + str(groups) + " does not divide the " + str(int64_t(*cores)) + " cores: the one-to-one core-to-lookup-table mapping is lost (slower)",
+        add("ANEC-CHK-042", Severity::Warning, "group count " + str(groups) + " does not divide the " + str(int64_t(*cores)) + " cores: the one-to-one core-to-lookup-table mapping is lost (slower)",
             str(groups), str(int64_t(*cores)), "num_nes", "use a group count dividing " + str(int64_t(*cores)));
     } else if (name == "dynamic_weight_batch") {
       bool runtime = op->text("weight") == "runtime" || (op->inputs.size() >= 2 && !in(1).constant);
       if (runtime) over(in(0).shape.d[kN], "dynamic_weight_conv_max_batch", "ANEC-CHK-051", "dynamic-weight convolution batch", "run batch one per dispatch, or embed the weight as a constant");
       auto t2 = op->attrs.find("trainable");
       if (t2 && t2->is(Doc::Kind::Bool) && t2->as_bool() && in(0).shape.d[kN] >= 64)
-        add("ANEC-CHK-054", Severity::Warn, "trainable convolution at batch " + str(in(0).shape.d[kN]) + ": compile time grows with the batch (about 35 s at 64 and 79 s at 128 on the M1; 1000 never finishes)",
+        add("ANEC-CHK-054", Severity::Warning, "trainable convolution at batch " + str(in(0).shape.d[kN]) + ": compile time grows with the batch (about 35 s at 64 and 79 s at 128 on the M1; 1000 never finishes)",
             str(in(0).shape.d[kN]), "64", "", "compile smaller batches and accumulate");
     } else if (name == "linear_rank") {
       if (in(0).shape.d[kD] > 1) add("ANEC-CHK-027", Severity::Reject, "linear input has rank 5 (depth " + str(in(0).shape.d[kD]) + ")", str(in(0).shape.d[kD]), "depth 1", "", "fold depth into batch");
@@ -192,7 +197,7 @@ struct Checker {
                   std::to_string(int64_t(*threshold)),
               std::to_string(v), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0, or keep the values under the bound");
         else if (v < 0)
-          add("ANEC-CHK-050", Severity::Warn, "width-offset slice: values above " + std::to_string(int64_t(*threshold)) + " would saturate to infinity on this target (give attrs.max_abs to decide)",
+          add("ANEC-CHK-050", Severity::Warning, "width-offset slice: values above " + std::to_string(int64_t(*threshold)) + " would saturate to infinity on this target (give attrs.max_abs to decide)",
               "begin W " + str(begin[kW]), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0");
       }
     } else if (name == "pad") {
@@ -224,11 +229,11 @@ struct Checker {
       if (x.shape.symbolic()) continue;
       auto il = num("channel_interleave");
       if (il && *il > 1 && x.shape.d[kC] % int64_t(*il))
-        add("ANEC-CHK-040", Severity::Warn, "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) + ": lanes pad out",
+        add("ANEC-CHK-040", Severity::Warning, "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) + ": lanes pad out",
             str(x.shape.d[kC]), str(int64_t(*il)), "channel_interleave", "round the channels up to a multiple of the interleave");
       int64_t row = times(x.shape.d[kW], dtype_bytes(x.dtype), "row bytes of '" + n + "'");
       if (row % 16)
-        add("ANEC-CHK-041", Severity::Warn, "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the 16-byte DMA granule", str(row), "multiple of 16 bytes", "",
+        add("ANEC-CHK-041", Severity::Warning, "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the 16-byte DMA granule", str(row), "multiple of 16 bytes", "",
             "make the width a multiple of " + str(16 / std::max<int64_t>(1, dtype_bytes(x.dtype))));
     }
     int64_t largest = 0;
@@ -240,9 +245,9 @@ struct Checker {
     // weight_bytes is a double product of attribute values: compare as doubles, clamp before the cast.
     if (double w = weight_bytes(g, *op); w > double(largest))
       largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = op->name + ".weight";
-    over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'", "split the operation so each operand fits on chip (it still runs, streaming from DRAM)", Severity::Warn);
+    over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'", "split the operation so each operand fits on chip (it still runs, streaming from DRAM)", Severity::Warning);
     if (op->inputs.size() >= 12)
-      add("ANEC-CHK-055", Severity::Warn, str(int64_t(op->inputs.size())) + " branches reconverge into one consumer: the compiler's partition search grows exponentially with the branch width",
+      add("ANEC-CHK-055", Severity::Warning, str(int64_t(op->inputs.size())) + " branches reconverge into one consumer: the compiler's partition search grows exponentially with the branch width",
           str(int64_t(op->inputs.size())), "12", "", "merge the branches in stages");
   }
 };

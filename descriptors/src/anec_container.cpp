@@ -130,7 +130,7 @@ std::string anec_header_field(const Anec &a, uint64_t off) {
 std::vector<Finding> audit_anec(const Anec &a) {
   const AnecHeader &h = a.header;
   std::vector<Finding> out = audit_chain(a.chain);
-  auto sizes = [&](const std::string &m) { out.push_back({"ANEC-AUD-010", 0, m}); };
+  auto sizes = [&](const std::string &m) { out.push_back(finding_at("ANEC-AUD-010", 0, m)); };
   if (h.size != align_up(h.tsk_size, 16) + h.krn_size)
     sizes("size " + hex(h.size) + " is not round_up(tsk_size " + hex(h.tsk_size) + ", 16) + krn_size " + hex(h.krn_size));
   if (h.td_count != a.chain.tds.size()) sizes("td_count " + std::to_string(h.td_count) + ", the chain has " + std::to_string(a.chain.tds.size()));
@@ -140,7 +140,7 @@ std::vector<Finding> audit_anec(const Anec &a) {
     sizes("the chain ends at " + hex(a.chain.tds.back().offset + a.chain.tds.back().size) + ", tsk_size puts its end at " + hex(a.header_bytes + h.tsk_size));
   if (uint64_t(h.tiles[0]) * AnecHeader::kTile < h.size)
     sizes("command slot has " + std::to_string(h.tiles[0]) + " tile(s), the payload needs " + std::to_string(align_up(h.size, AnecHeader::kTile) / AnecHeader::kTile));
-  auto slots = [&](const std::string &m) { out.push_back({"ANEC-AUD-011", 0, m}); };
+  auto slots = [&](const std::string &m) { out.push_back(finding_at("ANEC-AUD-011", 0, m)); };
   if (!h.src_count || !h.dst_count) slots(std::to_string(h.src_count) + " input(s) and " + std::to_string(h.dst_count) + " output(s); each needs one at least");
   if (uint64_t(AnecHeader::kFirstOutput) + h.dst_count + h.src_count > AnecHeader::kSlots) {
     slots(std::to_string(h.dst_count) + " outputs and " + std::to_string(h.src_count) + " inputs from slot 4 overrun the 32 slots");
@@ -156,7 +156,7 @@ std::vector<Finding> audit_anec(const Anec &a) {
     if (s[0] * s[1] * s[4] > uint64_t(h.tiles[k]) * AnecHeader::kTile)
       slots(who + ": " + std::to_string(s[0]) + " x " + std::to_string(s[1]) + " planes of " + std::to_string(s[4]) + " bytes exceed its " +
             std::to_string(h.tiles[k]) + " tile(s)");
-    auto strides = [&](const std::string &m) { out.push_back({"ANEC-AUD-012", 0, who + ": " + m}); };
+    auto strides = [&](const std::string &m) { out.push_back(finding_at("ANEC-AUD-012", 0, who + ": " + m)); };
     if (s[5] % 64 || s[4] % 64) strides("plane stride " + std::to_string(s[4]) + " and row stride " + std::to_string(s[5]) + " must be multiples of 64");
     if (s[5] < 2 * s[3]) strides("row stride " + std::to_string(s[5]) + " holds fewer than W = " + std::to_string(s[3]) + " fp16 elements");
     if (s[4] < s[2] * s[5]) strides("plane stride " + std::to_string(s[4]) + " holds fewer than H = " + std::to_string(s[2]) + " rows");

@@ -22,7 +22,7 @@ std::optional<uint32_t> sibling(const Chain &c, uint64_t near, const std::string
 void out_stride_findings(const HwxTensor &l, std::vector<Finding> &out) {
   static const std::pair<const char *, uint64_t> sizes[] = {{"float16", 2}, {"float", 4}, {"int8", 1}, {"uint8", 1}, {"int16", 2}};
   if (l.extents.size() != 4) return;
-  auto bad = [&](const std::string &m) { out.push_back({"ANEC-AUD-009", 0, "tensor " + l.name + ": " + m}); };
+  auto bad = [&](const std::string &m) { out.push_back(finding_at("ANEC-AUD-009", 0, "tensor " + l.name + ": " + m)); };
   for (const auto &[name, size] : sizes)
     if (l.dtype == name && l.strides[3] != size) bad("width stride " + std::to_string(l.strides[3]) + " is not one " + name + " element");
   for (size_t k = 0; k < 3; ++k) {
@@ -42,12 +42,12 @@ std::vector<Finding> audit_chain(const Chain &c) {
     const Td &td = c.tds[i];
     bool last = i + 1 == c.tds.size();
     if (!c.sized && td.eon != last)
-      out.push_back({"ANEC-AUD-001", td.offset, std::string("descriptor ") + std::to_string(i) + (td.eon ? " is marked EON but is not the last" : " is the last but not marked EON")});
+      out.push_back(finding_at("ANEC-AUD-001", td.offset, std::string("descriptor ") + std::to_string(i) + (td.eon ? " is marked EON but is not the last" : " is the last but not marked EON")));
     if (auto tid = header_field(td, "TID"); tid && *tid != i)
-      out.push_back({"ANEC-AUD-002", td.offset, "descriptor " + std::to_string(i) + " has TID " + std::to_string(*tid)});
+      out.push_back(finding_at("ANEC-AUD-002", td.offset, "descriptor " + std::to_string(i) + " has TID " + std::to_string(*tid)));
     uint64_t want = last ? 0 : c.tds[i + 1].offset - start;
     if (auto np = header_field(td, "NextPointer"); np && *np != want)
-      out.push_back({"ANEC-AUD-003", td.offset, "NextPointer " + hex(*np) + ", the next descriptor is at " + hex(want)});
+      out.push_back(finding_at("ANEC-AUD-003", td.offset, "NextPointer " + hex(*np) + ", the next descriptor is at " + hex(want)));
   }
   return out;
 }
@@ -63,8 +63,8 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
       for (const FieldValue &f : w->fields)
         if (f.field->role == "address") base = &f;
     if (!base) {
-      out.push_back({"ANEC-AUD-004", at, "relocation at __text+" + hex(r.address) + " against " + r.symbol +
-                                             (w ? " patches " + w->block + "." + hex(w->address) + ", not a base-address register" : " lands on no register word")});
+      out.push_back(finding_at("ANEC-AUD-004", at, "relocation at __text+" + hex(r.address) + " against " + r.symbol +
+                                             (w ? " patches " + w->block + "." + hex(w->address) + ", not a base-address register" : " lands on no register word")));
       continue;
     }
     const HwxSection *target = nullptr;
@@ -76,7 +76,7 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
     if (target && size) {
       uint64_t begin = uint64_t(base->value) * 64, len = uint64_t(*size) * 64;
       if (begin + len > target->size)
-        out.push_back({"ANEC-AUD-005", at, reg + " covers " + hex(begin) + "+" + hex(len) + " of " + r.symbol + ", which is " + hex(target->size) + " bytes"});
+        out.push_back(finding_at("ANEC-AUD-005", at, reg + " covers " + hex(begin) + "+" + hex(len) + " of " + r.symbol + ", which is " + hex(target->size) + " bytes"));
     }
   }
   for (const HwxTensor &l : h.layouts) {
@@ -84,15 +84,15 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
     for (const HwxTensorState &t : h.states)
       if (t.name == l.name) st = &t;
     if (!st) {
-      out.push_back({"ANEC-AUD-006", 0, "tensor " + l.name + " has a shape string but no thread state"});
+      out.push_back(finding_at("ANEC-AUD-006", 0, "tensor " + l.name + " has a shape string but no thread state"));
       continue;
     }
     bool same = l.extents.size() == 4;
     for (size_t k = 0; same && k < 4; ++k) same = l.extents[k].second == st->extents[k] && l.strides[k] == st->strides[k];
-    if (!same) out.push_back({"ANEC-AUD-006", st->offset, "tensor " + l.name + ": the thread state's extents or strides disagree with its shape string"});
+    if (!same) out.push_back(finding_at("ANEC-AUD-006", st->offset, "tensor " + l.name + ": the thread state's extents or strides disagree with its shape string"));
   }
   if (const auto &p = h.program) {
-    auto bad = [&](const std::string &m) { out.push_back({"ANEC-AUD-007", p->offset, "program state: " + m}); };
+    auto bad = [&](const std::string &m) { out.push_back(finding_at("ANEC-AUD-007", p->offset, "program state: " + m)); };
     if (p->td_base != h.text.addr) bad("chain base " + hex(p->td_base) + ", __text is at " + hex(h.text.addr));
     if (h.chain_not_decoded.empty() && p->td_count != h.chain.tds.size())
       bad(std::to_string(p->td_count) + " descriptor(s) declared, the chain has " +
@@ -107,8 +107,8 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
           auto on = header_field(td, slot.field->pair);
           if (!on || !*on) continue;
           if (slot.value >= HwxProgramState::kBars || !p->bars[slot.value])
-            out.push_back({"ANEC-AUD-008", td.offset, slot.field->name + " = " + std::to_string(slot.value) + " is enabled but buffer slot " +
-                                                          std::to_string(slot.value) + " holds no address"});
+            out.push_back(finding_at("ANEC-AUD-008", td.offset, slot.field->name + " = " + std::to_string(slot.value) + " is enabled but buffer slot " +
+                                                          std::to_string(slot.value) + " holds no address"));
         }
   }
   for (const HwxTensor &l : h.layouts)

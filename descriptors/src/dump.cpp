@@ -44,7 +44,7 @@ std::string dump_text(const Chain &c, const TdSchema &s, std::optional<size_t> o
   std::string out = "raw task-descriptor chain, generation " + std::to_string(s.generation) + (s.complete ? "" : " (register database incomplete)") +
                     ": " + std::to_string(c.tds.size()) + " descriptor(s), kernel data at " + hex(c.kernel_offset) + " (" +
                     std::to_string(c.kernel_size) + " bytes)\n";
-  for (const Finding &f : c.findings) out += "finding " + f.code + " at " + hex(f.offset) + ": " + f.message + "\n";
+  for (const Finding &f : c.findings) out += "finding " + diagnostic_text(f) + "\n";
   for (size_t i : selected(c, only)) {
     const Td &td = c.tds[i];
     out += "\nTD " + std::to_string(i) + " at " + hex(td.offset) + ": " + hex(td.size) + " bytes, " + std::to_string(td.streams.size()) +
@@ -71,13 +71,7 @@ Doc dump_doc(const Chain &c, const TdSchema &s, std::span<const uint8_t> file, s
   kernel.set("bytes", Doc::integer(int64_t(c.kernel_size)));
   d.set("kernel_data", std::move(kernel));
   Doc findings = Doc::array();
-  for (const Finding &f : c.findings) {
-    Doc x = Doc::table();
-    x.set("code", Doc::string(f.code));
-    x.set("offset", Doc::integer(int64_t(f.offset)));
-    x.set("message", Doc::string(f.message));
-    findings.push(std::move(x));
-  }
+  for (const Finding &f : c.findings) findings.push(diagnostic_doc(f));
   d.set("findings", std::move(findings));
   Doc tds = Doc::array();
   for (size_t i : selected(c, only)) {

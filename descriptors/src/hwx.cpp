@@ -155,7 +155,7 @@ void read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &
   } else if (s->name == "hwx.program_state" || s->name == "hwx.segment_state") {
     if (16 + 4 * c.get("count") > c.get("cmdsize"))
       throw Error(kBad, "thread state at " + hex(c.at()) + " counts " + std::to_string(c.get("count")) + " words in " + hex(c.get("cmdsize")) + " bytes");
-    if (h.program) h.chain.findings.push_back({"ANEC-HWX-102", c.at(), "a second program state; the first is kept"});
+    if (h.program) h.chain.findings.push_back(finding_at("ANEC-HWX-102", c.at(), "a second program state; the first is kept"));
     else h.program = read_program(c);
   } else if (s->name == "hwx.tensor_state") {
     if (16 + 4 * c.get("count") > c.get("cmdsize"))
@@ -224,7 +224,7 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     size_t colon = sym.name.find(':');
     size_t last = sym.name.rfind(':');
     if (colon == std::string::npos || last == colon) {
-      h.chain.findings.push_back({"ANEC-HWX-101", 0, "shape string of '" + sym.name + "' is not understood"});
+      h.chain.findings.push_back(finding_at("ANEC-HWX-101", 0, "shape string of '" + sym.name + "' is not understood"));
       continue;
     }
     HwxTensor t;
@@ -242,14 +242,14 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       t.strides.push_back(number((*it)[2]));
     }
     if (!fits) {
-      h.chain.findings.push_back({"ANEC-HWX-101", 0, "shape string of '" + t.name + "' has a number past 64 bits"});
+      h.chain.findings.push_back(finding_at("ANEC-HWX-101", 0, "shape string of '" + t.name + "' has a number past 64 bits"));
       continue;
     }
     std::string type_index = sym.name.substr(last + 1);
     t.dtype = types.count(type_index) ? types[type_index] : "t" + type_index;
     for (const HwxTensorName &n : h.tensors)
       if (n.name == t.name) t.vmaddr = n.vmaddr;
-    if (t.extents.empty()) h.chain.findings.push_back({"ANEC-HWX-101", 0, "shape string of '" + t.name + "' has no axis"});
+    if (t.extents.empty()) h.chain.findings.push_back(finding_at("ANEC-HWX-101", 0, "shape string of '" + t.name + "' has no axis"));
     h.layouts.push_back(std::move(t));
   }
   for (HwxTensorName &t : h.tensors)
@@ -269,7 +269,7 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     if (!e.code().starts_with("ANEC-TD-")) throw;
     h.chain = Chain{};
     h.chain_not_decoded = "the generation-" + std::to_string(schema.generation) + " database does not walk it: " + e.what();
-    h.chain.findings.push_back({"ANEC-HWX-103", h.text.offset, h.chain_not_decoded});
+    h.chain.findings.push_back(finding_at("ANEC-HWX-103", h.text.offset, h.chain_not_decoded));
   }
   if (!h.chain_not_decoded.empty()) {
     auto text = bytes.subspan(h.text.offset, h.text.size); // bounds checked with the section

@@ -82,14 +82,14 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
       throw Error("ANEC-TD-002", "stream at " + hex(p) + " (header " + hex(st.header) + ": " + std::to_string(st.count) +
                                      " words at " + hex(st.address) + ") runs past the descriptor end " + hex(std::min<uint64_t>(end, b.size())));
     const TdBlock *blk = s.block_at(st.address);
-    if (!blk) findings.push_back({"ANEC-TD-101", p, "stream at register address " + hex(st.address) + " is in no known block"});
+    if (!blk) findings.push_back(finding_at("ANEC-TD-101", p, "stream at register address " + hex(st.address) + " is in no known block"));
     for (uint32_t i = 0; i < st.count; ++i) {
       uint32_t addr = addresses[i];
       const TdBlock *wb = s.block_at(addr);
       Word w = decode_word(s, wb ? wb->name : "", addr, le32(b, p + 4 + 4 * i), p + 4 + 4 * i);
       if (blk && wb != blk)
-        findings.push_back({"ANEC-TD-102", w.offset, "stream starting in " + blk->name + " runs into " +
-                                                         (wb ? wb->name : "register address " + hex(addr) + ", outside every block")});
+        findings.push_back(finding_at("ANEC-TD-102", w.offset, "stream starting in " + blk->name + " runs into " +
+                                                         (wb ? wb->name : "register address " + hex(addr) + ", outside every block")));
       st.words.push_back(std::move(w));
     }
     td.streams.push_back(std::move(st));
@@ -97,7 +97,7 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
   }
   td.size = uint32_t(p - offset);
   for (const Word &w : td.header)
-    if (w.reserved) findings.push_back({"ANEC-TD-103", w.offset, "reserved header bits " + hex(w.reserved) + " set"});
+    if (w.reserved) findings.push_back(finding_at("ANEC-TD-103", w.offset, "reserved header bits " + hex(w.reserved) + " set"));
   return td;
 }
 
@@ -151,7 +151,7 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
   auto padding = [&](uint64_t from, uint64_t to, const char *where) {
     for (uint64_t i = from; i < to && i < b.size(); ++i)
       if (b[i]) {
-        c.findings.push_back({"ANEC-TD-104", i, std::string("nonzero padding ") + where});
+        c.findings.push_back(finding_at("ANEC-TD-104", i, std::string("nonzero padding ") + where));
         return;
       }
   };
@@ -167,7 +167,7 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
     c.tds.push_back(std::move(td));
     if (last) {
       if (end_limit != UINT64_MAX && end != b.size())
-        c.findings.push_back({"ANEC-TD-105", end, "the descriptors end at " + hex(end) + ", the section at " + hex(b.size())});
+        c.findings.push_back(finding_at("ANEC-TD-105", end, "the descriptors end at " + hex(end) + ", the section at " + hex(b.size())));
       c.kernel_offset = std::min<uint64_t>(align_up(end, layout.data_alignment), b.size());
       c.kernel_size = b.size() - c.kernel_offset;
       padding(end, c.kernel_offset, "between the last descriptor and the kernel data");
@@ -183,7 +183,7 @@ Chain decode_raw_chain(std::span<const uint8_t> all, const TdSchema &s, const Ch
                                        " back into itself or an earlier descriptor (it ends at " + hex(end - begin) + ")");
       next = begin + next_ptr;
     } else {
-      c.findings.push_back({"ANEC-TD-106", c.tds.back().offset, "descriptor without EON has no NextPointer; next assumed at " + hex(next)});
+      c.findings.push_back(finding_at("ANEC-TD-106", c.tds.back().offset, "descriptor without EON has no NextPointer; next assumed at " + hex(next)));
     }
     padding(end, next, "between descriptors");
     off = next;

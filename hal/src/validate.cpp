@@ -16,7 +16,7 @@ std::optional<double> numeric(const Value &v) {
 std::vector<Finding> validate_target(const Schema &schema, const Lineup &lineup, const Target &t) {
   std::vector<Finding> out;
   auto add = [&](const char *code, const std::string &field, const std::string &msg) {
-    out.push_back({code, t.name, field, msg});
+    out.push_back(finding_about(code, t.name, field, msg, Severity::Error));
   };
   for (const Field &f : schema.fields()) {
     const Entry *e = t.find(f.name);
@@ -114,9 +114,8 @@ std::vector<Finding> validate_line(const Schema &schema, const std::vector<Targe
         if (!earlier || std::get<uint64_t>(line[j]->find("generation_tag")->value) == gen) continue;
         auto a = numeric(earlier->value), b = numeric(later->value);
         if (a && b && *b < *a) {
-          out.push_back({"ANEC-HAL-107", line[i]->name, f.name,
-                         format_value(f, later->value) + " is below " + format_value(f, earlier->value) + " on " +
-                             line[j]->name + ", an earlier generation"});
+          out.push_back(finding_about("ANEC-HAL-107", line[i]->name, f.name, format_value(f, later->value) + " is below " + format_value(f, earlier->value) + " on " +
+                             line[j]->name + ", an earlier generation", Severity::Error));
           break;
         }
       }

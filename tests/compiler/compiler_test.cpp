@@ -101,9 +101,9 @@ TEST(Check, ConvKernelAndGroupBoundaries) {
   EXPECT_FALSE(rejects(conv(1, 1, 4, 8), "h13", "ANEC-CHK-022"));
   // groups dividing the channels but not the cores: slower, not rejected (4 cores on h13, 1 on m11)
   auto slow = check(conv(1, 1, 2, 8), catalog(), target("m11"));
-  EXPECT_TRUE(codes(slow, Severity::Warn).count("ANEC-CHK-042"));
-  EXPECT_FALSE(codes(check(conv(1, 1, 2, 8), catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-042"));
-  EXPECT_FALSE(codes(check(conv(1, 1, 8, 8), catalog(), target("m11")), Severity::Warn).count("ANEC-CHK-042")) << "depthwise is exempt";
+  EXPECT_TRUE(codes(slow, Severity::Warning).count("ANEC-CHK-042"));
+  EXPECT_FALSE(codes(check(conv(1, 1, 2, 8), catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-042"));
+  EXPECT_FALSE(codes(check(conv(1, 1, 8, 8), catalog(), target("m11")), Severity::Warning).count("ANEC-CHK-042")) << "depthwise is exempt";
 }
 
 TEST(Check, ReductionMatmulAndWorkingSetBoundaries) {
@@ -123,9 +123,9 @@ TEST(Check, ReductionMatmulAndWorkingSetBoundaries) {
   EXPECT_TRUE(rejects(mm({1, 1, 32769, 1, 16}, {1, 1, 16, 1, 4}), "h13", "ANEC-CHK-025"));
   // working set: a 2 MB operand stays on chip, one element more tiles (a warning, not a reject)
   Graph big = one_op("relu", {1, 16, 256, 256});   // 2 MiB exactly
-  EXPECT_FALSE(codes(check(big, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-043"));
+  EXPECT_FALSE(codes(check(big, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-043"));
   Graph bigger = one_op("relu", {1, 17, 256, 256});
-  EXPECT_TRUE(codes(check(bigger, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-043"));
+  EXPECT_TRUE(codes(check(bigger, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-043"));
 }
 
 // Table 17.1's dtype and interleave rows: bf16 program I/O rejects, fp32 is computed as fp16; the
@@ -138,13 +138,13 @@ TEST(Check, DtypeAndInterleaveRows) {
   EXPECT_FALSE(rejects(one_op("relu", {1, 8, 4, 4}), "h17s", "ANEC-CHK-016"));
   hal::Target t = target("h13");
   t.values.at("channel_interleave").value = uint64_t(16);
-  EXPECT_FALSE(codes(check(one_op("conv", {1, 8, 8, 8}, R"({"out_channels": 32})"), catalog(), t), Severity::Warn).count("ANEC-CHK-040"));
+  EXPECT_FALSE(codes(check(one_op("conv", {1, 8, 8, 8}, R"({"out_channels": 32})"), catalog(), t), Severity::Warning).count("ANEC-CHK-040"));
   auto padded = check(one_op("conv", {1, 8, 8, 8}, R"({"out_channels": 33})"), catalog(), t);
-  EXPECT_TRUE(codes(padded, Severity::Warn).count("ANEC-CHK-040"));
+  EXPECT_TRUE(codes(padded, Severity::Warning).count("ANEC-CHK-040"));
   EXPECT_EQ(padded.verdict, Verdict::Native) << "padding is a warning, not a reject";
   // the 16-byte width granule: 8 fp16 elements fill it, 9 pad
-  EXPECT_FALSE(codes(check(one_op("relu", {1, 8, 8, 8}), catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-041"));
-  EXPECT_TRUE(codes(check(one_op("relu", {1, 8, 8, 9}), catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-041"));
+  EXPECT_FALSE(codes(check(one_op("relu", {1, 8, 8, 8}), catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-041"));
+  EXPECT_TRUE(codes(check(one_op("relu", {1, 8, 8, 9}), catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-041"));
 }
 
 TEST(Check, FamilyAndCapabilityGates) {
@@ -183,7 +183,7 @@ TEST(Check, PitfallScan) {
   EXPECT_TRUE(rejects(slice(4100), "h14", "ANEC-CHK-050")); // A14 saturates too
   EXPECT_FALSE(rejects(slice(60000), "h17s", "ANEC-CHK-050"));
   Graph unknown = one_op("slice", {1, 8, 4, 64}, R"({"begin": [0, 0, 0, 0, 16]})");
-  EXPECT_TRUE(codes(check(unknown, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-050"));
+  EXPECT_TRUE(codes(check(unknown, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-050"));
   auto dyn = [](int64_t n) { return one_op("conv", {n, 8, 16, 16}, R"({"out_channels": 8, "weight": "runtime"})"); };
   EXPECT_FALSE(rejects(dyn(1), "h13", "ANEC-CHK-051"));
   EXPECT_TRUE(rejects(dyn(2), "h13", "ANEC-CHK-051"));
@@ -198,7 +198,7 @@ TEST(Check, PitfallScan) {
   EXPECT_TRUE(rejects(sym, "h13", "ANEC-CHK-053"));
   EXPECT_EQ(sym.tensor("y")->shape.str(), "[1,1,64,1,seq]");
   Graph train = one_op("conv", {64, 8, 16, 16}, R"({"out_channels": 8, "trainable": true})");
-  EXPECT_TRUE(codes(check(train, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-054"));
+  EXPECT_TRUE(codes(check(train, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-054"));
   std::string inputs, names;
   for (int i = 0; i < 12; ++i) {
     inputs += std::string(R"(, {"name": "b)") + std::to_string(i) + R"(", "shape": [1, 4, 8, 8]})";
@@ -208,7 +208,7 @@ TEST(Check, PitfallScan) {
                                               R"(], "ops": [{"name": "cat", "op": "concat", "inputs": [)" + names + R"(], "outputs": ["y"], "attrs": {"axis": "C"}}],
       "outputs": ["y"]})", "fan"), "fan");
   infer_shapes(fan, catalog());
-  EXPECT_TRUE(codes(check(fan, catalog(), target("h13")), Severity::Warn).count("ANEC-CHK-055"));
+  EXPECT_TRUE(codes(check(fan, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-055"));
   EXPECT_EQ(fan.tensor("y")->shape.d[kC], 48);
 }
 
@@ -288,7 +288,7 @@ TEST(Check, Fp32InputIsComputedInFp16) {
     OpVerdict v;
     Finding f = finding(graph(dtype), "h13", "ANEC-CHK-017", &v);
     EXPECT_EQ(f.code, "ANEC-CHK-017");
-    EXPECT_EQ(f.severity, Severity::Warn);
+    EXPECT_EQ(f.severity, Severity::Warning);
     EXPECT_EQ(f.value, dtype);
     EXPECT_EQ(f.limit, "fp16");
     EXPECT_EQ(v.verdict, Verdict::Native);

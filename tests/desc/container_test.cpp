@@ -371,7 +371,13 @@ TEST(TdSchema, OtherGenerationsAndSelection) {
   EXPECT_NE(err.find("warning: ANEC-HWX-103: the generation-11 database does not walk it: ANEC-TD-002"), std::string::npos) << err;
   EXPECT_NE(out.find("0x00004000: "), std::string::npos) << "the raw bytes of __text";
   EXPECT_EQ(run("audit " + tinygrad("relu.hwx").string() + " --generation 11", &err, &out), 1) << err;
-  EXPECT_NE(out.find("ANEC-HWX-103"), std::string::npos) << out;
+  EXPECT_NE(out.find("ANEC-HWX-103 warn at 0x4000: the generation-11 database"), std::string::npos) << out;
+  // The same finding through the shared printer's document and CSV forms.
+  EXPECT_EQ(run("audit " + tinygrad("relu.hwx").string() + " --generation 11 --format json", &err, &out), 1) << err;
+  EXPECT_NE(out.find("\"code\": \"ANEC-HWX-103\""), std::string::npos) << out;
+  EXPECT_EQ(run("audit " + tinygrad("relu.hwx").string() + " --generation 11 --format csv", &err, &out), 1) << err;
+  EXPECT_EQ(out.substr(0, out.find('\n')), "code,severity,object,field,offset,message,value,limit,limit_field,limit_confidence,fix");
+  EXPECT_NE(out.find("\nANEC-HWX-103,warn,,,0x4000,the generation-11 database"), std::string::npos) << out;
   fs::path tmp = fs::temp_directory_path() / ("anec-sub-" + std::to_string(::getpid()) + ".hwx");
   auto b = read_file(tinygrad("relu.hwx"));
   b[8] = 9; // cpusubtype of the h17 targets: generation 19, which no database walks

@@ -134,7 +134,7 @@ TEST_F(Cli, ValidateExitCodes) {
   anec::write_output(dir / "bad.toml", bad);
   Result r = run("validate " + (dir / "bad.toml").string());
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("ANEC-HAL-102 h13g.num_nes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ANEC-HAL-102 error h13g.num_nes"), std::string::npos) << r.out;
   anec::write_output(dir / "broken.toml", good.substr(0, good.size() / 2) + "\n[[[");
   Result p = run("validate " + (dir / "broken.toml").string());
   EXPECT_EQ(p.status, 2);

@@ -23,7 +23,7 @@ const Target &T(const char *name) { return Tables::get().registry.get(name); }
 
 std::vector<std::string> codes(const std::vector<Finding> &fs) {
   std::vector<std::string> out;
-  for (auto &f : fs) out.push_back(f.code + " " + f.target + "." + f.field);
+  for (auto &f : fs) out.push_back(f.code + " " + f.object + "." + f.field);
   return out;
 }
 bool has(const std::vector<Finding> &fs, const std::string &code, const std::string &field) {
@@ -157,7 +157,7 @@ TEST(Validate, LimitsNeverFallAcrossGenerations) {
   auto f = validate_line(t.schema, all);
   ASSERT_EQ(f.size(), 1u) << ::testing::PrintToString(codes(f));
   EXPECT_EQ(f[0].code, "ANEC-HAL-107");
-  EXPECT_EQ(f[0].target, "h17");
+  EXPECT_EQ(f[0].object, "h17");
 }
 
 TEST(TargetFiles, StrictReadingNamesLineAndColumn) {

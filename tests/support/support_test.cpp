@@ -1,3 +1,4 @@
+#include "anec/support/diagnostic.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/plist.hpp"
@@ -315,4 +316,24 @@ TEST(PlistBudgets, DictionaryKeysWithNulAreRefusedNotAborted) {
                     "b</key><integer>1</integer></dict></plist>";
   std::string code = plist_code(xml);
   EXPECT_TRUE(code == "none" || code == "ANEC-PLIST-001") << code;
+}
+
+// One diagnostic printer for every tool: a text line, a document with only the parts that are set,
+// and CSV rows whose fields are quoted and escaped.
+TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
+  Diagnostic d = finding_about("ANEC-CHK-001", "conv 1", "kernel_width", "kernel width 14, it should be in [1,13]", Severity::Reject);
+  d.value = "14";
+  d.limit = "13";
+  d.fix = "split the kernel, say \"7 + 7\"";
+  EXPECT_EQ(diagnostic_text(d, false), "ANEC-CHK-001 reject conv 1.kernel_width: kernel width 14, it should be in [1,13]");
+  EXPECT_EQ(diagnostic_text(finding_at("ANEC-TD-101", 0x4030, "no block")), "ANEC-TD-101 warn at 0x4030: no block");
+  Doc doc = diagnostic_doc(d);
+  EXPECT_EQ(doc.find("severity")->as_string(), "reject");
+  EXPECT_EQ(doc.find("limit")->as_string(), "13");
+  EXPECT_EQ(doc.find("limit_field"), nullptr) << "unset parts are left out";
+  EXPECT_EQ(diagnostic_csv_header().substr(0, 14), "code,severity,");
+  EXPECT_EQ(diagnostic_csv_row(d),
+            "ANEC-CHK-001,reject,conv 1,kernel_width,0x0,\"kernel width 14, it should be in [1,13]\",14,13,,,"
+            "\"split the kernel, say \"\"7 + 7\"\"\"\n");
+  EXPECT_EQ(csv_field("a\nb"), "\"a\nb\"");
 }

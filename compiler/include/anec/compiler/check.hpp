@@ -3,6 +3,7 @@
 // comes from and a fix where one exists; padding, group/core and working-set warnings; the
 // direct-path pitfall scan (seed ch.19). Everything is keyed on target-table fields.
 #pragma once
+#include "anec/support/diagnostic.hpp"
 #include "anec/compiler/graph.hpp"
 #include "anec/hal/target.hpp"
 
@@ -14,19 +15,10 @@ namespace anec::compiler {
 enum class Verdict { Native, Decompose, Reject };
 const char *verdict_name(Verdict v); // "native", "decompose", "reject"
 
-enum class Severity { Reject, Decompose, Warn };
-const char *severity_name(Severity s); // "reject", "decompose", "warn"
-
-struct Finding {
-  std::string op;      // op name, or "" for a graph-level finding
-  std::string code;    // ANEC-CHK-nnn
-  Severity severity = Severity::Warn;
-  std::string message; // what is wrong
-  std::string value;   // the offending value
-  std::string limit;   // the limit it breaks, "" when none
-  std::string limit_field, confidence; // the target-table field and its provenance
-  std::string fix;     // what to change, "" when nothing helps
-};
+// A check's finding (support/diagnostic.hpp): severity reject, decompose or warn; the operation's
+// name as the object ("" for a graph-level finding); the offending value, the limit, the target-table
+// field the limit comes from and its confidence, and the fix.
+using Finding = Diagnostic;
 
 struct OpVerdict {
   std::string op, type;

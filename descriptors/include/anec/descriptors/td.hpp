@@ -3,6 +3,7 @@
 // and set reserved bits reported.
 #pragma once
 #include "anec/descriptors/td_schema.hpp"
+#include "anec/support/diagnostic.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -32,11 +33,8 @@ struct Stream {
   std::vector<Word> words;
 };
 
-struct Finding {
-  std::string code;
-  uint64_t offset = 0;
-  std::string message;
-};
+// A decoder's or an audit's finding: code, message and file offset (support/diagnostic.hpp).
+using Finding = Diagnostic;
 
 struct Td {
   uint64_t offset = 0;

@@ -3,18 +3,16 @@
 #include "anec/hal/reference.hpp"
 #include "anec/hal/schema.hpp"
 #include "anec/hal/target.hpp"
+#include "anec/support/diagnostic.hpp"
 
 #include <string>
 #include <vector>
 
 namespace anec::hal {
 
-struct Finding {
-  std::string code;   // ANEC-HAL-1xx
-  std::string target; // canonical target name
-  std::string field;  // field the finding is about
-  std::string message;
-};
+// A validation finding (support/diagnostic.hpp): code ANEC-HAL-1xx, the target's canonical name as
+// the object, the field it is about.
+using Finding = Diagnostic;
 
 // Rules on one target: value ranges, completeness, suffix letter vs core count, family vs hardware
 // version, capability vs family floor, format count vs tag list, clock order, core count shape.
