@@ -230,7 +230,7 @@ int package(const fs::path &tables, std::vector<std::string> args) {
   }
   if (sub == "audit") {
     auto findings = fw::audit_package(bytes, schema);
-    for (const auto &f : findings) std::printf("%s at 0x%llx: %s\n", f.code.c_str(), static_cast<unsigned long long>(f.offset), f.message.c_str());
+    for (const auto &f : findings) std::printf("%s\n", diagnostic_text(f).c_str());
     std::printf("%zu finding(s)\n", findings.size());
     return findings.empty() ? 0 : 1;
   }

@@ -13,7 +13,9 @@ namespace anec::fw {
 namespace {
 constexpr uint32_t kBadArgument = 0xe00002c2, kUnsupported = 0xe00002c7; // appendix C.3
 
-uint64_t width_max(const std::string &type) { return type == "u64" ? UINT64_MAX : 0xffffffffull; }
+uint64_t width_max(const std::string &type) {
+  return type == "u64" ? UINT64_MAX : 0xffffffffull;
+}
 
 void put(std::vector<uint8_t> &out, uint64_t v, uint32_t n) { // append
   out.resize(out.size() + n);
@@ -21,7 +23,8 @@ void put(std::vector<uint8_t> &out, uint64_t v, uint32_t n) { // append
 }
 
 uint64_t get_int(const Doc &d, const std::string &what, const std::string &source) {
-  if (d.is(Doc::Kind::Int)) return uint64_t(d.as_int());
+  if (d.is(Doc::Kind::Int))
+    return uint64_t(d.as_int());
   if (d.is(Doc::Kind::String)) { // hex for 64-bit values past int64
     const std::string &s = d.as_string();
     size_t used = 0;
@@ -30,86 +33,121 @@ uint64_t get_int(const Doc &d, const std::string &what, const std::string &sourc
       v = std::stoull(s, &used, 0);
     } catch (const std::exception &) {
     }
-    if (used && used == s.size()) return v;
+    if (used && used == s.size())
+      return v;
   }
   throw Error("ANEC-FWC-001", source + ": " + what + " must be an integer");
 }
 } // namespace
+
+const layout::Struct &command_header_layout() {
+  return layout::Database::builtin().get("fw.command_header");
+}
+const layout::Struct &envelope_layout() {
+  return layout::Database::builtin().get("fw.command_envelope");
+}
 
 uint32_t crc32(std::span<const uint8_t> bytes) {
   static const std::array<uint32_t, 256> table = [] {
     std::array<uint32_t, 256> t{};
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+      for (int k = 0; k < 8; ++k)
+        c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
       t[i] = c;
     }
     return t;
   }();
   uint32_t c = 0xffffffffu; // the register's initialized state
-  for (uint8_t b : bytes) c = table[(c ^ b) & 0xff] ^ (c >> 8);
+  for (uint8_t b : bytes)
+    c = table[(c ^ b) & 0xff] ^ (c >> 8);
   return c ^ 0xffffffffu;
 }
 
 const char *disposition_name(Disposition d) {
   switch (d) {
-  case Disposition::Reject: return "reject";
-  case Disposition::Drop: return "drop";
-  case Disposition::Fault: return "fault-and-reset";
-  default: return "warn";
+  case Disposition::Reject:
+    return "reject";
+  case Disposition::Drop:
+    return "drop";
+  case Disposition::Fault:
+    return "fault-and-reset";
+  default:
+    return "warn";
   }
 }
 
 bool Validation::accepted() const {
-  return std::none_of(violations.begin(), violations.end(), [](const Violation &v) { return v.disposition != Disposition::Warn; });
+  return std::none_of(violations.begin(), violations.end(),
+                      [](const Violation &v) { return v.disposition != Disposition::Warn; });
 }
 
 Command command_from_doc(const Doc &d, const CommandTable &t, const std::string &source) {
   auto fail = [&](const std::string &m) { return Error("ANEC-FWC-001", source + ": " + m); };
-  if (!d.is(Doc::Kind::Table)) throw fail("a command description is a table");
+  if (!d.is(Doc::Kind::Table))
+    throw fail("a command description is a table");
   Command c;
   const Doc *cmd = d.find("command");
-  if (!cmd) throw fail("missing 'command' (a name or an id)");
-  const CommandSpec *spec = cmd->is(Doc::Kind::String) ? t.by_name(cmd->as_string()) : t.by_id(uint32_t(get_int(*cmd, "command", source)));
-  if (!spec) throw fail("unknown command " + (cmd->is(Doc::Kind::String) ? cmd->as_string() : hex(get_int(*cmd, "command", source))));
+  if (!cmd)
+    throw fail("missing 'command' (a name or an id)");
+  const CommandSpec *spec = cmd->is(Doc::Kind::String) ? t.by_name(cmd->as_string())
+                                                       : t.by_id(uint32_t(get_int(*cmd, "command", source)));
+  if (!spec)
+    throw fail("unknown command " +
+               (cmd->is(Doc::Kind::String) ? cmd->as_string() : hex(get_int(*cmd, "command", source))));
   c.id = spec->id;
   for (const auto &m : d.members()) {
-    if (m.key == "command" || m.key == "body" || m.key == "raw_body") continue;
+    if (m.key == "command" || m.key == "body" || m.key == "raw_body")
+      continue;
     uint64_t v = get_int(m.value, m.key, source);
-    if (m.key == "priority") c.priority = uint32_t(v);
-    else if (m.key == "program_id") c.program_id = int32_t(v);
-    else if (m.key == "process_id") c.process_id = int32_t(v);
-    else if (m.key == "procedure_id") c.procedure_id = uint32_t(v);
-    else throw fail("unknown key '" + m.key + "'");
+    if (m.key == "priority")
+      c.priority = uint32_t(v);
+    else if (m.key == "program_id")
+      c.program_id = int32_t(v);
+    else if (m.key == "process_id")
+      c.process_id = int32_t(v);
+    else if (m.key == "procedure_id")
+      c.procedure_id = uint32_t(v);
+    else
+      throw fail("unknown key '" + m.key + "'");
   }
   const BodySpec *layout = t.body(spec->name);
   if (const Doc *raw = d.find("raw_body")) {
-    if (layout) throw fail(spec->name + " has a body layout; give [body], not raw_body");
+    if (layout)
+      throw fail(spec->name + " has a body layout; give [body], not raw_body");
     auto bytes = raw->is(Doc::Kind::String) ? bytes_from_hex(raw->as_string()) : std::nullopt;
-    if (!bytes) throw fail("raw_body must be pairs of hex digits");
+    if (!bytes)
+      throw fail("raw_body must be pairs of hex digits");
     c.raw_body = std::move(*bytes);
     return c;
   }
   const Doc *body = d.find("body");
   if (!layout) {
-    if (body) throw fail(spec->name + " has no body layout in the table; give raw_body as hex");
+    if (body)
+      throw fail(spec->name + " has no body layout in the table; give raw_body as hex");
     return c;
   }
   static const Doc empty = Doc::table();
   const Doc &b = body && body->is(Doc::Kind::Table) ? *body : empty;
   for (const auto &m : b.members()) {
-    bool known = std::any_of(layout->scalars.begin(), layout->scalars.end(), [&](auto &f) { return f.name == m.key; }) ||
-                 std::any_of(layout->arrays.begin(), layout->arrays.end(), [&](auto &a) { return a.name == m.key; });
-    if (!known) throw fail(spec->name + " body has no field '" + m.key + "'");
+    bool known =
+        std::any_of(layout->scalars.begin(), layout->scalars.end(),
+                    [&](auto &f) { return f.name == m.key; }) ||
+        std::any_of(layout->arrays.begin(), layout->arrays.end(), [&](auto &a) { return a.name == m.key; });
+    if (!known)
+      throw fail(spec->name + " body has no field '" + m.key + "'");
   }
   for (const ArraySpec &a : layout->arrays) {
     auto &records = c.arrays[a.name];
     const Doc *arr = b.find(a.name);
-    if (!arr) continue;
-    if (!arr->is(Doc::Kind::Array)) throw fail(a.name + " must be an array of tables");
+    if (!arr)
+      continue;
+    if (!arr->is(Doc::Kind::Array))
+      throw fail(a.name + " must be an array of tables");
     const RecordSpec *rs = record_spec(a.record);
     for (const Doc &rec : arr->items()) {
-      if (!rec.is(Doc::Kind::Table)) throw fail(a.name + " records are tables");
+      if (!rec.is(Doc::Kind::Table))
+        throw fail(a.name + " records are tables");
       std::vector<uint64_t> values;
       for (const FieldSpec &f : rs->fields) {
         const Doc *v = rec.find(f.name);
@@ -124,10 +162,12 @@ Command command_from_doc(const Doc &d, const CommandTable &t, const std::string 
   for (const FieldSpec &f : layout->scalars) {
     const Doc *v = b.find(f.name);
     uint64_t value = 0;
-    if (v) value = get_int(*v, f.name, source);
+    if (v)
+      value = get_int(*v, f.name, source);
     else
       for (const ArraySpec &a : layout->arrays)
-        if (a.count == f.name) value = c.arrays[a.name].size(); // counts default to the array lengths
+        if (a.count == f.name)
+          value = c.arrays[a.name].size(); // counts default to the array lengths
     c.scalars.push_back({f.name, value});
   }
   return c;
@@ -136,28 +176,35 @@ Command command_from_doc(const Doc &d, const CommandTable &t, const std::string 
 Doc command_to_doc(const Command &c, const CommandTable &t) {
   Doc d = Doc::table();
   const CommandSpec *spec = t.by_id(c.id);
-  if (spec) d.set("command", Doc::string(spec->name));
-  else d.set("command", Doc::integer(c.id, true));
+  if (spec)
+    d.set("command", Doc::string(spec->name));
+  else
+    d.set("command", Doc::integer(c.id, true));
   d.set("priority", Doc::integer(c.priority));
   d.set("program_id", Doc::integer(c.program_id));
   d.set("process_id", Doc::integer(c.process_id));
   d.set("procedure_id", Doc::integer(c.procedure_id));
   const BodySpec *layout = spec ? t.body(spec->name) : nullptr;
   if (!layout) {
-    if (!c.raw_body.empty()) d.set("raw_body", Doc::string(hex_bytes(c.raw_body)));
+    if (!c.raw_body.empty())
+      d.set("raw_body", Doc::string(hex_bytes(c.raw_body)));
     return d;
   }
   Doc b = Doc::table();
-  for (auto &[name, v] : c.scalars) b.set(name, v > uint64_t(INT64_MAX) ? Doc::string(hex(v)) : Doc::integer(int64_t(v), v > 0xffff));
+  for (auto &[name, v] : c.scalars)
+    b.set(name, v > uint64_t(INT64_MAX) ? Doc::string(hex(v)) : Doc::integer(int64_t(v), v > 0xffff));
   for (const ArraySpec &a : layout->arrays) {
     auto it = c.arrays.find(a.name);
-    if (it == c.arrays.end() || it->second.empty()) continue;
+    if (it == c.arrays.end() || it->second.empty())
+      continue;
     const RecordSpec *rs = record_spec(a.record);
     Doc arr = Doc::array();
     for (const auto &rec : it->second) {
       Doc r = Doc::table();
       for (size_t k = 0; k < rs->fields.size() && k < rec.size(); ++k)
-        r.set(rs->fields[k].name, rec[k] > uint64_t(INT64_MAX) ? Doc::string(hex(rec[k])) : Doc::integer(int64_t(rec[k]), rec[k] > 0xffff));
+        r.set(rs->fields[k].name, rec[k] > uint64_t(INT64_MAX)
+                                      ? Doc::string(hex(rec[k]))
+                                      : Doc::integer(int64_t(rec[k]), rec[k] > 0xffff));
       arr.push(std::move(r));
     }
     b.set(a.name, std::move(arr));
@@ -166,177 +213,300 @@ Doc command_to_doc(const Command &c, const CommandTable &t) {
   return d;
 }
 
-std::vector<uint8_t> encode(const Command &c, const CommandTable &t) {
-  auto fail = [&](const std::string &m) { return Error("ANEC-FWC-002", m); };
+namespace {
+Error encode_error(const std::string &m) {
+  return Error("ANEC-FWC-002", m);
+}
+
+void encode_scalars(std::vector<uint8_t> &body, const Command &c, const BodySpec &layout) {
+  for (size_t i = 0; i < layout.scalars.size(); ++i) {
+    const FieldSpec &f = layout.scalars[i];
+    uint64_t v = i < c.scalars.size() ? c.scalars[i].second : 0;
+    if (f.type == "i32" ? (int64_t(v) < INT32_MIN || int64_t(v) > INT32_MAX) : v > width_max(f.type))
+      throw encode_error(f.name + " = " + std::to_string(v) + " does not fit " + f.type);
+    put(body, v, uint32_t(f.bytes()));
+  }
+}
+
+void encode_array(std::vector<uint8_t> &body, const Command &c, const BodySpec &layout, const ArraySpec &a) {
+  const RecordSpec *rs = record_spec(a.record);
+  auto it = c.arrays.find(a.name);
+  size_t n = it == c.arrays.end() ? 0 : it->second.size();
+  for (size_t i = 0; i < layout.scalars.size(); ++i)
+    if (layout.scalars[i].name == a.count && i < c.scalars.size() && c.scalars[i].second != n)
+      throw encode_error(a.count + " = " + std::to_string(c.scalars[i].second) + " but " + a.name + " has " +
+                         std::to_string(n) + " record(s)");
+  for (size_t r = 0; r < n; ++r)
+    for (size_t k = 0; k < rs->fields.size(); ++k) {
+      uint64_t v = k < it->second[r].size() ? it->second[r][k] : 0;
+      if (v > width_max(rs->fields[k].type))
+        throw encode_error(a.name + "[" + std::to_string(r) + "]." + rs->fields[k].name + " does not fit " +
+                           rs->fields[k].type);
+      put(body, v, uint32_t(rs->fields[k].bytes()));
+    }
+}
+
+// The body from the table's layout for the command, else its raw bytes.
+std::vector<uint8_t> encode_body(const Command &c, const CommandTable &t) {
   const CommandSpec *spec = t.by_id(c.id);
   const BodySpec *layout = spec ? t.body(spec->name) : nullptr;
-  std::vector<uint8_t> body = c.raw_body;
-  if (layout) {
-    body.clear();
-    for (size_t i = 0; i < layout->scalars.size(); ++i) {
-      const FieldSpec &f = layout->scalars[i];
-      uint64_t v = i < c.scalars.size() ? c.scalars[i].second : 0;
-      if (f.type == "i32" ? (int64_t(v) < INT32_MIN || int64_t(v) > INT32_MAX) : v > width_max(f.type))
-        throw fail(f.name + " = " + std::to_string(v) + " does not fit " + f.type);
-      put(body, v, uint32_t(f.bytes()));
-    }
-    for (const ArraySpec &a : layout->arrays) {
-      const RecordSpec *rs = record_spec(a.record);
-      auto it = c.arrays.find(a.name);
-      size_t n = it == c.arrays.end() ? 0 : it->second.size();
-      for (size_t i = 0; i < layout->scalars.size(); ++i)
-        if (layout->scalars[i].name == a.count && i < c.scalars.size() && c.scalars[i].second != n)
-          throw fail(a.count + " = " + std::to_string(c.scalars[i].second) + " but " + a.name + " has " + std::to_string(n) + " record(s)");
-      for (size_t r = 0; r < n; ++r)
-        for (size_t k = 0; k < rs->fields.size(); ++k) {
-          uint64_t v = k < it->second[r].size() ? it->second[r][k] : 0;
-          if (v > width_max(rs->fields[k].type)) throw fail(a.name + "[" + std::to_string(r) + "]." + rs->fields[k].name + " does not fit " + rs->fields[k].type);
-          put(body, v, uint32_t(rs->fields[k].bytes()));
-        }
-    }
-  }
-  std::vector<uint8_t> out;
-  put(out, c.id, 4);
-  put(out, body.size(), 4);
-  put(out, c.priority, 4);
-  put(out, uint32_t(c.program_id), 4);
-  put(out, uint32_t(c.process_id), 4);
-  put(out, c.procedure_id, 4);
-  out.insert(out.end(), body.begin(), body.end());
-  put(out, kEnvelopeMagic, 4);
-  put(out, crc32(out), 4);
-  out.resize(align_up(out.size(), kGranule), 0);
-  if (out.size() > t.limits().max_command_bytes) throw fail("the command is " + std::to_string(out.size()) + " bytes, past the " + std::to_string(t.limits().max_command_bytes) + "-byte slot");
+  if (!layout)
+    return c.raw_body;
+  std::vector<uint8_t> body;
+  encode_scalars(body, c, *layout);
+  for (const ArraySpec &a : layout->arrays)
+    encode_array(body, c, *layout, a);
+  return body;
+}
+
+// The envelope at `at`: the magic, then the checksum of every byte before the checksum.
+void seal(std::span<uint8_t> out, uint64_t at) {
+  const layout::Struct &e = envelope_layout();
+  layout::Writer w(e);
+  w.write_to(out, at);
+  w.set("checksum", crc32(out.first(at + e.at("checksum").offset))).write_to(out, at);
+}
+} // namespace
+
+std::vector<uint8_t> encode(const Command &c, const CommandTable &t) {
+  std::vector<uint8_t> body = encode_body(c, t);
+  const layout::Struct &h = command_header_layout();
+  uint64_t total = align_up(h.bytes + body.size() + envelope_layout().bytes, kGranule);
+  if (total > t.limits().max_command_bytes)
+    throw encode_error("the command is " + std::to_string(total) + " bytes, past the " +
+                       std::to_string(t.limits().max_command_bytes) + "-byte slot");
+  std::vector<uint8_t> out(total, 0);
+  layout::Writer w(h);
+  w.set("id", c.id).set("size", body.size()).set("priority", c.priority);
+  w.set("programId", uint64_t(int64_t(c.program_id))).set("processId", uint64_t(int64_t(c.process_id)));
+  w.set("procedureId", c.procedure_id).write_to(out, 0);
+  std::copy(body.begin(), body.end(), out.begin() + h.bytes);
+  seal(out, h.bytes + body.size());
   return out;
 }
 
-Validation validate(std::span<const uint8_t> m, const CommandTable &t, Channel channel) {
-  Validation v;
-  auto add = [&](const char *check, const char *code, Disposition d, uint64_t offset, const std::string &msg) {
-    v.violations.push_back({check, code, d, d == Disposition::Reject ? (std::string(check) == "exeloop_channel" ? kUnsupported : kBadArgument) : 0u, offset, msg});
-  };
-  if (m.size() < kHeaderBytes + 8) {
-    add("length", "ANEC-FW-001", Disposition::Reject, 0, "message of " + std::to_string(m.size()) + " bytes is shorter than the header and envelope (" + std::to_string(kHeaderBytes + 8) + ")");
-    return v;
-  }
-  Command &c = v.command;
-  c.id = le32(m, 0);
-  uint32_t size = le32(m, 4);
-  c.priority = le32(m, 8);
-  c.program_id = int32_t(le32(m, 12));
-  c.process_id = int32_t(le32(m, 16));
-  c.procedure_id = le32(m, 20);
-  uint64_t end = uint64_t(kHeaderBytes) + size + 8;
+namespace {
+void add(Validation &v, const char *check, const char *code, Disposition d, uint64_t offset,
+         const std::string &msg) {
+  uint32_t status = d != Disposition::Reject                  ? 0u
+                    : std::string(check) == "exeloop_channel" ? kUnsupported
+                                                              : kBadArgument;
+  v.violations.push_back({check, code, d, status, offset, msg});
+}
+
+void read_header(Command &c, const layout::View &h) {
+  c.id = uint32_t(h.get("id"));
+  c.priority = uint32_t(h.get("priority"));
+  c.program_id = int32_t(h.get("programId"));
+  c.process_id = int32_t(h.get("processId"));
+  c.procedure_id = uint32_t(h.get("procedureId"));
+}
+
+// The envelope's checks in the firmware's order: length, granule, magic, checksum, padding. False
+// when the size puts the envelope outside the message or the slot.
+bool check_envelope(Validation &v, std::span<const uint8_t> m, const CommandTable &t, const layout::View &h) {
+  uint64_t size = h.get("size");
+  uint64_t end = h.end() + size + envelope_layout().bytes;
   v.total_bytes = uint32_t(std::min<uint64_t>(align_up(end, kGranule), UINT32_MAX));
   if (end > m.size() || v.total_bytes > t.limits().max_command_bytes) {
-    add("length", "ANEC-FW-001", Disposition::Reject, 4,
-        "size " + std::to_string(size) + " puts the envelope end at " + std::to_string(end) + "; the buffer holds " + std::to_string(m.size()) +
-            " and a slot " + std::to_string(t.limits().max_command_bytes));
-    return v;
+    add(v, "length", "ANEC-FW-001", Disposition::Reject, h.offset_of("size"),
+        "size " + std::to_string(size) + " puts the envelope end at " + std::to_string(end) +
+            "; the buffer holds " + std::to_string(m.size()) + " and a slot " +
+            std::to_string(t.limits().max_command_bytes));
+    return false;
   }
-  if (m.size() % kGranule) add("length", "ANEC-FW-001", Disposition::Reject, m.size(), "message length " + std::to_string(m.size()) + " is not a multiple of the 16-byte granule");
-  uint32_t magic = le32(m, kHeaderBytes + size), sum = le32(m, kHeaderBytes + size + 4);
-  if (magic != kEnvelopeMagic) add("magic", "ANEC-FW-002", Disposition::Reject, kHeaderBytes + size, "magic word " + hex(magic) + ", expected " + hex(kEnvelopeMagic));
-  uint32_t want = crc32(m.first(kHeaderBytes + size + 4));
-  if (sum != want) add("checksum", "ANEC-FW-003", Disposition::Reject, kHeaderBytes + size + 4, "checksum " + hex(sum) + ", the message sums to " + hex(want));
+  if (m.size() % kGranule)
+    add(v, "length", "ANEC-FW-001", Disposition::Reject, m.size(),
+        "message length " + std::to_string(m.size()) + " is not a multiple of the 16-byte granule");
+  layout::View e(envelope_layout(), m, h.end() + size, "ANEC-FW-001");
+  uint64_t magic = e.get("magic"), sum = e.get("checksum"), want = crc32(m.first(e.offset_of("checksum")));
+  if (magic != kEnvelopeMagic)
+    add(v, "magic", "ANEC-FW-002", Disposition::Reject, e.offset_of("magic"),
+        "magic word " + hex(magic) + ", expected " + hex(kEnvelopeMagic));
+  if (sum != want)
+    add(v, "checksum", "ANEC-FW-003", Disposition::Reject, e.offset_of("checksum"),
+        "checksum " + hex(sum) + ", the message sums to " + hex(want));
   for (uint64_t i = end; i < m.size(); ++i)
     if (m[i]) {
-      add("padding", "ANEC-FW-004", Disposition::Reject, i, "padding byte at " + hex(i) + " is " + hex(m[i]) + ", not zero");
+      add(v, "padding", "ANEC-FW-004", Disposition::Reject, i,
+          "padding byte at " + hex(i) + " is " + hex(m[i]) + ", not zero");
       break;
     }
-  if (channel == Channel::ExeLoop) {
-    if (!t.exeloop_accepts(c.id))
-      add("exeloop_channel", "ANEC-FW-013", Disposition::Fault, 0, "id " + hex(c.id) + " is not supported through the ExeLoop command channel: the firmware asserts");
-    v.decoded = true;
-    return v; // the ExeLoop channel speaks the wire enum; the body layouts are the ring's
-  }
-  const CommandSpec *spec = t.by_id(c.id);
-  if (!spec) {
-    add("known_id", "ANEC-FW-005", Disposition::Reject, 0, "id " + hex(c.id) + " is no command");
-    return v;
-  }
-  if (spec->direction == "firmware-to-host")
-    add("direction", "ANEC-FW-006", Disposition::Reject, 0, spec->name + " is a firmware-to-host notification, not a request");
-  if (c.priority > t.limits().priority_max)
-    add("priority", "ANEC-FW-007", Disposition::Reject, 8, "priority " + std::to_string(c.priority) + " is outside 0..7 (0..1 realtime, 2..7 normal)");
-  if (c.program_id < -1 || c.program_id > int32_t(t.limits().program_id_max))
-    add("program_id", "ANEC-FW-008", Disposition::Reject, 12, "programId " + std::to_string(c.program_id) + " is neither -1 nor 0.." + std::to_string(t.limits().program_id_max));
-  if (c.process_id < -1) add("process_id", "ANEC-FW-008", Disposition::Reject, 16, "processId " + std::to_string(c.process_id) + " is below -1");
-  if (c.procedure_id > t.limits().procedure_id_max)
-    add("procedure_id", "ANEC-FW-008", Disposition::Reject, 20, "procedureId " + std::to_string(c.procedure_id) + " is past " + std::to_string(t.limits().procedure_id_max));
-  const BodySpec *layout = t.body(spec->name);
-  std::span<const uint8_t> body = m.subspan(kHeaderBytes, size);
-  if (!layout) {
-    c.raw_body.assign(body.begin(), body.end());
-    v.decoded = true;
-    return v;
-  }
+  return true;
+}
+
+// The header fields against the table's limits (ch.30).
+void check_header(Validation &v, const CommandSpec &spec, const CommandTable &t, const layout::View &h) {
+  const Command &c = v.command;
+  const Limits &l = t.limits();
+  if (spec.direction == "firmware-to-host")
+    add(v, "direction", "ANEC-FW-006", Disposition::Reject, h.offset_of("id"),
+        spec.name + " is a firmware-to-host notification, not a request");
+  if (c.priority > l.priority_max)
+    add(v, "priority", "ANEC-FW-007", Disposition::Reject, h.offset_of("priority"),
+        "priority " + std::to_string(c.priority) + " is outside 0..7 (0..1 realtime, 2..7 normal)");
+  if (c.program_id < -1 || c.program_id > int32_t(l.program_id_max))
+    add(v, "program_id", "ANEC-FW-008", Disposition::Reject, h.offset_of("programId"),
+        "programId " + std::to_string(c.program_id) + " is neither -1 nor 0.." +
+            std::to_string(l.program_id_max));
+  if (c.process_id < -1)
+    add(v, "process_id", "ANEC-FW-008", Disposition::Reject, h.offset_of("processId"),
+        "processId " + std::to_string(c.process_id) + " is below -1");
+  if (c.procedure_id > l.procedure_id_max)
+    add(v, "procedure_id", "ANEC-FW-008", Disposition::Reject, h.offset_of("procedureId"),
+        "procedureId " + std::to_string(c.procedure_id) + " is past " + std::to_string(l.procedure_id_max));
+}
+
+uint64_t scalar(const Command &c, const std::string &name) {
+  for (auto &[n, x] : c.scalars)
+    if (n == name)
+      return x;
+  return 0;
+}
+
+// The body's scalars and counted records into v.command (ANEC-FW-009 when the bytes disagree);
+// `at` is the body's offset in the message.
+bool decode_body(Validation &v, std::span<const uint8_t> body, const CommandSpec &spec,
+                 const BodySpec &layout, uint64_t at, uint64_t size_field) {
+  Command &c = v.command;
   size_t off = 0;
-  for (const FieldSpec &f : layout->scalars) {
+  for (const FieldSpec &f : layout.scalars) {
     if (off + f.bytes() > body.size()) {
-      add("body_size", "ANEC-FW-009", Disposition::Reject, kHeaderBytes + off, spec->name + " body of " + std::to_string(size) + " bytes ends inside " + f.name);
-      return v;
+      add(v, "body_size", "ANEC-FW-009", Disposition::Reject, at + off,
+          spec.name + " body of " + std::to_string(body.size()) + " bytes ends inside " + f.name);
+      return false;
     }
-    c.scalars.push_back({f.name, load_le(body, off, f.bytes())});
+    c.scalars.push_back({f.name, load_le(body, off, uint32_t(f.bytes()))});
     off += f.bytes();
   }
-  auto scalar = [&](const std::string &name) -> uint64_t {
-    for (auto &[n, x] : c.scalars)
-      if (n == name) return x;
-    return 0;
-  };
   size_t need = off;
-  for (const ArraySpec &a : layout->arrays) need += scalar(a.count) * record_spec(a.record)->bytes();
+  for (const ArraySpec &a : layout.arrays)
+    need += scalar(c, a.count) * record_spec(a.record)->bytes();
   if (need != body.size()) {
-    add("body_size", "ANEC-FW-009", Disposition::Reject, 4, spec->name + " with these counts is " + std::to_string(need) + " bytes, size says " + std::to_string(size));
-    return v;
+    add(v, "body_size", "ANEC-FW-009", Disposition::Reject, size_field,
+        spec.name + " with these counts is " + std::to_string(need) + " bytes, size says " +
+            std::to_string(body.size()));
+    return false;
   }
-  for (const ArraySpec &a : layout->arrays) {
+  for (const ArraySpec &a : layout.arrays) {
     const RecordSpec *rs = record_spec(a.record);
     auto &records = c.arrays[a.name];
-    for (uint64_t r = 0; r < scalar(a.count); ++r) {
+    for (uint64_t r = 0; r < scalar(c, a.count); ++r) {
       std::vector<uint64_t> rec;
       for (const FieldSpec &f : rs->fields) {
-        rec.push_back(load_le(body, off, f.bytes()));
+        rec.push_back(load_le(body, off, uint32_t(f.bytes())));
         off += f.bytes();
       }
       records.push_back(std::move(rec));
     }
   }
-  v.decoded = true;
-  size_t at = kHeaderBytes;
-  for (size_t i = 0; i < layout->scalars.size(); ++i) {
-    const FieldSpec &f = layout->scalars[i];
-    uint64_t x = c.scalars[i].second;
-    auto bad = [&](const std::string &what) { add("field_limit", "ANEC-FW-010", Disposition::Reject, at, f.name + " = " + std::to_string(x) + " " + what); };
-    if (f.equals && x != *f.equals) bad("must be " + std::to_string(*f.equals));
-    if (f.min && x < *f.min) bad("is below " + std::to_string(*f.min));
-    if (f.max && x > *f.max) bad("is above " + std::to_string(*f.max));
-    if (f.nonzero && x == 0) bad("must be nonzero");
+  return true;
+}
+
+// Each scalar's equals, min, max and nonzero limits (ANEC-FW-010).
+void check_fields(Validation &v, const BodySpec &layout, uint64_t at) {
+  for (size_t i = 0; i < layout.scalars.size(); ++i) {
+    const FieldSpec &f = layout.scalars[i];
+    uint64_t x = v.command.scalars[i].second;
+    auto bad = [&](const std::string &what) {
+      add(v, "field_limit", "ANEC-FW-010", Disposition::Reject, at,
+          f.name + " = " + std::to_string(x) + " " + what);
+    };
+    if (f.equals && x != *f.equals)
+      bad("must be " + std::to_string(*f.equals));
+    if (f.min && x < *f.min)
+      bad("is below " + std::to_string(*f.min));
+    if (f.max && x > *f.max)
+      bad("is above " + std::to_string(*f.max));
+    if (f.nonzero && x == 0)
+      bad("must be nonzero");
     at += f.bytes();
   }
-  for (const std::string &rule : layout->rules) {
-    if (rule == "events_nonempty" && scalar("nbrOfWaitEvents") + scalar("nbrOfSignalEvents") == 0)
-      add("events_nonempty", "ANEC-FW-011", Disposition::Reject, kHeaderBytes, "nbrOfWaitEvents + nbrOfSignalEvents must be above 0");
-    if (rule == "interface_version") {
-      if (scalar("major") != t.limits().interface_major)
-        add("interface_version", "ANEC-FW-014", Disposition::Reject, kHeaderBytes,
-            "program interface " + std::to_string(scalar("major")) + "." + std::to_string(scalar("minor")) + ", the firmware speaks " +
-                std::to_string(t.limits().interface_major) + ".x");
-      else if (scalar("minor") != t.limits().interface_minor)
-        add("interface_version", "ANEC-FW-014", Disposition::Warn, kHeaderBytes,
-            "program interface minor version " + std::to_string(scalar("minor")) + ", the firmware's is " + std::to_string(t.limits().interface_minor) +
-                ": warn and continue");
-    }
-    if (rule == "chained_buffers")
-      for (size_t r = 0; r < c.arrays["chainedBuffers"].size(); ++r) {
-        const auto &b = c.arrays["chainedBuffers"][r];
-        std::string who = "chainedBuffers[" + std::to_string(r) + "]";
-        if (b[2] >> 32) add("chained_buffer", "ANEC-FW-012", Disposition::Reject, kHeaderBytes, who + " address " + hex(b[2]) + " is not below 4 GiB");
-        if (b[1] >= scalar("nbrOfOutputBufferSets"))
-          add("chained_buffer", "ANEC-FW-012", Disposition::Reject, kHeaderBytes, who + " outputBufferSetId " + std::to_string(b[1]) + " is not below nbrOfOutputBufferSets");
-      }
+}
+
+void check_interface_version(Validation &v, const CommandTable &t, uint64_t at) {
+  const Command &c = v.command;
+  const Limits &l = t.limits();
+  if (scalar(c, "major") != l.interface_major)
+    add(v, "interface_version", "ANEC-FW-014", Disposition::Reject, at,
+        "program interface " + std::to_string(scalar(c, "major")) + "." + std::to_string(scalar(c, "minor")) +
+            ", the firmware speaks " + std::to_string(l.interface_major) + ".x");
+  else if (scalar(c, "minor") != l.interface_minor)
+    add(v, "interface_version", "ANEC-FW-014", Disposition::Warn, at,
+        "program interface minor version " + std::to_string(scalar(c, "minor")) + ", the firmware's is " +
+            std::to_string(l.interface_minor) + ": warn and continue");
+}
+
+void check_chained_buffers(Validation &v, uint64_t at) {
+  Command &c = v.command;
+  for (size_t r = 0; r < c.arrays["chainedBuffers"].size(); ++r) {
+    const auto &b = c.arrays["chainedBuffers"][r];
+    std::string who = "chainedBuffers[" + std::to_string(r) + "]";
+    if (b[2] >> 32)
+      add(v, "chained_buffer", "ANEC-FW-012", Disposition::Reject, at,
+          who + " address " + hex(b[2]) + " is not below 4 GiB");
+    if (b[1] >= scalar(c, "nbrOfOutputBufferSets"))
+      add(v, "chained_buffer", "ANEC-FW-012", Disposition::Reject, at,
+          who + " outputBufferSetId " + std::to_string(b[1]) + " is not below nbrOfOutputBufferSets");
   }
+}
+
+// The body layout's named rules (ANEC-FW-011, 014, 012); `at` is the body's offset.
+void check_rules(Validation &v, const BodySpec &layout, const CommandTable &t, uint64_t at) {
+  for (const std::string &rule : layout.rules) {
+    if (rule == "events_nonempty" &&
+        scalar(v.command, "nbrOfWaitEvents") + scalar(v.command, "nbrOfSignalEvents") == 0)
+      add(v, "events_nonempty", "ANEC-FW-011", Disposition::Reject, at,
+          "nbrOfWaitEvents + nbrOfSignalEvents must be above 0");
+    if (rule == "interface_version")
+      check_interface_version(v, t, at);
+    if (rule == "chained_buffers")
+      check_chained_buffers(v, at);
+  }
+}
+} // namespace
+
+Validation validate(std::span<const uint8_t> m, const CommandTable &t, Channel channel) {
+  Validation v;
+  const layout::Struct &hl = command_header_layout();
+  uint64_t least = uint64_t(hl.bytes) + envelope_layout().bytes;
+  if (m.size() < least) {
+    add(v, "length", "ANEC-FW-001", Disposition::Reject, 0,
+        "message of " + std::to_string(m.size()) + " bytes is shorter than the header and envelope (" +
+            std::to_string(least) + ")");
+    return v;
+  }
+  layout::View h(hl, m, 0, "ANEC-FW-001");
+  read_header(v.command, h);
+  if (!check_envelope(v, m, t, h))
+    return v;
+  Command &c = v.command;
+  if (channel == Channel::ExeLoop) {
+    if (!t.exeloop_accepts(c.id))
+      add(v, "exeloop_channel", "ANEC-FW-013", Disposition::Fault, h.offset_of("id"),
+          "id " + hex(c.id) + " is not supported through the ExeLoop command channel: the firmware asserts");
+    v.decoded = true;
+    return v; // the ExeLoop channel speaks the wire enum; the body layouts are the ring's
+  }
+  const CommandSpec *spec = t.by_id(c.id);
+  if (!spec) {
+    add(v, "known_id", "ANEC-FW-005", Disposition::Reject, h.offset_of("id"),
+        "id " + hex(c.id) + " is no command");
+    return v;
+  }
+  check_header(v, *spec, t, h);
+  const BodySpec *layout = t.body(spec->name);
+  std::span<const uint8_t> body = m.subspan(h.end(), h.get("size"));
+  if (!layout) {
+    c.raw_body.assign(body.begin(), body.end());
+    v.decoded = true;
+    return v;
+  }
+  if (!decode_body(v, body, *spec, *layout, h.end(), h.offset_of("size")))
+    return v;
+  v.decoded = true;
+  check_fields(v, *layout, h.end());
+  check_rules(v, *layout, t, h.end());
   return v;
 }
 

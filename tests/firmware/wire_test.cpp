@@ -310,3 +310,54 @@ TEST(Wire, DescriptionErrors) {
   EXPECT_EQ(code_of([&] { parse("command = \"PING\"\n[body]\nx = 1\n"); }), "ANEC-FWC-001");
   EXPECT_EQ(code_of([&] { encode(parse("command = \"PREMAP_BUFFER\"\n[body]\nnbrOfOps = 0x100000000\n"), table()); }), "ANEC-FWC-002");
 }
+
+// The header and envelope layouts (fw.command_header, fw.command_envelope in
+// tables/schema/layout/firmware.toml) drive both directions: every command the encoder makes reads
+// back field by field through layout::View, the same bytes come out of layout::Writer, and the
+// validator's offsets land on the fields they name.
+TEST(Wire, LayoutDrivesBothDirections) {
+  const layout::Struct &hl = command_header_layout(), &el = envelope_layout();
+  EXPECT_EQ(hl.bytes, 24u); // guide ch.30 table c30-cmd-header
+  EXPECT_EQ(hl.field_at(0xc), "programId");
+  EXPECT_EQ(hl.field_at(0x17), "procedureId");
+  EXPECT_EQ(el.field_at(0x0), "magic");
+  EXPECT_EQ(el.field_at(0x4), "checksum");
+  std::vector<Command> commands;
+  for (const std::string &f : described_files())
+    commands.push_back(described(f));
+  for (const CommandSpec &c : table().commands())
+    if (!table().body(c.name))
+      commands.push_back(base(c.name));
+  commands.back().program_id = -1; // the unbound marker, sign and all
+  for (const Command &c : commands) {
+    auto bytes = encode(c, table());
+    layout::View h(hl, bytes, 0, "T");
+    EXPECT_EQ(h.get("id"), c.id);
+    EXPECT_EQ(h.get("priority"), c.priority);
+    EXPECT_EQ(int32_t(h.get("programId")), c.program_id);
+    EXPECT_EQ(int32_t(h.get("processId")), c.process_id);
+    EXPECT_EQ(h.get("procedureId"), c.procedure_id);
+    uint64_t size = h.get("size");
+    layout::View e(el, bytes, h.end() + size, "T");
+    EXPECT_EQ(e.get("magic"), kEnvelopeMagic);
+    EXPECT_EQ(e.get("checksum"), crc32(std::span<const uint8_t>(bytes).first(e.offset_of("checksum"))));
+    EXPECT_EQ(bytes.size(), (e.end() + kGranule - 1) / kGranule * kGranule);
+    // The same message from the writers alone.
+    std::vector<uint8_t> again(bytes.size(), 0);
+    layout::Writer w(hl);
+    w.set("id", c.id).set("size", size).set("priority", c.priority).set("procedureId", c.procedure_id);
+    w.set("programId", uint64_t(int64_t(c.program_id))).set("processId", uint64_t(int64_t(c.process_id)));
+    w.write_to(again, 0);
+    std::copy_n(bytes.begin() + h.end(), size, again.begin() + long(h.end()));
+    layout::Writer(el).set("checksum", e.get("checksum")).write_to(again, e.at());
+    EXPECT_EQ(again, bytes);
+  }
+  // A rejected header field is reported at that field.
+  Command pri = base("PING");
+  pri.priority = 8;
+  pri.procedure_id = 288;
+  Validation v = validate(encode(pri, table()), table());
+  ASSERT_EQ(v.violations.size(), 2u);
+  EXPECT_EQ(hl.field_at(v.violations[0].offset), "priority");
+  EXPECT_EQ(hl.field_at(v.violations[1].offset), "procedureId");
+}

@@ -1,12 +1,13 @@
 // The firmware program container (guide glossary "AFPP", appendix C.3, ch.2 table exec-forms): a
-// package `ANEH` holding programs `ANEP`, each with section descriptors `ANES` and their payloads;
-// the FourCC values are big-endian character codes stored as little-endian 32-bit words (a byte
-// scan finds "HENA"). The guide gives the magic words and the section kinds (generic, kernel,
-// text, operation, procedure) but no field offsets; the layout is the project's
-// (docs/firmware-container.md).
+// package `ANEH` holding programs `ANEP`, each with section records `ANES` and their payloads. Every
+// record is read and written through its layout in tables/schema/layout/firmware.toml
+// (fw.package_header, fw.program_header, fw.section; docs/firmware-container.md): the guide gives
+// the magic words and the section kinds but no field offsets, so the offsets are the project's.
 #pragma once
+#include "anec/support/diagnostic.hpp"
 #include "anec/descriptors/td.hpp"
 #include "anec/descriptors/td_schema.hpp"
+#include "anec/layout/layout.hpp"
 #include "anec/support/doc.hpp"
 
 #include <filesystem>
@@ -18,13 +19,27 @@
 
 namespace anec::fw {
 
-inline constexpr uint32_t kPackageMagic = 0x414e4548, kProgramMagic = 0x414e4550, kSectionMagic = 0x414e4553; // ANEH ANEP ANES
-inline constexpr uint32_t kPackageHeaderBytes = 32, kProgramHeaderBytes = 48, kSectionBytes = 48;
-inline constexpr uint64_t kDeviceWindowEnd = 0xE0000000; // the managed device-virtual window (ch.21 table c21-translation)
+// The records' layouts (compiled in from tables/schema/layout/firmware.toml).
+const layout::Struct &package_header_layout(); // fw.package_header
+const layout::Struct &program_header_layout(); // fw.program_header
+const layout::Struct &section_layout();        // fw.section
+
+// Sizes and magics as named values, each taken from its layout (`bytes`, the magic field's `value`).
+inline const uint32_t kPackageHeaderBytes = package_header_layout().bytes;
+inline const uint32_t kProgramHeaderBytes = program_header_layout().bytes;
+inline const uint32_t kSectionBytes = section_layout().bytes;
+inline const uint32_t kPackageMagic = uint32_t(*package_header_layout().at("magic").value); // ANEH
+inline const uint32_t kProgramMagic = uint32_t(*program_header_layout().at("magic").value); // ANEP
+inline const uint32_t kSectionMagic = uint32_t(*section_layout().at("magic").value);        // ANES
+
+// The managed device-virtual window (ch.21 table c21-translation).
+inline constexpr uint64_t kDeviceWindowEnd = 0xE0000000;
 inline constexpr uint32_t kBars = 32, kNoBar = 0xffffffff;
 
+// The values of the layout's enum fw_section_kind.
 enum class SectionKind : uint32_t { Generic = 0, Kernel = 1, Text = 2, Operation = 3, Procedure = 4 };
-const char *section_kind_name(uint32_t kind); // "generic", ..., or "unknown"
+// The kind's name in fw_section_kind ("generic", ...), or "unknown".
+const char *section_kind_name(uint32_t kind);
 
 struct Section {
   uint32_t kind = 0, alignment = 64, bar = kNoBar;
@@ -61,10 +76,8 @@ Package package_from_doc(const Doc &doc, const std::filesystem::path &base, cons
 // as kernel sections, at their device addresses, each with the buffer slot the program state gives.
 Package package_from_hwx(std::span<const uint8_t> file, const desc::TdSchema &schema);
 
-struct PackageFinding {
-  std::string code, message;
-  uint64_t offset = 0;
-};
+// An audit finding: code, message and offset in the package (support/diagnostic.hpp).
+using PackageFinding = Diagnostic;
 
 // The load-time audit (seed ch.19 table 19.3 "section bounds and overlap audit at load", the
 // firmware refusing to load): ANEC-PKG-101 section magic, 102 section bounds (inside its program,

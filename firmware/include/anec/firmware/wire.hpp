@@ -1,9 +1,12 @@
-// The command wire format (docs/firmware-wire.md): the 24-byte sCSneControllerCmdHdr, the body, an
-// integrity envelope (magic word, CRC-32 checksum) and zero padding to the 16-byte command granule;
-// the encoder, and a validator that applies every rule the sources state as a named check with a
-// reason code and the firmware's disposition.
+// The command wire format (docs/firmware-wire.md): the sCSneControllerCmdHdr, the body, an integrity
+// envelope (magic word, CRC-32 checksum) and zero padding to the 16-byte command granule; the
+// encoder, and a validator that applies every rule the sources state as a named check with a reason
+// code and the firmware's disposition. Header and envelope are read and written through their
+// layouts (fw.command_header, fw.command_envelope in tables/schema/layout/firmware.toml); the bodies
+// are the command table's (tables/schema/firmware/commands.toml).
 #pragma once
 #include "anec/firmware/commands.hpp"
+#include "anec/layout/layout.hpp"
 
 #include <cstdint>
 #include <map>
@@ -13,15 +16,21 @@
 
 namespace anec::fw {
 
-inline constexpr uint32_t kHeaderBytes = 24, kGranule = 16;
-inline constexpr uint32_t kEnvelopeMagic = 0x454e5343; // "CSNE" in memory order; the project's choice (docs/firmware-wire.md)
+const layout::Struct &command_header_layout(); // fw.command_header
+const layout::Struct &envelope_layout();       // fw.command_envelope
+
+// Sizes and the envelope magic as named values, taken from the layouts.
+inline const uint32_t kHeaderBytes = command_header_layout().bytes;
+// "CSNE" in memory order; the project's choice (docs/firmware-wire.md).
+inline const uint32_t kEnvelopeMagic = uint32_t(*envelope_layout().at("magic").value);
+inline constexpr uint32_t kGranule = 16; // a message is whole granules, zero-padded
 
 struct Command {
   uint32_t id = 0, priority = 2, procedure_id = 0;
   int32_t program_id = -1, process_id = -1;
-  std::vector<std::pair<std::string, uint64_t>> scalars;              // body scalars, in layout order
-  std::map<std::string, std::vector<std::vector<uint64_t>>> arrays;  // records, fields in record order
-  std::vector<uint8_t> raw_body;                                      // a command without a body layout
+  std::vector<std::pair<std::string, uint64_t>> scalars;            // body scalars, in layout order
+  std::map<std::string, std::vector<std::vector<uint64_t>>> arrays; // records, fields in record order
+  std::vector<uint8_t> raw_body;                                    // a command without a body layout
 };
 
 // From a TOML or JSON description: `command` (name or id), `priority`, `program_id`, `process_id`,
@@ -51,11 +60,11 @@ struct Violation {
 enum class Channel { Ring, ExeLoop };
 
 struct Validation {
-  bool decoded = false;      // header and body could be read
-  Command command;           // as far as it was read
-  uint32_t total_bytes = 0;  // header + body + envelope + padding as the header implies
+  bool decoded = false;     // header and body could be read
+  Command command;          // as far as it was read
+  uint32_t total_bytes = 0; // header + body + envelope + padding as the header implies
   std::vector<Violation> violations;
-  bool accepted() const;     // nothing that rejects, drops or faults
+  bool accepted() const; // nothing that rejects, drops or faults
 };
 
 Validation validate(std::span<const uint8_t> message, const CommandTable &t, Channel channel = Channel::Ring);
