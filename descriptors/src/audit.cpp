@@ -1,5 +1,6 @@
 #include "anec/descriptors/audit.hpp"
 
+#include "anec/layout/layout.hpp"
 #include "anec/support/format.hpp"
 
 namespace anec::desc {
@@ -116,14 +117,32 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
   return out;
 }
 
+namespace {
+// ": layout.field" for the byte `rel` into a load command read with a layout (a segment's section
+// records after its head: "macho.section_64[k].field").
+std::string command_field(const layout::Database &db, const HwxCommand &cmd, uint64_t rel) {
+  if (cmd.layout.empty()) return "";
+  const layout::Struct &s = db.get(cmd.layout);
+  if (rel < s.bytes) {
+    std::string f = s.field_at(rel);
+    return f.empty() ? "" : ": " + s.name + "." + f;
+  }
+  if (s.name != "macho.segment_64") return "";
+  const layout::Struct &sect = db.get("macho.section_64");
+  return ": " + sect.name + "[" + std::to_string((rel - s.bytes) / sect.bytes) + "]." + sect.field_at((rel - s.bytes) % sect.bytes);
+}
+} // namespace
+
 std::string explain(std::span<const uint8_t> file, const Chain &c, const Hwx *h, uint64_t off) {
   std::string out;
   if (off >= file.size()) return hex(off) + " lies past the end of the file (" + hex(file.size()) + " bytes)\n";
   if (h) {
-    if (off < 32) out += hex(off) + ": hwx header\n";
+    const layout::Database &db = layout::Database::builtin();
+    if (off < db.get("hwx.header").bytes) out += hex(off) + ": hwx header " + db.get("hwx.header").field_at(off) + "\n";
     for (const HwxCommand &cmd : h->commands)
       if (off >= cmd.offset && off < cmd.offset + cmd.size)
-        out += hex(off) + ": load command " + hex(cmd.cmd) + " at " + hex(cmd.offset) + " (+" + hex(off - cmd.offset) + " of " + hex(cmd.size) + ")\n";
+        out += hex(off) + ": load command " + hex(cmd.cmd) + " at " + hex(cmd.offset) + " (+" + hex(off - cmd.offset) + " of " + hex(cmd.size) + ")" +
+               command_field(db, cmd, off - cmd.offset) + "\n";
     for (const HwxSegment &g : h->segments)
       for (const HwxSection &s : g.sections)
         if (s.offset && off >= s.offset && off < s.offset + s.size)

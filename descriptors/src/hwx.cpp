@@ -130,14 +130,19 @@ struct SymbolTable {
 };
 
 // One load command into `h`; unknown ones are only listed (kept raw).
-void read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &h, bool &have_text, SymbolTable &symtab) {
+// Returns the name of the layout the command was read with, "" when it is kept raw.
+std::string read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &h, bool &have_text, SymbolTable &symtab) {
   std::span<const uint8_t> cmd = head.bytes().first(head.at() + head.get("cmdsize")); // a command's fields stay inside it
   const layout::Struct *s = db().variant("macho.load_command", cmd, head.at());
   if (!s && !db().enumeration("macho_load_command")->name_of(head.get("cmd")).starts_with("unknown"))
     throw Error(kBad, "load command " + hex(head.get("cmd")) + " at " + hex(head.at()) + " is " + hex(head.get("cmdsize")) +
                           " bytes, too short for its kind");
-  if (s && s->name == "hwx.thread") s = db().variant("hwx.thread", cmd, head.at()); // an unknown flavor stays raw
-  if (!s) return;
+  if (s && s->name == "hwx.thread") { // an unknown flavor, or a state too short for its flavor, stays raw
+    const layout::Struct *state = db().variant("hwx.thread", cmd, head.at());
+    if (!state) return s->name;
+    s = state;
+  }
+  if (!s) return "";
   layout::View c(*s, cmd, head.at(), kBad);
   if (s->name == "macho.segment_64") {
     h.segments.push_back(read_segment(c, file, h, have_text));
@@ -162,6 +167,7 @@ void read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &
       throw Error(kBad, "thread state at " + hex(c.at()) + " counts " + std::to_string(c.get("count")) + " words in " + hex(c.get("cmdsize")) + " bytes");
     h.states.push_back(read_tensor_state(c));
   }
+  return s->name;
 }
 
 void read_symbols(std::span<const uint8_t> bytes, const SymbolTable &t, Hwx &h) {
@@ -202,10 +208,10 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   for (uint64_t i = 0; i < ncmds; ++i) {
     if (off + command.bytes > cmds.size()) throw Error(kBad, "load command " + std::to_string(i) + " at " + hex(off) + " runs past sizeofcmds");
     layout::View head(command, cmds, off, kBad);
-    HwxCommand c{uint32_t(head.get("cmd")), uint32_t(head.get("cmdsize")), off};
+    HwxCommand c{uint32_t(head.get("cmd")), uint32_t(head.get("cmdsize")), off, ""};
     if (c.size < command.bytes || off + c.size > cmds.size())
       throw Error(kBad, "load command " + std::to_string(i) + " (" + hex(c.cmd) + ") at " + hex(off) + " has size " + hex(c.size));
-    read_command(head, bytes, h, have_text, symtab);
+    c.layout = read_command(head, bytes, h, have_text, symtab);
     h.commands.push_back(c);
     off += c.size;
   }
@@ -391,6 +397,17 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     tensors.push(std::move(x));
   }
   d.set("tensors", std::move(tensors));
+  // Every load command through its layout: each field it names, with its value (the generic
+  // printer of tables/schema/layout; a field added there appears here with no code).
+  Doc commands = Doc::array();
+  for (const HwxCommand &c : h.commands) {
+    Doc x = Doc::table();
+    x.set("offset", Doc::integer(int64_t(c.offset), true));
+    x.set("layout", Doc::string(c.layout.empty() ? "raw" : c.layout));
+    if (!c.layout.empty()) x.set("fields", layout::to_doc(layout::View(db().get(c.layout), file, c.offset, kBad), db()));
+    commands.push(std::move(x));
+  }
+  d.set("load_commands", std::move(commands));
   if (const auto &p = h.program) {
     Doc x = Doc::table();
     x.set("name", Doc::string(p->name));

@@ -232,9 +232,17 @@ Doc to_doc(const View &v, const Database &db, bool skip_zero) {
     } else if (f.dims.empty()) {
       d.set(f.name, value_doc(f, v.raw(f), db));
     } else {
-      uint32_t inner = f.dims.size() == 2 ? f.dims[1] : 1;
+      uint32_t inner = f.dims.size() == 2 ? f.dims[1] : 1, rows = f.dims[0];
+      auto row_zero = [&](uint32_t i) {
+        for (uint32_t j = 0; j < inner; ++j)
+          if (v.raw(f, i * inner + j))
+            return false;
+        return true;
+      };
+      while (skip_zero && rows > 0 && row_zero(rows - 1)) // trailing zero rows are left out
+        --rows;
       Doc outer = Doc::array();
-      for (uint32_t i = 0; i < f.dims[0]; ++i) {
+      for (uint32_t i = 0; i < rows; ++i) {
         if (f.dims.size() == 1) {
           outer.push(value_doc(f, v.raw(f, i), db));
           continue;

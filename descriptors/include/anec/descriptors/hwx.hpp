@@ -30,6 +30,7 @@ struct HwxSegment {
 struct HwxCommand {
   uint32_t cmd = 0, size = 0;
   uint64_t offset = 0;
+  std::string layout; // the layout it was read with (tables/schema/layout), "" when kept raw
 };
 
 // A tensor name bound to its window address. Load command 0x6 (fvmlib-shaped, compilers of macOS

@@ -153,7 +153,7 @@ private:
 };
 
 // Every field with its value: integers (enums as {name, value}), arrays as arrays, Chars as
-// strings, Bytes as hex; `skip_zero` leaves out all-zero arrays.
+// strings, Bytes as hex; `skip_zero` leaves out all-zero arrays and an array's trailing zero rows.
 Doc to_doc(const View &v, const Database &db, bool skip_zero = true);
 // One line per nonzero field: "name = value" (enum names, modifiers applied), arrays by element.
 std::string to_text(const View &v, const Database &db, const std::string &indent = "  ");
