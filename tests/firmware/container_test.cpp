@@ -115,6 +115,9 @@ TEST(Package, EachAuditCheckFires) {
   store_le(header, 0, 0x50454e41, 4);
   EXPECT_EQ(code_of([&] { audit_package(header, gen7()); }), "ANEC-PKG-002");
   EXPECT_EQ(code_of([&] { read_package(std::vector<uint8_t>(good.begin(), good.begin() + 60)); }), "ANEC-PKG-002");
+  std::string msg; // the right magic in a file shorter than the header: the length is the reason
+  EXPECT_EQ(code_of([&] { read_package(std::vector<uint8_t>(good.begin(), good.begin() + 8)); }, &msg), "ANEC-PKG-002");
+  EXPECT_NE(msg.find("the file is 8 bytes, shorter than the 32-byte header"), std::string::npos) << msg;
 }
 
 // The layouts of tables/schema/layout/firmware.toml drive both directions: every package the writer
