@@ -1,10 +1,10 @@
 #include "anec/descriptors/hwx.hpp"
 
 #include "anec/descriptors/dump.hpp"
+#include "anec/layout/layout.hpp"
 #include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
-#include "anec/layout/layout.hpp"
 
 #include <charconv>
 #include <map>
@@ -15,12 +15,15 @@ namespace anec::desc {
 namespace {
 constexpr const char *kBad = "ANEC-HWX-002"; // truncated or inconsistent structure
 
-const layout::Database &db() { return layout::Database::builtin(); } // tables/schema/layout/hwx.toml
+const layout::Database &db() {
+  return layout::Database::builtin();
+} // tables/schema/layout/hwx.toml
 
 // NUL-terminated text from `off`, not past `limit`.
 std::string cstr(std::span<const uint8_t> b, uint64_t off, uint64_t limit) {
   std::string s;
-  for (uint64_t i = off; i < limit && i < b.size() && b[i]; ++i) s += char(b[i]);
+  for (uint64_t i = off; i < limit && i < b.size() && b[i]; ++i)
+    s += char(b[i]);
   return s;
 }
 
@@ -33,18 +36,27 @@ void need(std::span<const uint8_t> b, uint64_t off, uint64_t n, const std::strin
 // command past `after` (its fixed part).
 std::string name_in(const layout::View &c, uint64_t name_off, uint64_t after) {
   uint64_t size = c.get("cmdsize");
-  if (name_off < after || name_off >= size) return "";
+  if (name_off < after || name_off >= size)
+    return "";
   return cstr(c.bytes(), c.at() + name_off, c.at() + size);
 }
 
+// Where a thread state's words end, from the command's start: its head, then `count` words.
+uint64_t state_end(const layout::View &c) {
+  return db().get("hwx.thread").bytes + 4 * c.get("count");
+}
+
 // Nonzero state words that no field of the layout names, by offset from the state's first word.
-std::vector<std::pair<uint32_t, uint32_t>> unnamed_words(const layout::View &c, uint64_t first, uint64_t words) {
+std::vector<std::pair<uint32_t, uint32_t>> unnamed_words(const layout::View &c, uint64_t first,
+                                                         uint64_t words) {
   std::vector<std::pair<uint32_t, uint32_t>> out;
   const layout::Struct &s = c.layout();
   for (uint64_t k = 0; k < 4 * words; k += 4) {
     uint64_t at = first + k;
-    if (at < s.bytes && !s.field_at(at).empty()) continue;
-    if (uint32_t v = le32(c.bytes(), c.at() + at)) out.push_back({uint32_t(k), v});
+    if (at < s.bytes && !s.field_at(at).empty())
+      continue;
+    if (uint32_t v = le32(c.bytes(), c.at() + at))
+      out.push_back({uint32_t(k), v});
   }
   return out;
 }
@@ -62,7 +74,8 @@ HwxSegment read_segment(const layout::View &c, std::span<const uint8_t> file, Hw
   uint64_t nsects = c.get("nsects");
   const layout::Struct &sect = db().get("macho.section_64");
   if (c.layout().bytes + sect.bytes * nsects > c.get("cmdsize"))
-    throw Error(kBad, "segment " + s.name + " lists " + std::to_string(nsects) + " sections in " + hex(c.get("cmdsize")) + " bytes");
+    throw Error(kBad, "segment " + s.name + " lists " + std::to_string(nsects) + " sections in " +
+                          hex(c.get("cmdsize")) + " bytes");
   need(file, s.fileoff, s.filesize, "segment " + s.name);
   for (uint64_t k = 0; k < nsects; ++k) {
     layout::View v(sect, c.bytes(), c.end() + sect.bytes * k, kBad);
@@ -76,7 +89,8 @@ HwxSegment read_segment(const layout::View &c, std::span<const uint8_t> file, Hw
     x.reloff = uint32_t(v.get("reloff"));
     x.nreloc = uint32_t(v.get("nreloc"));
     x.flags = uint32_t(v.get("flags"));
-    if (x.offset) need(file, x.offset, x.size, "section " + x.segment + "." + x.name);
+    if (x.offset)
+      need(file, x.offset, x.size, "section " + x.segment + "." + x.name);
     if (x.segment == "__TEXT" && x.name == "__text") {
       h.text = x;
       have_text = true;
@@ -92,7 +106,8 @@ HwxProgramState read_program(const layout::View &c) {
   bool segment = kind == "hwx.segment_state";
   p.flavor = uint32_t(c.get("flavor"));
   p.offset = c.at();
-  for (uint32_t k = 0; k < HwxProgramState::kBars; ++k) p.bars[k] = segment ? c.get("bases", {k, 0}) : c.get("bases", {k});
+  for (uint32_t k = 0; k < HwxProgramState::kBars; ++k)
+    p.bars[k] = segment ? c.get("bases", {k, 0}) : c.get("bases", {k});
   p.td_base = c.get(segment ? "segment_base" : "td_base");
   p.td_count = uint32_t(c.get("td_count"));
   p.ene = uint32_t(c.get("ene"));
@@ -102,8 +117,8 @@ HwxProgramState read_program(const layout::View &c) {
   } else {
     p.td_bytes = 4 * c.get("td_words");
   }
-  p.name = name_in(c, c.get("name_offset"), 16 + 4 * c.get("count"));
-  p.other = unnamed_words(c, 16, c.get("count"));
+  p.name = name_in(c, c.get("name_offset"), state_end(c));
+  p.other = unnamed_words(c, db().get("hwx.thread").bytes, c.get("count"));
   return p;
 }
 
@@ -119,9 +134,10 @@ HwxTensorState read_tensor_state(const layout::View &c) {
   t.bytes = c.get("bytes");
   // The short name is the one the stabs layouts carry; the long one may add a role
   // ("matmul_0@output").
-  uint64_t end_of_state = 16 + 4 * c.get("count");
+  uint64_t end_of_state = state_end(c);
   t.name = name_in(c, c.get("short_name_offset"), end_of_state);
-  if (t.name.empty()) t.name = name_in(c, c.get("long_name_offset"), end_of_state);
+  if (t.name.empty())
+    t.name = name_in(c, c.get("long_name_offset"), end_of_state);
   return t;
 }
 
@@ -130,19 +146,30 @@ struct SymbolTable {
 };
 
 // One load command into `h`; unknown ones are only listed (kept raw).
+// A thread state's words must lie inside its command.
+void check_state_words(const layout::View &c) {
+  if (state_end(c) > c.get("cmdsize"))
+    throw Error(kBad, "thread state at " + hex(c.at()) + " counts " + std::to_string(c.get("count")) +
+                          " words in " + hex(c.get("cmdsize")) + " bytes");
+}
+
 // Returns the name of the layout the command was read with, "" when it is kept raw.
-std::string read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &h, bool &have_text, SymbolTable &symtab) {
-  std::span<const uint8_t> cmd = head.bytes().first(head.at() + head.get("cmdsize")); // a command's fields stay inside it
+std::string read_command(const layout::View &head, std::span<const uint8_t> file, Hwx &h, bool &have_text,
+                         SymbolTable &symtab) {
+  std::span<const uint8_t> cmd =
+      head.bytes().first(head.at() + head.get("cmdsize")); // a command's fields stay inside it
   const layout::Struct *s = db().variant("macho.load_command", cmd, head.at());
   if (!s && !db().enumeration("macho_load_command")->name_of(head.get("cmd")).starts_with("unknown"))
-    throw Error(kBad, "load command " + hex(head.get("cmd")) + " at " + hex(head.at()) + " is " + hex(head.get("cmdsize")) +
-                          " bytes, too short for its kind");
+    throw Error(kBad, "load command " + hex(head.get("cmd")) + " at " + hex(head.at()) + " is " +
+                          hex(head.get("cmdsize")) + " bytes, too short for its kind");
   if (s && s->name == "hwx.thread") { // an unknown flavor, or a state too short for its flavor, stays raw
     const layout::Struct *state = db().variant("hwx.thread", cmd, head.at());
-    if (!state) return s->name;
+    if (!state)
+      return s->name;
     s = state;
   }
-  if (!s) return "";
+  if (!s)
+    return "";
   layout::View c(*s, cmd, head.at(), kBad);
   if (s->name == "macho.segment_64") {
     h.segments.push_back(read_segment(c, file, h, have_text));
@@ -158,13 +185,14 @@ std::string read_command(const layout::View &head, std::span<const uint8_t> file
     need(file, symtab.symoff, symtab.nsyms * db().get("macho.nlist_64").bytes, "the symbol table");
     need(file, symtab.stroff, symtab.strsize, "the string table");
   } else if (s->name == "hwx.program_state" || s->name == "hwx.segment_state") {
-    if (16 + 4 * c.get("count") > c.get("cmdsize"))
-      throw Error(kBad, "thread state at " + hex(c.at()) + " counts " + std::to_string(c.get("count")) + " words in " + hex(c.get("cmdsize")) + " bytes");
-    if (h.program) h.chain.findings.push_back(finding_at("ANEC-HWX-102", c.at(), "a second program state; the first is kept"));
-    else h.program = read_program(c);
+    check_state_words(c);
+    if (h.program)
+      h.chain.findings.push_back(
+          finding_at("ANEC-HWX-102", c.at(), "a second program state; the first is kept"));
+    else
+      h.program = read_program(c);
   } else if (s->name == "hwx.tensor_state") {
-    if (16 + 4 * c.get("count") > c.get("cmdsize"))
-      throw Error(kBad, "thread state at " + hex(c.at()) + " counts " + std::to_string(c.get("count")) + " words in " + hex(c.get("cmdsize")) + " bytes");
+    check_state_words(c);
     h.states.push_back(read_tensor_state(c));
   }
   return s->name;
@@ -180,7 +208,9 @@ void read_symbols(std::span<const uint8_t> bytes, const SymbolTable &t, Hwx &h) 
     s.sect = uint8_t(v.get("sect"));
     s.desc = uint16_t(v.get("desc"));
     s.value = v.get("value");
-    if (strx >= t.strsize) throw Error(kBad, "symbol " + std::to_string(k) + " names string " + hex(strx) + " past the string table");
+    if (strx >= t.strsize)
+      throw Error(kBad,
+                  "symbol " + std::to_string(k) + " names string " + hex(strx) + " past the string table");
     s.name = cstr(bytes, t.stroff + strx, t.stroff + t.strsize);
     h.symbols.push_back(std::move(s));
   }
@@ -191,7 +221,9 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   const layout::Struct &header = db().get("hwx.header"), &command = db().get("macho.load_command");
   uint64_t magic = bytes.size() >= 4 ? load_le(bytes, 0, 4) : 0;
   if (bytes.size() < header.bytes || magic != *header.at("magic").value)
-    throw Error("ANEC-HWX-001", "not an hwx container (magic " + (bytes.size() >= 4 ? hex(magic) : std::string("missing")) + ", expected " + hex(*header.at("magic").value) + ")");
+    throw Error("ANEC-HWX-001", "not an hwx container (magic " +
+                                    (bytes.size() >= 4 ? hex(magic) : std::string("missing")) +
+                                    ", expected " + hex(*header.at("magic").value) + ")");
   layout::View hv(header, bytes, 0, kBad);
   Hwx h;
   h.cputype = uint32_t(hv.get("cputype"));
@@ -200,17 +232,20 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   h.flags = uint32_t(hv.get("flags"));
   uint64_t ncmds = hv.get("ncmds"), sizeofcmds = hv.get("sizeofcmds");
   need(bytes, header.bytes, sizeofcmds, "the load commands");
-  if (ncmds > sizeofcmds / command.bytes) throw Error(kBad, std::to_string(ncmds) + " load commands cannot fit " + hex(sizeofcmds) + " bytes");
+  if (ncmds > sizeofcmds / command.bytes)
+    throw Error(kBad, std::to_string(ncmds) + " load commands cannot fit " + hex(sizeofcmds) + " bytes");
   std::span<const uint8_t> cmds = bytes.first(header.bytes + sizeofcmds);
   uint64_t off = header.bytes;
   bool have_text = false;
   SymbolTable symtab;
   for (uint64_t i = 0; i < ncmds; ++i) {
-    if (off + command.bytes > cmds.size()) throw Error(kBad, "load command " + std::to_string(i) + " at " + hex(off) + " runs past sizeofcmds");
+    if (off + command.bytes > cmds.size())
+      throw Error(kBad, "load command " + std::to_string(i) + " at " + hex(off) + " runs past sizeofcmds");
     layout::View head(command, cmds, off, kBad);
     HwxCommand c{uint32_t(head.get("cmd")), uint32_t(head.get("cmdsize")), off, ""};
     if (c.size < command.bytes || off + c.size > cmds.size())
-      throw Error(kBad, "load command " + std::to_string(i) + " (" + hex(c.cmd) + ") at " + hex(off) + " has size " + hex(c.size));
+      throw Error(kBad, "load command " + std::to_string(i) + " (" + hex(c.cmd) + ") at " + hex(off) +
+                            " has size " + hex(c.size));
     c.layout = read_command(head, bytes, h, have_text, symtab);
     h.commands.push_back(c);
     off += c.size;
@@ -220,17 +255,21 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   std::map<std::string, std::string> types; // "5" -> "float16"
   for (const HwxSymbol &sym : h.symbols) {
     size_t colon = sym.name.find(":t");
-    if (sym.type != 0x80 || colon == std::string::npos) continue;
+    if (sym.type != 0x80 || colon == std::string::npos)
+      continue;
     size_t eq = sym.name.find('=', colon);
-    types[sym.name.substr(colon + 2, eq == std::string::npos ? std::string::npos : eq - colon - 2)] = sym.name.substr(0, colon);
+    types[sym.name.substr(colon + 2, eq == std::string::npos ? std::string::npos : eq - colon - 2)] =
+        sym.name.substr(0, colon);
   }
   static const std::regex axis(R"(ar1;0;(\d+);\d+=s(\d+)([a-z]):)");
   for (const HwxSymbol &sym : h.symbols) {
-    if (sym.type != 0x20) continue;
+    if (sym.type != 0x20)
+      continue;
     size_t colon = sym.name.find(':');
     size_t last = sym.name.rfind(':');
     if (colon == std::string::npos || last == colon) {
-      h.chain.findings.push_back(finding_at("ANEC-HWX-101", 0, "shape string of '" + sym.name + "' is not understood"));
+      h.chain.findings.push_back(
+          finding_at("ANEC-HWX-101", 0, "shape string of '" + sym.name + "' is not understood"));
       continue;
     }
     HwxTensor t;
@@ -248,33 +287,45 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
       t.strides.push_back(number((*it)[2]));
     }
     if (!fits) {
-      h.chain.findings.push_back(finding_at("ANEC-HWX-101", 0, "shape string of '" + t.name + "' has a number past 64 bits"));
+      h.chain.findings.push_back(
+          finding_at("ANEC-HWX-101", 0, "shape string of '" + t.name + "' has a number past 64 bits"));
       continue;
     }
     std::string type_index = sym.name.substr(last + 1);
     t.dtype = types.count(type_index) ? types[type_index] : "t" + type_index;
     for (const HwxTensorName &n : h.tensors)
-      if (n.name == t.name) t.vmaddr = n.vmaddr;
-    if (t.extents.empty()) h.chain.findings.push_back(finding_at("ANEC-HWX-101", 0, "shape string of '" + t.name + "' has no axis"));
+      if (n.name == t.name)
+        t.vmaddr = n.vmaddr;
+    if (t.extents.empty())
+      h.chain.findings.push_back(
+          finding_at("ANEC-HWX-101", 0, "shape string of '" + t.name + "' has no axis"));
     h.layouts.push_back(std::move(t));
   }
   for (HwxTensorName &t : h.tensors)
     for (const HwxSegment &g : h.segments)
       for (const HwxSection &x : g.sections)
-        if (x.addr == t.vmaddr && g.name == "__FVMLIB") t.bytes = x.size;
-  if (!have_text) throw Error("ANEC-HWX-003", "the container has no __TEXT.__text section");
-  need(bytes, h.text.reloff, uint64_t(h.text.nreloc) * db().get("macho.relocation_info").bytes, "the __text relocations");
+        if (x.addr == t.vmaddr && g.name == "__FVMLIB")
+          t.bytes = x.size;
+  if (!have_text)
+    throw Error("ANEC-HWX-003", "the container has no __TEXT.__text section");
+  need(bytes, h.text.reloff, uint64_t(h.text.nreloc) * db().get("macho.relocation_info").bytes,
+       "the __text relocations");
   std::vector<Finding> layout_findings = std::move(h.chain.findings);
   // A chain that does not walk under the database (damaged, or of another layout than the
   // database's) is shown raw with a finding, like one no database describes: the container is
   // still read whole.
   try {
-    if (schema.walkable()) h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
-    else h.chain_not_decoded = "no register database walks the descriptors of generation " + std::to_string(schema.generation);
+    if (schema.walkable())
+      h.chain = decode_raw_chain(bytes, schema, {}, h.text.offset, uint64_t(h.text.offset) + h.text.size);
+    else
+      h.chain_not_decoded =
+          "no register database walks the descriptors of generation " + std::to_string(schema.generation);
   } catch (const Error &e) {
-    if (!e.code().starts_with("ANEC-TD-")) throw;
+    if (!e.code().starts_with("ANEC-TD-"))
+      throw;
     h.chain = Chain{};
-    h.chain_not_decoded = "the generation-" + std::to_string(schema.generation) + " database does not walk it: " + e.what();
+    h.chain_not_decoded =
+        "the generation-" + std::to_string(schema.generation) + " database does not walk it: " + e.what();
     h.chain.findings.push_back(finding_at("ANEC-HWX-103", h.text.offset, h.chain_not_decoded));
   }
   if (!h.chain_not_decoded.empty()) {
@@ -294,17 +345,23 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
     x.type = uint8_t(v.get("type"));
     if (x.external) {
       if (x.symbolnum >= h.symbols.size())
-        throw Error("ANEC-HWX-002", "relocation " + std::to_string(k) + " names symbol " + std::to_string(x.symbolnum) + " of " + std::to_string(h.symbols.size()));
+        throw Error("ANEC-HWX-002", "relocation " + std::to_string(k) + " names symbol " +
+                                        std::to_string(x.symbolnum) + " of " +
+                                        std::to_string(h.symbols.size()));
       x.symbol = h.symbols[x.symbolnum].name;
     } else { // sections are numbered from 1 in load-command order
       uint32_t n = 0;
       for (const HwxSegment &g : h.segments)
         for (const HwxSection &sec : g.sections)
-          if (++n == x.symbolnum) x.symbol = sec.segment + "." + sec.name;
-      if (x.symbol.empty()) throw Error("ANEC-HWX-002", "relocation " + std::to_string(k) + " names section " + std::to_string(x.symbolnum));
+          if (++n == x.symbolnum)
+            x.symbol = sec.segment + "." + sec.name;
+      if (x.symbol.empty())
+        throw Error("ANEC-HWX-002",
+                    "relocation " + std::to_string(k) + " names section " + std::to_string(x.symbolnum));
     }
     if (const Word *w = find_word(h.chain, uint64_t(h.text.offset) + x.address))
-      x.target = w->fields.empty() ? w->block + "." + hex(w->address) : w->fields.front().field->block + "." + w->fields.front().field->reg;
+      x.target = w->fields.empty() ? w->block + "." + hex(w->address)
+                                   : w->fields.front().field->block + "." + w->fields.front().field->reg;
     h.relocations.push_back(std::move(x));
   }
   return h;
@@ -312,67 +369,86 @@ Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
 
 std::string hwx_what_is(const Hwx &h, uint64_t a) {
   for (const HwxTensorName &t : h.tensors)
-    if (t.vmaddr == a) return t.name;
+    if (t.vmaddr == a)
+      return t.name;
   for (const HwxSegment &g : h.segments)
     for (const HwxSection &x : g.sections)
-      if (x.addr == a) return x.segment + "." + x.name;
+      if (x.addr == a)
+        return x.segment + "." + x.name;
   return "";
 }
 
 namespace {
 bool known_command(const Hwx &h, const HwxCommand &c) {
-  if (c.cmd == 0x19 || c.cmd == 0x6 || c.cmd == 0x40 || c.cmd == 0x8 || c.cmd == 0x2) return true;
-  if (h.program && h.program->offset == c.offset) return true;
+  if (c.cmd == 0x19 || c.cmd == 0x6 || c.cmd == 0x40 || c.cmd == 0x8 || c.cmd == 0x2)
+    return true;
+  if (h.program && h.program->offset == c.offset)
+    return true;
   for (const HwxTensorState &t : h.states)
-    if (t.offset == c.offset) return true;
+    if (t.offset == c.offset)
+      return true;
   return false;
 }
 } // namespace
 
 std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only) {
-  std::string out = "hwx container: cputype " + hex(h.cputype) + ", cpusubtype " + hex(h.cpusubtype) + ", filetype " + hex(h.filetype) +
-                    ", " + std::to_string(h.commands.size()) + " load commands\n";
-  if (!h.banner.empty()) out += "banner: " + h.banner.substr(0, h.banner.find('\n', h.banner.find('\n') + 1)) + "\n";
+  std::string out = "hwx container: cputype " + hex(h.cputype) + ", cpusubtype " + hex(h.cpusubtype) +
+                    ", filetype " + hex(h.filetype) + ", " + std::to_string(h.commands.size()) +
+                    " load commands\n";
+  if (!h.banner.empty())
+    out += "banner: " + h.banner.substr(0, h.banner.find('\n', h.banner.find('\n') + 1)) + "\n";
   for (const HwxSegment &g : h.segments) {
-    out += "segment " + g.name + " vm " + hex(g.vmaddr) + "+" + hex(g.vmsize) + " file " + hex(g.fileoff) + "+" + hex(g.filesize) + "\n";
+    out += "segment " + g.name + " vm " + hex(g.vmaddr) + "+" + hex(g.vmsize) + " file " + hex(g.fileoff) +
+           "+" + hex(g.filesize) + "\n";
     for (const HwxSection &x : g.sections)
-      out += "  section " + x.segment + "." + x.name + " " + hex(x.addr) + "+" + hex(x.size) + " at " + hex(x.offset) + ", " +
-             std::to_string(x.nreloc) + " relocations\n";
+      out += "  section " + x.segment + "." + x.name + " " + hex(x.addr) + "+" + hex(x.size) + " at " +
+             hex(x.offset) + ", " + std::to_string(x.nreloc) + " relocations\n";
   }
   for (const HwxCommand &c : h.commands)
-    if (!known_command(h, c)) out += "load command " + hex(c.cmd) + " at " + hex(c.offset) + ", " + hex(c.size) + " bytes, kept raw\n";
+    if (!known_command(h, c))
+      out +=
+          "load command " + hex(c.cmd) + " at " + hex(c.offset) + ", " + hex(c.size) + " bytes, kept raw\n";
   for (const HwxTensorName &t : h.tensors)
     out += "tensor " + t.name + " at " + hex(t.vmaddr) +
            (t.cmd == 0x40 ? ", " + std::to_string(t.bytes) + " bytes (command 0x40)" : std::string()) + "\n";
   if (const auto &p = h.program) {
-    out += "program " + (p->name.empty() ? std::string("(unnamed)") : p->name) + ": chain at " + hex(p->td_base) + ", " + std::to_string(p->td_count) +
+    out += "program " + (p->name.empty() ? std::string("(unnamed)") : p->name) + ": chain at " +
+           hex(p->td_base) + ", " + std::to_string(p->td_count) +
            (p->td_bytes ? " descriptor(s) of " + hex(p->td_bytes) + " bytes"
-                        : " descriptor(s) in a segment of " + std::to_string(p->segment_words) + " words (a frame of " +
-                              std::to_string(p->prefix_words) + " first)") +
+                        : " descriptor(s) in a segment of " + std::to_string(p->segment_words) +
+                              " words (a frame of " + std::to_string(p->prefix_words) + " first)") +
            ", engine mask " + hex(p->ene) + "\n";
     for (size_t k = 0; k < HwxProgramState::kBars; ++k)
       if (p->bars[k]) {
         std::string what = hwx_what_is(h, p->bars[k]);
         out += "  bar " + std::to_string(k) + " " + hex(p->bars[k]) + (what.empty() ? "" : " " + what) + "\n";
       }
-    for (auto [at, v] : p->other) out += "  state word +" + hex(at) + " = " + hex(v) + "\n";
+    for (auto [at, v] : p->other)
+      out += "  state word +" + hex(at) + " = " + hex(v) + "\n";
   }
   for (const HwxTensor &t : h.layouts) {
     out += "layout " + t.name + " " + t.dtype + " [";
-    for (size_t i = 0; i < t.extents.size(); ++i) out += (i ? " " : "") + std::string(1, t.extents[i].first) + "=" + std::to_string(t.extents[i].second);
+    for (size_t i = 0; i < t.extents.size(); ++i)
+      out += (i ? " " : "") + std::string(1, t.extents[i].first) + "=" + std::to_string(t.extents[i].second);
     out += "] strides [";
-    for (size_t i = 0; i < t.strides.size(); ++i) out += (i ? " " : "") + std::to_string(t.strides[i]);
+    for (size_t i = 0; i < t.strides.size(); ++i)
+      out += (i ? " " : "") + std::to_string(t.strides[i]);
     out += "]" + (t.vmaddr ? " at " + hex(t.vmaddr) : std::string()) + "\n";
   }
   for (const HwxTensorState &t : h.states)
-    out += "state " + t.name + " " + (t.direction == 1 ? "input" : t.direction == 2 ? "output" : "direction " + std::to_string(t.direction)) +
-           " type t" + std::to_string(t.dtype_index) + " [" + std::to_string(t.extents[0]) + " " + std::to_string(t.extents[1]) + " " +
-           std::to_string(t.extents[2]) + " " + std::to_string(t.extents[3]) + "] strides [" + std::to_string(t.strides[0]) + " " +
-           std::to_string(t.strides[1]) + " " + std::to_string(t.strides[2]) + " " + std::to_string(t.strides[3]) + "], " +
-           std::to_string(t.bytes) + " bytes\n";
+    out += "state " + t.name + " " +
+           (t.direction == 1   ? "input"
+            : t.direction == 2 ? "output"
+                               : "direction " + std::to_string(t.direction)) +
+           " type t" + std::to_string(t.dtype_index) + " [" + std::to_string(t.extents[0]) + " " +
+           std::to_string(t.extents[1]) + " " + std::to_string(t.extents[2]) + " " +
+           std::to_string(t.extents[3]) + "] strides [" + std::to_string(t.strides[0]) + " " +
+           std::to_string(t.strides[1]) + " " + std::to_string(t.strides[2]) + " " +
+           std::to_string(t.strides[3]) + "], " + std::to_string(t.bytes) + " bytes\n";
   out += std::to_string(h.symbols.size()) + " symbols\n";
   for (const HwxSymbol &sym : h.symbols)
-    out += "  " + hex(sym.value) + " type " + hex(sym.type) + " sect " + std::to_string(sym.sect) + " desc " + hex(sym.desc) + "  " + sym.name + "\n";
+    out += "  " + hex(sym.value) + " type " + hex(sym.type) + " sect " + std::to_string(sym.sect) + " desc " +
+           hex(sym.desc) + "  " + sym.name + "\n";
   for (const HwxReloc &x : h.relocations)
     out += "relocation __text+" + hex(x.address) + " -> " + x.symbol + " (" +
            (x.target.empty() ? "no decoded word" : x.target) + ")\n";
@@ -385,7 +461,8 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
 Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std::optional<size_t> only) {
   Doc d = dump_doc(h.chain, s, file, only);
   d.set("container", Doc::string("hwx"));
-  if (!h.chain_not_decoded.empty()) d.set("chain_not_decoded", Doc::string(h.chain_not_decoded));
+  if (!h.chain_not_decoded.empty())
+    d.set("chain_not_decoded", Doc::string(h.chain_not_decoded));
   d.set("cpusubtype", Doc::integer(h.cpusubtype));
   Doc tensors = Doc::array();
   for (const HwxTensorName &t : h.tensors) {
@@ -393,7 +470,8 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     x.set("name", Doc::string(t.name));
     x.set("command", Doc::integer(t.cmd));
     x.set("vmaddr", Doc::integer(int64_t(t.vmaddr)));
-    if (t.cmd == 0x40) x.set("bytes", Doc::integer(int64_t(t.bytes)));
+    if (t.cmd == 0x40)
+      x.set("bytes", Doc::integer(int64_t(t.bytes)));
     tensors.push(std::move(x));
   }
   d.set("tensors", std::move(tensors));
@@ -404,7 +482,8 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     Doc x = Doc::table();
     x.set("offset", Doc::integer(int64_t(c.offset), true));
     x.set("layout", Doc::string(c.layout.empty() ? "raw" : c.layout));
-    if (!c.layout.empty()) x.set("fields", layout::to_doc(layout::View(db().get(c.layout), file, c.offset, kBad), db()));
+    if (!c.layout.empty())
+      x.set("fields", layout::to_doc(layout::View(db().get(c.layout), file, c.offset, kBad), db()));
     commands.push(std::move(x));
   }
   d.set("load_commands", std::move(commands));
@@ -413,7 +492,8 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     x.set("name", Doc::string(p->name));
     x.set("td_base", Doc::integer(int64_t(p->td_base)));
     x.set("flavor", Doc::integer(p->flavor));
-    if (p->td_bytes) x.set("td_bytes", Doc::integer(int64_t(p->td_bytes)));
+    if (p->td_bytes)
+      x.set("td_bytes", Doc::integer(int64_t(p->td_bytes)));
     if (p->flavor == 4) {
       x.set("segment_words", Doc::integer(p->segment_words));
       x.set("prefix_words", Doc::integer(p->prefix_words));
@@ -461,7 +541,9 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
   for (const HwxTensorState &t : h.states) {
     Doc x = Doc::table();
     x.set("name", Doc::string(t.name));
-    x.set("direction", Doc::string(t.direction == 1 ? "input" : t.direction == 2 ? "output" : std::to_string(t.direction)));
+    x.set("direction", Doc::string(t.direction == 1   ? "input"
+                                   : t.direction == 2 ? "output"
+                                                      : std::to_string(t.direction)));
     x.set("dtype_index", Doc::integer(t.dtype_index));
     Doc ext = Doc::array(), str = Doc::array();
     for (int k = 0; k < 4; ++k) {
@@ -484,7 +566,8 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
   }
   d.set("relocations", std::move(relocs));
   Doc syms = Doc::array();
-  for (const HwxSymbol &sym : h.symbols) syms.push(Doc::string(sym.name));
+  for (const HwxSymbol &sym : h.symbols)
+    syms.push(Doc::string(sym.name));
   d.set("symbols", std::move(syms));
   return d;
 }

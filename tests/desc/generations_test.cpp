@@ -26,9 +26,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const layout::Database &db() { return layout::Database::builtin(); }
+const layout::Database &db() {
+  return layout::Database::builtin();
+}
 
-fs::path newer(const char *name) { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata/newer/alexaltea-ane" / name; }
+fs::path newer(const char *name) {
+  return fs::path(ANEC_TEST_SHARED_DIR) / "testdata/newer/alexaltea-ane" / name;
+}
 
 anec::test::ToolRun desc_cli(const std::string &args) {
   return anec::test::run_tool(ANEC_TEST_DESC_TOOL, ANEC_TEST_TABLES_DIR, args);
@@ -45,7 +49,8 @@ uint64_t text_record(const std::vector<uint8_t> &b) {
       const layout::Struct &sect = db().get("macho.section_64");
       for (uint32_t k = 0; k < seg.get("nsects"); ++k) {
         layout::View s(sect, b, seg.end() + sect.bytes * k, "T");
-        if (s.chars("sectname") == "__text") return s.at();
+        if (s.chars("sectname") == "__text")
+          return s.at();
       }
     }
     off += c.get("cmdsize");
@@ -70,17 +75,23 @@ std::vector<uint8_t> rewrite_h15(const Rewrite &r) {
   EXPECT_EQ(h.chain.tds.size(), 1u);
   const Td &td = h.chain.tds.at(0);
   std::vector<uint32_t> words;
-  for (uint64_t o = h.text.offset; o < td.offset; o += 4) words.push_back(le32(b, o)); // the frame
+  for (uint64_t o = h.text.offset; o < td.offset; o += 4)
+    words.push_back(le32(b, o)); // the frame
   // Header bits the H15 file sets where no source names a field (word 2 bits 31:24, word 7 bit 3)
   // are cleared: the fixture tests the layout, and other generations' databases do not know them.
-  for (const Word &w : td.header) words.push_back(w.address == 0x8 ? w.raw & 0xffffff : w.address == 0x1c ? w.raw & ~0x8u : w.raw);
-  if (r.dtid) words.push_back(0);
+  for (const Word &w : td.header)
+    words.push_back(w.address == 0x8 ? w.raw & 0xffffff : w.address == 0x1c ? w.raw & ~0x8u : w.raw);
+  if (r.dtid)
+    words.push_back(0);
   for (const Stream &st : td.streams) {
-    if (std::count(r.drop.begin(), r.drop.end(), st.address)) continue;
+    if (std::count(r.drop.begin(), r.drop.end(), st.address))
+      continue;
     uint32_t header = st.header;
-    if (st.address >= 0x4100) header = (header & ~0x7fffu) | uint32_t(((st.address + r.shift) / 4) & 0x7fff);
+    if (st.address >= 0x4100)
+      header = (header & ~0x7fffu) | uint32_t(((st.address + r.shift) / 4) & 0x7fff);
     words.push_back(header);
-    for (const Word &w : st.words) words.push_back(w.raw);
+    for (const Word &w : st.words)
+      words.push_back(w.raw);
   }
   uint32_t task_words = uint32_t(words.size() - (td.offset - h.text.offset) / 4);
   size_t header_at = (td.offset - h.text.offset) / 4;
@@ -88,7 +99,8 @@ std::vector<uint8_t> rewrite_h15(const Rewrite &r) {
   uint64_t room = 0x140; // __const starts 0x140 after __text in the file
   EXPECT_LE(words.size() * 4, room);
   std::fill(b.begin() + long(h.text.offset), b.begin() + long(h.text.offset + room), uint8_t(0));
-  for (size_t i = 0; i < words.size(); ++i) store_le(b, h.text.offset + 4 * i, words[i], 4);
+  for (size_t i = 0; i < words.size(); ++i)
+    store_le(b, h.text.offset + 4 * i, words[i], 4);
   layout::View sect(db().get("macho.section_64"), b, text_record(b), "T");
   store_le(b, sect.offset_of("size"), 4 * words.size(), 8);
   layout::View state(db().get("hwx.segment_state"), b, h.program->offset, "T");
@@ -103,7 +115,8 @@ fs::path scratch(const std::string &name) {
 }
 
 // The fixture dumps without a warning, audits clean, and its JSON dump encodes back byte for byte.
-void expect_clean_round_trip(const std::vector<uint8_t> &bytes, const std::string &name, const std::string &expect_in_dump) {
+void expect_clean_round_trip(const std::vector<uint8_t> &bytes, const std::string &name,
+                             const std::string &expect_in_dump) {
   fs::path file = scratch(name + ".hwx"), json = scratch(name + ".json"), back = scratch(name + ".back");
   write_output(file, std::string(bytes.begin(), bytes.end()));
   auto dump = desc_cli("dump " + file.string());
@@ -118,7 +131,8 @@ void expect_clean_round_trip(const std::vector<uint8_t> &bytes, const std::strin
   auto enc = desc_cli("encode " + json.string() + " -o " + back.string());
   EXPECT_EQ(enc.status, 0) << enc.err;
   EXPECT_EQ(read_file(back), bytes);
-  for (const fs::path &p : {file, json, back}) fs::remove(p);
+  for (const fs::path &p : {file, json, back})
+    fs::remove(p);
 }
 
 } // namespace
@@ -152,13 +166,15 @@ TEST(Generations, UnknownThreadStatesSurviveARoundTrip) {
     Hwx h = read_hwx(b, gen7);
     layout::View t(db().get("hwx.thread"), b, h.program->offset, "T");
     store_le(b, t.offset_of("flavor"), flavor, 4);
-    if (count) store_le(b, t.offset_of("count"), count, 4);
+    if (count)
+      store_le(b, t.offset_of("count"), count, 4);
     std::string name = "state-" + std::to_string(flavor);
     fs::path file = scratch(name + ".hwx");
     write_output(file, std::string(b.begin(), b.end()));
     auto dump = desc_cli("dump " + file.string());
     EXPECT_EQ(dump.status, 0) << dump.err;
-    EXPECT_NE(dump.out.find("load command 0x4 at " + hex(h.program->offset) + ", 0x880 bytes, kept raw"), std::string::npos)
+    EXPECT_NE(dump.out.find("load command 0x4 at " + hex(h.program->offset) + ", 0x880 bytes, kept raw"),
+              std::string::npos)
         << dump.out;
     fs::remove(file);
     expect_clean_round_trip(b, name, "kept raw");

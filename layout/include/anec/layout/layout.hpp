@@ -68,12 +68,12 @@ struct Condition {
 
 struct Struct {
   std::string name, meaning, source;
-  uint32_t bytes = 0; // fixed size; a variable-sized record's fixed head
+  uint32_t bytes = 0;      // fixed size; a variable-sized record's fixed head
   bool big_endian = false; // integers are little-endian unless the struct says `endian = "big"`
   Confidence confidence = Confidence::Decoded;
   std::string variant_of;
   std::vector<Condition> when;
-  std::vector<Field> fields; // in offset order
+  std::vector<Field> fields;                       // in offset order
   std::unordered_map<std::string, uint32_t> index; // field name -> position, built by reindex()
 
   // Call after filling `fields`: names are then found without a scan.

@@ -30,7 +30,8 @@ struct Diagnostic {
 };
 
 // A decoder's or an audit's finding at a file offset.
-inline Diagnostic finding_at(std::string code, uint64_t offset, std::string message, Severity severity = Severity::Warning) {
+inline Diagnostic finding_at(std::string code, uint64_t offset, std::string message,
+                             Severity severity = Severity::Warning) {
   Diagnostic d;
   d.code = std::move(code);
   d.severity = severity;
