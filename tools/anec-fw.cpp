@@ -9,6 +9,7 @@
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
 #include "tool_main.hpp"
 
@@ -132,16 +133,15 @@ int commands(const fs::path &tables, const std::vector<std::string> &args) {
     }
     out = json::write(a);
   } else {
-    out = format == "csv" ? "id,name,direction,subsystem,body_layout,purpose\n" : "";
+    Table table{{"id", "name", "direction", "subsystem", "body_layout", "purpose"}, {}, {}};
     for (const fw::CommandSpec &c : t.commands()) {
       bool body = t.body(c.name) != nullptr;
-      if (format == "csv") out += hex(c.id) + "," + c.name + "," + c.direction + "," + c.subsystem + "," + (body ? "yes" : "no") + ",\"" + c.purpose + "\"\n";
-      else {
-        std::string name = c.name + std::string(c.name.size() < 48 ? 48 - c.name.size() : 1, ' ');
-        out += hex(c.id, 2) + "  " + name + (c.direction == "host-to-firmware" ? "H->FW " : c.direction == "both" ? "FW<>H " : "FW->H ") +
-               c.subsystem + (body ? " [body]" : "") + "\n";
-      }
+      table.rows.push_back({hex(c.id), c.name, c.direction, c.subsystem, body ? "yes" : "no", c.purpose});
+      std::string name = c.name + std::string(c.name.size() < 48 ? 48 - c.name.size() : 1, ' ');
+      out += hex(c.id, 2) + "  " + name + (c.direction == "host-to-firmware" ? "H->FW " : c.direction == "both" ? "FW<>H " : "FW->H ") +
+             c.subsystem + (body ? " [body]" : "") + "\n";
     }
+    if (format == "csv") out = table_csv(table);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;

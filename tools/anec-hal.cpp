@@ -12,6 +12,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
 #include "tool_main.hpp"
 
@@ -145,42 +146,21 @@ int cmd_list(Ctx &c, const std::vector<std::string> &args) {
     emit(json::write(arr), "");
     return 0;
   }
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> head;
-  for (auto &col : cols) head.push_back(col.title);
-  rows.push_back(head);
+  Table table;
+  for (auto &col : cols) {
+    table.columns.push_back(col.title);
+    table.max_width.push_back(table.columns.size() == 2 ? 22 : 40);
+  }
   for (auto &t : ts) {
     std::vector<std::string> r;
     for (auto &col : cols) r.push_back(cell(t, col));
-    rows.push_back(r);
+    table.rows.push_back(std::move(r));
   }
   std::string out;
   if (format == "csv") {
-    for (auto &r : rows) {
-      for (size_t i = 0; i < r.size(); ++i) {
-        std::string v = r[i];
-        if (v.find_first_of(",\"") != std::string::npos) {
-          std::string q = "\"";
-          for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-          v = q + "\"";
-        }
-        out += (i ? "," : "") + v;
-      }
-      out += "\n";
-    }
+    out = table_csv(table);
   } else {
-    std::vector<size_t> w(head.size(), 0);
-    for (auto &r : rows)
-      for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], std::min<size_t>(r[i].size(), i == 1 ? 22 : 40));
-    for (auto &r : rows) {
-      std::string line;
-      for (size_t i = 0; i < r.size(); ++i) {
-        std::string v = r[i].size() > w[i] ? r[i].substr(0, w[i] - 1) + "~" : r[i];
-        line += pad(v, w[i] + 2);
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-    }
+    out = table_text(table);
     out += std::to_string(ts.size()) + " targets\n";
   }
   emit(out, "");

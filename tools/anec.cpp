@@ -9,6 +9,7 @@
 #include "anec/support/reasons.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/table.hpp"
 #include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
@@ -210,21 +211,12 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
     d.set("targets", std::move(rows));
     return json::write(d);
   }
-  std::string sep = format == "csv" ? "," : "";
-  std::string out = format == "csv" ? "target,verdict,rejects,decompositions,warnings,latency_us,bound,parameters\n"
-                                    : "target     verdict    rejects  decomp  warnings  latency_us  bound      parameters\n";
-  for (size_t i = 0; i < cs.size(); ++i) {
-    std::vector<std::string> cells = {cs[i].target, verdict_name(cs[i].verdict), std::to_string(cs[i].count(Severity::Reject)),
-                                      std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warning)),
-                                      fmt(es[i].latency_us), es[i].bound, es[i].peak_tflops.provenance};
-    static const int widths[] = {11, 11, 9, 8, 10, 12, 11, 0};
-    for (size_t k = 0; k < cells.size(); ++k) {
-      if (format == "csv") out += (k ? sep : "") + cells[k];
-      else out += cells[k] + (k + 1 == cells.size() ? "" : widths[k] > int(cells[k].size()) ? std::string(widths[k] - cells[k].size(), ' ') : " ");
-    }
-    out += "\n";
-  }
-  return out;
+  Table table{{"target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "bound", "parameters"}, {}, {}};
+  for (size_t i = 0; i < cs.size(); ++i)
+    table.rows.push_back({cs[i].target, verdict_name(cs[i].verdict), std::to_string(cs[i].count(Severity::Reject)),
+                          std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warning)),
+                          fmt(es[i].latency_us), es[i].bound, es[i].peak_tflops.provenance});
+  return format == "csv" ? table_csv(table) : table_text(table);
 }
 
 int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {

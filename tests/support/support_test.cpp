@@ -1,3 +1,4 @@
+#include "anec/support/table.hpp"
 #include "anec/support/diagnostic.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -336,4 +337,18 @@ TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
             "ANEC-CHK-001,reject,conv 1,kernel_width,0x0,\"kernel width 14, it should be in [1,13]\",14,13,,,"
             "\"split the kernel, say \"\"7 + 7\"\"\"\n");
   EXPECT_EQ(csv_field("a\nb"), "\"a\nb\"");
+}
+
+// The one table printer: aligned text with capped columns, CSV with quoting, a row per object.
+TEST(Table, RendersAsTextCsvAndDocument) {
+  Table t{{"target", "class", "note"}, {{"h13", "A13, M1 base", "say \"hi\""}, {"h17s", "A17 Pro-class, the M5 part", ""}}, {0, 10, 0}};
+  EXPECT_EQ(table_text(t), "target  class       note\n"
+                           "h13     A13, M1 b~  say \"hi\"\n"
+                           "h17s    A17 Pro-c~\n");
+  EXPECT_EQ(table_csv(t), "target,class,note\n"
+                          "h13,\"A13, M1 base\",\"say \"\"hi\"\"\"\n"
+                          "h17s,\"A17 Pro-class, the M5 part\",\n");
+  Doc d = table_doc(t);
+  ASSERT_EQ(d.items().size(), 2u);
+  EXPECT_EQ(d.items()[1].find("class")->as_string(), "A17 Pro-class, the M5 part");
 }
