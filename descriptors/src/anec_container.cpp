@@ -199,7 +199,9 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
     if (!t) throw fail("buffer slot " + std::to_string(k) + " (" + hex(p.bars[k]) + ") holds no tensor with a thread state");
     bool output = t->direction == 2;
     if (k != AnecHeader::kFirstOutput + h.dst_count + h.src_count || (output && inputs_started) || (t->direction != 1 && !output))
-      throw fail("buffer slot " + std::to_string(k) + " (" + name + ") breaks libane's order: outputs from slot 4, then inputs");
+      throw fail("buffer slot " + std::to_string(k) + " (" + name + ", " + (output ? "an output" : "an input") +
+                 ") breaks libane's order: the driver format binds outputs from slot 4, then inputs, by position, and the "
+                 "descriptors address the slots the program state gives, so the buffers would be bound to the wrong slots");
     inputs_started |= !output;
     ++(output ? h.dst_count : h.src_count);
     const uint64_t nchw[6] = {t->extents[0], t->extents[1], t->extents[2], t->extents[3], t->strides[1], t->strides[2]};

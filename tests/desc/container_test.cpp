@@ -461,6 +461,12 @@ TEST(DescCli, NewerProgramsDumpAuditAndRoundTrip) {
     ASSERT_EQ(run("encode " + json.string() + " -o " + back.string(), &err), 0) << err;
     EXPECT_EQ(read_file(back), read_file(dir / f));
     EXPECT_EQ(err.find("warning"), std::string::npos) << "encode needs no warning";
+    // The driver format binds outputs from slot 4 by position: these programs put their inputs
+    // there (and H15's state gives no descriptor size), so conversion is refused, with the reason.
+    EXPECT_EQ(run("convert " + (dir / f).string() + " -o " + back.string(), &err), 2);
+    EXPECT_NE(err.find("ANEC-CONV-001"), std::string::npos) << err;
+    EXPECT_NE(err.find(std::string(f) == "matmul_h15.hwx" ? "gives no descriptor size" : "would be bound to the wrong slots"),
+              std::string::npos) << err;
   }
   fs::remove(json);
   fs::remove(back);
