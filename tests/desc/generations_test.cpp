@@ -138,6 +138,9 @@ void expect_clean_round_trip(const std::vector<uint8_t> &bytes, const std::strin
 } // namespace
 
 TEST(Generations, H16FixtureWalksWithItsNineWordHeader) {
+  // H17 and H18 (cpusubtypes 9 and 10, generations 19 and 20) share H16's published layout.
+  for (uint32_t subtype : {9u, 10u})
+    expect_clean_round_trip(rewrite_h15({subtype, true, 0, {}}), "h1x-" + std::to_string(subtype), "Header[8].DTID = 0");
   auto b = rewrite_h15({7, true, 0, {}});
   expect_clean_round_trip(b, "h16", "Header[8].DTID = 0");
   // Read as generation 8 instead, the ninth header word is taken for a record and the walk fails:
