@@ -6,26 +6,38 @@
 #include "anec/layout/layout.hpp"
 
 #include <algorithm>
-#include <array>
 
 namespace anec::desc {
 
 namespace {
-// The register addresses one stream or record header writes (tables/schema/layout/td.toml).
+// The fields of the stream and record words (tables/schema/layout/td.toml), looked up once.
+struct RecordWords {
+  const layout::Struct &stream, &masked, &dense;
+  const layout::Field &stream_address, &stream_count, &kind, &masked_address, &mask, &dense_address, &dense_count;
+  static const RecordWords &get() {
+    static const RecordWords w = [] {
+      const layout::Database &db = layout::Database::builtin();
+      const layout::Struct &s = db.get("td.stream"), &m = db.get("td.record_masked"), &d = db.get("td.record_dense");
+      return RecordWords{s, m, d, s.at("address"), s.at("count"), db.get("td.record").at("masked"),
+                         m.at("address"), m.at("mask"), d.at("address"), d.at("count")};
+    }();
+    return w;
+  }
+};
+
+// The register addresses one stream or record header writes.
 std::vector<uint32_t> record_addresses(const TdSchema &s, uint32_t header) {
-  const layout::Database &db = layout::Database::builtin();
-  std::array<uint8_t, 4> word{};
-  store_le(word, 0, header, 4);
-  const layout::Struct &format = s.stream_format == "td.record" ? *db.variant("td.record", word, 0) : db.get("td.stream");
-  layout::View v(format, word, 0, "ANEC-TD-002");
-  uint32_t base = uint32_t(v.get("address"));
+  const RecordWords &w = RecordWords::get();
+  auto field = [&](const layout::Field &f) { return uint32_t(f.modifier.decode(f.extract(header))); };
+  bool record = s.stream_format == "td.record", masked = record && field(w.kind);
+  uint32_t base = field(!record ? w.stream_address : masked ? w.masked_address : w.dense_address);
   std::vector<uint32_t> out{base};
-  if (format.find("mask")) { // one word for the address, then one per set bit i at address + 4 (i + 1)
-    for (uint32_t i = 0, mask = uint32_t(v.get("mask")); i < 16; ++i)
+  if (masked) { // one word for the address, then one per set bit i at address + 4 (i + 1)
+    for (uint32_t i = 0, mask = field(w.mask); i < 16; ++i)
       if (mask >> i & 1) out.push_back(base + 4 * (i + 1));
     return out;
   }
-  for (uint32_t i = 1; i < v.get("count"); ++i) out.push_back(base + 4 * i);
+  for (uint32_t i = 1, n = field(record ? w.dense_count : w.stream_count); i < n; ++i) out.push_back(base + 4 * i);
   return out;
 }
 

@@ -246,13 +246,14 @@ Database Database::from_docs(const std::vector<std::pair<Doc, std::string>> &doc
                                               [&](const Struct &o) { return o.name == s.variant_of; }))
       fail("struct '" + s.name + "' is a variant of unknown struct '" + s.variant_of + "'");
   }
+  for (size_t i = 0; i < db.structs_.size(); ++i)
+    db.by_name_.emplace(db.structs_[i].name, i);
   return db;
 }
 
 const Struct &Database::get(std::string_view name) const {
-  for (const Struct &s : structs_)
-    if (s.name == name)
-      return s;
+  if (auto it = by_name_.find(std::string(name)); it != by_name_.end())
+    return structs_[it->second];
   throw Error("ANEC-LAYOUT-002", "no layout named '" + std::string(name) + "'");
 }
 

@@ -109,6 +109,7 @@ public:
 private:
   std::vector<Struct> structs_;
   std::vector<Enum> enums_;
+  std::unordered_map<std::string, size_t> by_name_; // struct name -> position
 };
 
 // A struct laid over bytes at an offset. Construction checks that the whole struct lies inside the
