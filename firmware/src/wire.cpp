@@ -291,7 +291,13 @@ void add(Validation &v, const char *check, const char *code, Disposition d, uint
   uint32_t status = d != Disposition::Reject                  ? 0u
                     : std::string(check) == "exeloop_channel" ? kUnsupported
                                                               : kBadArgument;
-  v.violations.push_back({check, code, d, status, offset, msg});
+  Violation x;
+  static_cast<Diagnostic &>(x) =
+      finding_at(code, offset, msg, d == Disposition::Warn ? Severity::Warning : Severity::Error);
+  x.check = check;
+  x.disposition = d;
+  x.status = status;
+  v.violations.push_back(std::move(x));
 }
 
 void read_header(Command &c, const layout::View &h) {

@@ -7,6 +7,7 @@
 #pragma once
 #include "anec/firmware/commands.hpp"
 #include "anec/layout/layout.hpp"
+#include "anec/support/diagnostic.hpp"
 
 #include <cstdint>
 #include <map>
@@ -49,12 +50,12 @@ uint32_t crc32(std::span<const uint8_t> bytes);
 enum class Disposition { Reject, Drop, Fault, Warn };
 const char *disposition_name(Disposition d); // "reject", "drop", "fault-and-reset", "warn"
 
-struct Violation {
-  std::string check, code;
+// A failed check: a diagnostic (code, message, offset in the message; severity error, or warning
+// for the warn-and-continue disposition) with the check's name and the firmware's disposition.
+struct Violation : Diagnostic {
+  std::string check;
   Disposition disposition = Disposition::Reject;
   uint32_t status = 0; // the IOKit status returned for a reject (appendix C.3)
-  uint64_t offset = 0; // in the message
-  std::string message;
 };
 
 enum class Channel { Ring, ExeLoop };
