@@ -111,7 +111,6 @@ std::string arm64_convention(const Binary &b, uint64_t fn) {
   return "this (x0)";
 }
 
-
 // "; rejected: N x why (e.g. SYMBOL); ..." grouped by reason, for `target`'s symbols when given.
 std::string rejections_text(const std::vector<Rejection> &rejected, const std::string &target = "") {
   std::vector<std::pair<std::string, std::pair<size_t, std::string>>> groups; // why -> (count, first symbol)

@@ -8,7 +8,6 @@
 #include "anec/support/doc.hpp"
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
