@@ -2,10 +2,10 @@
 
 #include "anec/descriptors/audit.hpp"
 #include "anec/descriptors/dump.hpp"
+#include "anec/layout/layout.hpp"
 #include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
-#include "anec/layout/layout.hpp"
 
 #include <algorithm>
 
@@ -13,22 +13,31 @@ namespace anec::desc {
 
 namespace {
 // tables/schema/layout/anec.toml
-const layout::Struct &header_layout() { return layout::Database::builtin().get("anec.header"); }
-const layout::Enum &payload_offsets() { return *layout::Database::builtin().enumeration("anec_payload_offset"); }
+const layout::Struct &header_layout() {
+  return layout::Database::builtin().get("anec.header");
+}
+const layout::Enum &payload_offsets() {
+  return *layout::Database::builtin().enumeration("anec_payload_offset");
+}
 
 // The payload offset the size field implies, or 0.
 uint32_t payload_offset(std::span<const uint8_t> b) {
-  if (b.size() < header_layout().bytes) return 0;
+  if (b.size() < header_layout().bytes)
+    return 0;
   uint64_t size = layout::View(header_layout(), b, 0, "ANEC-ANEC-001").get("size");
   for (auto [name, h] : payload_offsets().values)
-    if (size && size <= b.size() && b.size() - size == h) return uint32_t(h);
+    if (size && size <= b.size() && b.size() - size == h)
+      return uint32_t(h);
   return 0;
 }
 
 std::string slot_role(const AnecHeader &h, size_t k) {
-  if (k == 0) return "command";
-  if (k == 3) return "intermediate";
-  if (k >= AnecHeader::kFirstOutput && k < AnecHeader::kFirstOutput + h.dst_count) return "output " + std::to_string(k - AnecHeader::kFirstOutput);
+  if (k == 0)
+    return "command";
+  if (k == 3)
+    return "intermediate";
+  if (k >= AnecHeader::kFirstOutput && k < AnecHeader::kFirstOutput + h.dst_count)
+    return "output " + std::to_string(k - AnecHeader::kFirstOutput);
   if (k >= AnecHeader::kFirstOutput + h.dst_count && k < AnecHeader::kFirstOutput + h.dst_count + h.src_count)
     return "input " + std::to_string(k - AnecHeader::kFirstOutput - h.dst_count);
   return "unassigned";
@@ -44,12 +53,19 @@ Anec read_anec(std::span<const uint8_t> b, const TdSchema &schema) {
   Anec a;
   a.header_bytes = payload_offset(b);
   if (!a.header_bytes)
-    throw Error("ANEC-ANEC-001", "not an anec container: " +
-                                     (b.size() < header_layout().bytes ? "the file is " + hex(b.size()) + " bytes, shorter than the " + hex(header_layout().bytes) + "-byte header"
-                                                                    : "size field " + hex(layout::View(header_layout(), b, 0, "ANEC-ANEC-001").get("size")) + " and file length " + hex(b.size()) +
-                                                                          " leave neither a 0x800- nor a 0x1000-byte header"));
+    throw Error("ANEC-ANEC-001",
+                "not an anec container: " +
+                    (b.size() < header_layout().bytes
+                         ? "the file is " + hex(b.size()) + " bytes, shorter than the " +
+                               hex(header_layout().bytes) + "-byte header"
+                         : "size field " +
+                               hex(layout::View(header_layout(), b, 0, "ANEC-ANEC-001").get("size")) +
+                               " and file length " + hex(b.size()) +
+                               " leave neither a 0x800- nor a 0x1000-byte header"));
   for (uint64_t i = header_layout().bytes; i < a.header_bytes; ++i)
-    if (b[i]) throw Error("ANEC-ANEC-001", "not an anec container: header pad byte at " + hex(i) + " is " + hex(b[i]) + ", not zero");
+    if (b[i])
+      throw Error("ANEC-ANEC-001",
+                  "not an anec container: header pad byte at " + hex(i) + " is " + hex(b[i]) + ", not zero");
   AnecHeader &h = a.header;
   layout::View v(header_layout(), b, 0, "ANEC-ANEC-001");
   h.size = v.get("size");
@@ -61,34 +77,43 @@ Anec read_anec(std::span<const uint8_t> b, const TdSchema &schema) {
   h.dst_count = uint32_t(v.get("dst_count"));
   for (uint32_t k = 0; k < AnecHeader::kSlots; ++k) {
     h.tiles[k] = uint32_t(v.get("tiles", {k}));
-    for (uint32_t j = 0; j < 6; ++j) h.nchw[k][j] = v.get("nchw", {k, j});
+    for (uint32_t j = 0; j < 6; ++j)
+      h.nchw[k][j] = v.get("nchw", {k, j});
   }
   if (h.tsk_size == 0 || h.tsk_size > h.size)
-    throw Error("ANEC-ANEC-002", "chain size tsk_size " + hex(h.tsk_size) + " does not fit the " + hex(h.size) + "-byte payload");
+    throw Error("ANEC-ANEC-002", "chain size tsk_size " + hex(h.tsk_size) + " does not fit the " +
+                                     hex(h.size) + "-byte payload");
   if (h.td_size == 0 || h.td_size > h.tsk_size)
-    throw Error("ANEC-ANEC-002", "descriptor size td_size " + hex(h.td_size) + " does not fit the " + hex(h.tsk_size) + "-byte chain");
+    throw Error("ANEC-ANEC-002", "descriptor size td_size " + hex(h.td_size) + " does not fit the " +
+                                     hex(h.tsk_size) + "-byte chain");
   a.chain = decode_raw_chain(b, schema, {}, a.header_bytes);
   return a;
 }
 
 std::string anec_text(const Anec &a, const TdSchema &schema, std::optional<size_t> only) {
   const AnecHeader &h = a.header;
-  std::string out = "anec container: header " + hex(a.header_bytes) + " bytes, payload " + hex(h.size) + " bytes: chain " + hex(h.tsk_size) +
-                    " bytes (" + std::to_string(h.td_count) + " descriptor(s) of " + hex(h.td_size) + " bytes), kernel " + hex(h.krn_size) +
-                    " bytes; " + std::to_string(h.src_count) + " input(s), " + std::to_string(h.dst_count) + " output(s)\n";
+  std::string out = "anec container: header " + hex(a.header_bytes) + " bytes, payload " + hex(h.size) +
+                    " bytes: chain " + hex(h.tsk_size) + " bytes (" + std::to_string(h.td_count) +
+                    " descriptor(s) of " + hex(h.td_size) + " bytes), kernel " + hex(h.krn_size) +
+                    " bytes; " + std::to_string(h.src_count) + " input(s), " + std::to_string(h.dst_count) +
+                    " output(s)\n";
   for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
     const uint64_t *s = h.nchw[k];
-    if (!h.tiles[k] && !s[0] && !s[1] && !s[2] && !s[3] && !s[4] && !s[5]) continue;
-    out += "slot " + std::to_string(k) + " " + slot_role(h, k) + ": " + std::to_string(h.tiles[k]) + " tile(s)";
+    if (!h.tiles[k] && !s[0] && !s[1] && !s[2] && !s[3] && !s[4] && !s[5])
+      continue;
+    out +=
+        "slot " + std::to_string(k) + " " + slot_role(h, k) + ": " + std::to_string(h.tiles[k]) + " tile(s)";
     if (s[0] || s[1] || s[2] || s[3])
-      out += ", nchw [" + std::to_string(s[0]) + " " + std::to_string(s[1]) + " " + std::to_string(s[2]) + " " + std::to_string(s[3]) +
-             "], plane stride " + std::to_string(s[4]) + ", row stride " + std::to_string(s[5]);
+      out += ", nchw [" + std::to_string(s[0]) + " " + std::to_string(s[1]) + " " + std::to_string(s[2]) +
+             " " + std::to_string(s[3]) + "], plane stride " + std::to_string(s[4]) + ", row stride " +
+             std::to_string(s[5]);
     out += "\n";
   }
   return out + "\n" + dump_text(a.chain, schema, only);
 }
 
-Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> file, std::optional<size_t> only) {
+Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> file,
+             std::optional<size_t> only) {
   const AnecHeader &h = a.header;
   Doc d = dump_doc(a.chain, schema, file, only);
   d.set("container", Doc::string("anec"));
@@ -104,13 +129,15 @@ Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> fil
   Doc slots = Doc::array();
   for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
     const uint64_t *s = h.nchw[k];
-    if (!h.tiles[k] && !s[0] && !s[1] && !s[2] && !s[3] && !s[4] && !s[5]) continue;
+    if (!h.tiles[k] && !s[0] && !s[1] && !s[2] && !s[3] && !s[4] && !s[5])
+      continue;
     Doc e = Doc::table();
     e.set("slot", Doc::integer(int64_t(k)));
     e.set("role", Doc::string(slot_role(h, k)));
     e.set("tiles", Doc::integer(h.tiles[k]));
     Doc n = Doc::array();
-    for (size_t j = 0; j < 4; ++j) n.push(Doc::integer(int64_t(s[j])));
+    for (size_t j = 0; j < 4; ++j)
+      n.push(Doc::integer(int64_t(s[j])));
     e.set("nchw", std::move(n));
     e.set("plane_stride_bytes", Doc::integer(int64_t(s[4])));
     e.set("row_stride_bytes", Doc::integer(int64_t(s[5])));
@@ -122,8 +149,10 @@ Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> fil
 }
 
 std::string anec_header_field(const Anec &a, uint64_t off) {
-  if (off >= a.header_bytes) return "";
-  if (off >= header_layout().bytes) return "pad";
+  if (off >= a.header_bytes)
+    return "";
+  if (off >= header_layout().bytes)
+    return "pad";
   return header_layout().field_at(off);
 }
 
@@ -132,18 +161,27 @@ std::vector<Finding> audit_anec(const Anec &a) {
   std::vector<Finding> out = audit_chain(a.chain);
   auto sizes = [&](const std::string &m) { out.push_back(finding_at("ANEC-AUD-010", 0, m)); };
   if (h.size != align_up(h.tsk_size, 16) + h.krn_size)
-    sizes("size " + hex(h.size) + " is not round_up(tsk_size " + hex(h.tsk_size) + ", 16) + krn_size " + hex(h.krn_size));
-  if (h.td_count != a.chain.tds.size()) sizes("td_count " + std::to_string(h.td_count) + ", the chain has " + std::to_string(a.chain.tds.size()));
+    sizes("size " + hex(h.size) + " is not round_up(tsk_size " + hex(h.tsk_size) + ", 16) + krn_size " +
+          hex(h.krn_size));
+  if (h.td_count != a.chain.tds.size())
+    sizes("td_count " + std::to_string(h.td_count) + ", the chain has " + std::to_string(a.chain.tds.size()));
   for (const Td &td : a.chain.tds)
-    if (td.size != h.td_size) sizes("td_size " + hex(h.td_size) + ", the descriptor at " + hex(td.offset) + " is " + hex(td.size));
-  if (!a.chain.tds.empty() && a.chain.tds.back().offset + a.chain.tds.back().size != a.header_bytes + h.tsk_size)
-    sizes("the chain ends at " + hex(a.chain.tds.back().offset + a.chain.tds.back().size) + ", tsk_size puts its end at " + hex(a.header_bytes + h.tsk_size));
+    if (td.size != h.td_size)
+      sizes("td_size " + hex(h.td_size) + ", the descriptor at " + hex(td.offset) + " is " + hex(td.size));
+  if (!a.chain.tds.empty() &&
+      a.chain.tds.back().offset + a.chain.tds.back().size != a.header_bytes + h.tsk_size)
+    sizes("the chain ends at " + hex(a.chain.tds.back().offset + a.chain.tds.back().size) +
+          ", tsk_size puts its end at " + hex(a.header_bytes + h.tsk_size));
   if (uint64_t(h.tiles[0]) * AnecHeader::kTile < h.size)
-    sizes("command slot has " + std::to_string(h.tiles[0]) + " tile(s), the payload needs " + std::to_string(align_up(h.size, AnecHeader::kTile) / AnecHeader::kTile));
+    sizes("command slot has " + std::to_string(h.tiles[0]) + " tile(s), the payload needs " +
+          std::to_string(align_up(h.size, AnecHeader::kTile) / AnecHeader::kTile));
   auto slots = [&](const std::string &m) { out.push_back(finding_at("ANEC-AUD-011", 0, m)); };
-  if (!h.src_count || !h.dst_count) slots(std::to_string(h.src_count) + " input(s) and " + std::to_string(h.dst_count) + " output(s); each needs one at least");
+  if (!h.src_count || !h.dst_count)
+    slots(std::to_string(h.src_count) + " input(s) and " + std::to_string(h.dst_count) +
+          " output(s); each needs one at least");
   if (uint64_t(AnecHeader::kFirstOutput) + h.dst_count + h.src_count > AnecHeader::kSlots) {
-    slots(std::to_string(h.dst_count) + " outputs and " + std::to_string(h.src_count) + " inputs from slot 4 overrun the 32 slots");
+    slots(std::to_string(h.dst_count) + " outputs and " + std::to_string(h.src_count) +
+          " inputs from slot 4 overrun the 32 slots");
     return out;
   }
   for (size_t k = AnecHeader::kFirstOutput; k < AnecHeader::kFirstOutput + h.dst_count + h.src_count; ++k) {
@@ -154,12 +192,20 @@ std::vector<Finding> audit_anec(const Anec &a) {
       continue;
     }
     if (s[0] * s[1] * s[4] > uint64_t(h.tiles[k]) * AnecHeader::kTile)
-      slots(who + ": " + std::to_string(s[0]) + " x " + std::to_string(s[1]) + " planes of " + std::to_string(s[4]) + " bytes exceed its " +
-            std::to_string(h.tiles[k]) + " tile(s)");
-    auto strides = [&](const std::string &m) { out.push_back(finding_at("ANEC-AUD-012", 0, who + ": " + m)); };
-    if (s[5] % 64 || s[4] % 64) strides("plane stride " + std::to_string(s[4]) + " and row stride " + std::to_string(s[5]) + " must be multiples of 64");
-    if (s[5] < 2 * s[3]) strides("row stride " + std::to_string(s[5]) + " holds fewer than W = " + std::to_string(s[3]) + " fp16 elements");
-    if (s[4] < s[2] * s[5]) strides("plane stride " + std::to_string(s[4]) + " holds fewer than H = " + std::to_string(s[2]) + " rows");
+      slots(who + ": " + std::to_string(s[0]) + " x " + std::to_string(s[1]) + " planes of " +
+            std::to_string(s[4]) + " bytes exceed its " + std::to_string(h.tiles[k]) + " tile(s)");
+    auto strides = [&](const std::string &m) {
+      out.push_back(finding_at("ANEC-AUD-012", 0, who + ": " + m));
+    };
+    if (s[5] % 64 || s[4] % 64)
+      strides("plane stride " + std::to_string(s[4]) + " and row stride " + std::to_string(s[5]) +
+              " must be multiples of 64");
+    if (s[5] < 2 * s[3])
+      strides("row stride " + std::to_string(s[5]) + " holds fewer than W = " + std::to_string(s[3]) +
+              " fp16 elements");
+    if (s[4] < s[2] * s[5])
+      strides("plane stride " + std::to_string(s[4]) + " holds fewer than H = " + std::to_string(s[2]) +
+              " rows");
   }
   return out;
 }
@@ -168,43 +214,55 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
   auto fail = [](const std::string &m) -> Error { return Error("ANEC-CONV-001", m); };
   if (payload_offsets().name_of(header_bytes).starts_with("unknown"))
     throw fail("header size " + hex(header_bytes) + " is neither 0x800 nor 0x1000");
-  if (!x.program) throw fail("the hwx has no program thread state (buffer slots, descriptor count)");
+  if (!x.program)
+    throw fail("the hwx has no program thread state (buffer slots, descriptor count)");
   const HwxProgramState &p = *x.program;
   AnecHeader h;
   h.tsk_size = x.text.size;
   if (!p.td_bytes)
-    throw fail("the program state (flavor " + std::to_string(p.flavor) + ") gives no descriptor size; the driver format needs one");
+    throw fail("the program state (flavor " + std::to_string(p.flavor) +
+               ") gives no descriptor size; the driver format needs one");
   h.td_size = uint32_t(p.td_bytes);
   h.td_count = p.td_count;
   const HwxSection *kernel = nullptr;
   for (const HwxSegment &g : x.segments)
     for (const HwxSection &s : g.sections)
-      if (s.segment == "__TEXT" && s.name == "__const") kernel = &s;
+      if (s.segment == "__TEXT" && s.name == "__const")
+        kernel = &s;
   // The kernel data moves to where the driver format puts it (round_up(tsk_size, 16)); descriptors
   // address it through its buffer slot, not by its distance from the chain.
   if (kernel && (kernel->addr < x.text.addr + x.text.size || !kernel->offset))
-    throw fail("kernel section __TEXT.__const at " + hex(kernel->addr) + " does not follow the chain at " + hex(x.text.addr) + "+" +
-               hex(x.text.size));
+    throw fail("kernel section __TEXT.__const at " + hex(kernel->addr) + " does not follow the chain at " +
+               hex(x.text.addr) + "+" + hex(x.text.size));
   h.krn_size = kernel ? kernel->size : 0;
   h.size = align_up(h.tsk_size, 16) + h.krn_size;
   h.tiles[0] = uint32_t(align_up(h.size, AnecHeader::kTile) / AnecHeader::kTile);
   // Outputs first from slot 4, then inputs, the order libane binds them.
   bool inputs_started = false;
   for (size_t k = 2; k < HwxProgramState::kBars; ++k) {
-    if (!p.bars[k]) continue;
+    if (!p.bars[k])
+      continue;
     std::string name = hwx_what_is(x, p.bars[k]);
     const HwxTensorState *t = nullptr;
     for (const HwxTensorState &s : x.states)
-      if (s.name == name) t = &s;
-    if (!t) throw fail("buffer slot " + std::to_string(k) + " (" + hex(p.bars[k]) + ") holds no tensor with a thread state");
+      if (s.name == name)
+        t = &s;
+    if (!t)
+      throw fail("buffer slot " + std::to_string(k) + " (" + hex(p.bars[k]) +
+                 ") holds no tensor with a thread state");
     bool output = t->direction == 2;
-    if (k != AnecHeader::kFirstOutput + h.dst_count + h.src_count || (output && inputs_started) || (t->direction != 1 && !output))
-      throw fail("buffer slot " + std::to_string(k) + " (" + name + ", " + (output ? "an output" : "an input") +
-                 ") breaks libane's order: the driver format binds outputs from slot 4, then inputs, by position, and the "
-                 "descriptors address the slots the program state gives, so the buffers would be bound to the wrong slots");
+    if (k != AnecHeader::kFirstOutput + h.dst_count + h.src_count || (output && inputs_started) ||
+        (t->direction != 1 && !output))
+      throw fail("buffer slot " + std::to_string(k) + " (" + name + ", " +
+                 (output ? "an output" : "an input") +
+                 ") breaks libane's order: the driver format binds outputs from slot 4, then inputs, by "
+                 "position, and the "
+                 "descriptors address the slots the program state gives, so the buffers would be bound to "
+                 "the wrong slots");
     inputs_started |= !output;
     ++(output ? h.dst_count : h.src_count);
-    const uint64_t nchw[6] = {t->extents[0], t->extents[1], t->extents[2], t->extents[3], t->strides[1], t->strides[2]};
+    const uint64_t nchw[6] = {t->extents[0], t->extents[1], t->extents[2],
+                              t->extents[3], t->strides[1], t->strides[2]};
     std::copy(std::begin(nchw), std::end(nchw), h.nchw[k]);
     h.tiles[k] = uint32_t(align_up(nchw[0] * nchw[1] * nchw[4], AnecHeader::kTile) / AnecHeader::kTile);
   }
@@ -214,11 +272,14 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
   w.set("krn_size", h.krn_size).set("src_count", h.src_count).set("dst_count", h.dst_count);
   for (uint32_t k = 0; k < AnecHeader::kSlots; ++k) {
     w.set("tiles", h.tiles[k], {k});
-    for (uint32_t j = 0; j < 6; ++j) w.set("nchw", h.nchw[k][j], {k, j});
+    for (uint32_t j = 0; j < 6; ++j)
+      w.set("nchw", h.nchw[k][j], {k, j});
   }
   w.write_to(out, 0);
   std::copy_n(file.begin() + x.text.offset, x.text.size, out.begin() + header_bytes);
-  if (kernel) std::copy_n(file.begin() + kernel->offset, kernel->size, out.begin() + header_bytes + align_up(h.tsk_size, 16));
+  if (kernel)
+    std::copy_n(file.begin() + kernel->offset, kernel->size,
+                out.begin() + header_bytes + align_up(h.tsk_size, 16));
   return out;
 }
 

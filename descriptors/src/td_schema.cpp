@@ -16,7 +16,8 @@ namespace {
 constexpr const char *kCode = "ANEC-TDS-001";
 
 uint32_t u32(Strict &r, const Doc &d, const std::string &what) {
-  if (!d.is(Doc::Kind::Int) || d.as_int() < 0 || d.as_int() > 0xffffffffll) r.fail(d, what + " must be a 32-bit unsigned integer");
+  if (!d.is(Doc::Kind::Int) || d.as_int() < 0 || d.as_int() > 0xffffffffll)
+    r.fail(d, what + " must be a 32-bit unsigned integer");
   return uint32_t(d.as_int());
 }
 // "hi:lo" within 31:0.
@@ -30,7 +31,8 @@ void bits(Strict &r, const Doc &d, uint32_t &hi, uint32_t &lo) {
 }
 // One of the scale's names (support/confidence.hpp), not free text.
 std::string confidence(Strict &r, const Doc &d) {
-  if (!parse_confidence(d.as_string())) r.fail(d, "unknown confidence '" + d.as_string() + "'");
+  if (!parse_confidence(d.as_string()))
+    r.fail(d, "unknown confidence '" + d.as_string() + "'");
   return d.as_string();
 }
 } // namespace
@@ -38,23 +40,30 @@ std::string confidence(Strict &r, const Doc &d) {
 TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
   Strict top(doc, source, kCode, "register database");
   TdSchema s;
-  if (top.req("schema", Doc::Kind::String).as_string() != "anec-td") top.fail(doc, "not an anec-td database");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-td")
+    top.fail(doc, "not an anec-td database");
   s.version = top.req("version", Doc::Kind::String).as_string();
   const Doc &g = top.req("generation", Doc::Kind::Int);
   s.generation = int(u32(top, g, "generation"));
   s.complete = top.req("complete", Doc::Kind::Bool).as_bool();
-  if (const Doc *h = top.opt("header_bytes", Doc::Kind::Int)) s.header_bytes = u32(top, *h, "header_bytes"); // absent: unknown
-  if (s.header_bytes % 4) top.fail(doc, "header_bytes must be a whole number of words");
+  if (const Doc *h = top.opt("header_bytes", Doc::Kind::Int))
+    s.header_bytes = u32(top, *h, "header_bytes"); // absent: unknown
+  if (s.header_bytes % 4)
+    top.fail(doc, "header_bytes must be a whole number of words");
   if (const Doc *f = top.opt("stream_format", Doc::Kind::String)) {
     s.stream_format = f->as_string();
-    if (s.stream_format != "td.stream" && s.stream_format != "td.record") top.fail(*f, "stream_format must be \"td.stream\" or \"td.record\"");
+    if (s.stream_format != "td.stream" && s.stream_format != "td.record")
+      top.fail(*f, "stream_format must be \"td.stream\" or \"td.record\"");
   }
   if (const Doc *c = top.opt("chain", Doc::Kind::String)) {
     s.chain = c->as_string();
-    if (s.chain != "linked" && s.chain != "sized") top.fail(*c, "chain must be \"linked\" or \"sized\"");
+    if (s.chain != "linked" && s.chain != "sized")
+      top.fail(*c, "chain must be \"linked\" or \"sized\"");
   }
-  if (const Doc *a = top.opt("task_alignment", Doc::Kind::Int)) s.task_alignment = u32(top, *a, "task_alignment");
-  if (const Doc *f = top.opt("frame_bytes", Doc::Kind::Int)) s.frame_bytes = u32(top, *f, "frame_bytes");
+  if (const Doc *a = top.opt("task_alignment", Doc::Kind::Int))
+    s.task_alignment = u32(top, *a, "task_alignment");
+  if (const Doc *f = top.opt("frame_bytes", Doc::Kind::Int))
+    s.frame_bytes = u32(top, *f, "frame_bytes");
   if (s.chain == "sized" && (s.task_alignment == 0 || s.task_alignment % 4 || s.frame_bytes % 4))
     top.fail(doc, "a sized chain needs a task_alignment and frame_bytes in whole words");
   top.req("source", Doc::Kind::String);
@@ -69,7 +78,8 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
     b.name = r.req("name", Doc::Kind::String).as_string();
     b.address = u32(r, r.req("address", Doc::Kind::Int), "address");
     b.words = u32(r, r.req("words", Doc::Kind::Int), "words");
-    if (b.address % 4 || b.words == 0 || b.words > 256) r.fail(bd, "block '" + b.name + "' needs a word address and 1..256 words");
+    if (b.address % 4 || b.words == 0 || b.words > 256)
+      r.fail(bd, "block '" + b.name + "' needs a word address and 1..256 words");
     b.source = r.req("source", Doc::Kind::String).as_string();
     b.confidence = confidence(r, r.req("confidence", Doc::Kind::String));
     r.finish();
@@ -90,35 +100,46 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
     bits(r, r.req("bits", Doc::Kind::String), f.hi, f.lo);
     if (const Doc *ro = r.opt("role", Doc::Kind::String)) {
       static const std::set<std::string> roles = {"address", "size", "slot", "enable"};
-      if (!roles.count(ro->as_string())) r.fail(*ro, "role must be address, size, slot or enable");
+      if (!roles.count(ro->as_string()))
+        r.fail(*ro, "role must be address, size, slot or enable");
       f.role = ro->as_string();
     }
-    if (const Doc *pa = r.opt("pair", Doc::Kind::String)) f.pair = pa->as_string();
-    if (!f.pair.empty() && f.role != "address" && f.role != "slot") r.fail(fd, "only address and slot fields name a pair");
+    if (const Doc *pa = r.opt("pair", Doc::Kind::String))
+      f.pair = pa->as_string();
+    if (!f.pair.empty() && f.role != "address" && f.role != "slot")
+      r.fail(fd, "only address and slot fields name a pair");
     if (const Doc *g = r.opt("generations", Doc::Kind::String)) {
       unsigned lo = 0, hi = 0;
       char dash = 0, tail = 0;
       int n = std::sscanf(g->as_string().c_str(), "%u%c%u%c", &lo, &dash, &hi, &tail);
       bool open_end = n == 2 && dash == '-', closed = n == 3 && dash == '-';
-      if (!(n == 1 || open_end || closed)) r.fail(*g, "generations must be \"N\", \"N-\" or \"N-M\"");
-      if (n == 1) hi = lo;
+      if (!(n == 1 || open_end || closed))
+        r.fail(*g, "generations must be \"N\", \"N-\" or \"N-M\"");
+      if (n == 1)
+        hi = lo;
       if (s.generation < int(lo) || (!open_end && s.generation > int(hi)))
-        r.fail(*g, "field " + f.path() + " exists on generations " + g->as_string() + ", not on " + std::to_string(s.generation));
+        r.fail(*g, "field " + f.path() + " exists on generations " + g->as_string() + ", not on " +
+                       std::to_string(s.generation));
     }
     f.source = r.req("source", Doc::Kind::String).as_string();
     f.confidence = confidence(r, r.req("confidence", Doc::Kind::String));
     r.finish();
-    if (f.address % 4) r.fail(fd, "field " + f.path() + " address is not word aligned");
+    if (f.address % 4)
+      r.fail(fd, "field " + f.path() + " address is not word aligned");
     if (f.block == "Header") {
-      if (f.address >= s.header_bytes) r.fail(fd, "header field " + f.path() + " lies past header_bytes");
+      if (f.address >= s.header_bytes)
+        r.fail(fd, "header field " + f.path() + " lies past header_bytes");
     } else {
       const TdBlock *b = s.block_at(f.address);
-      if (!b || b->name != f.block) r.fail(fd, "field " + f.path() + " at address lies in no block named " + f.block);
+      if (!b || b->name != f.block)
+        r.fail(fd, "field " + f.path() + " at address lies in no block named " + f.block);
     }
-    if (paths[f.path()]) r.fail(fd, "duplicate field " + f.path());
+    if (paths[f.path()])
+      r.fail(fd, "duplicate field " + f.path());
     paths[f.path()] = true;
     uint32_t &taken = used[{f.block, f.address}];
-    if (taken & f.mask()) r.fail(fd, "field " + f.path() + " overlaps another field of its word");
+    if (taken & f.mask())
+      r.fail(fd, "field " + f.path() + " overlaps another field of its word");
     taken |= f.mask();
     s.fields.push_back(std::move(f));
   }
@@ -136,28 +157,38 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
     f.confidence = confidence(r, r.req("confidence", Doc::Kind::String));
     r.finish();
     for (const TdObjectField &o : s.object_fields)
-      if (o.name == f.name) r.fail(od, "duplicate object field " + f.name);
+      if (o.name == f.name)
+        r.fail(od, "duplicate object field " + f.name);
     s.object_fields.push_back(std::move(f));
   }
-  if ((s.blocks.empty() || !s.header_bytes) && s.complete) top.fail(doc, "a database without a header size and blocks cannot be complete");
+  if ((s.blocks.empty() || !s.header_bytes) && s.complete)
+    top.fail(doc, "a database without a header size and blocks cannot be complete");
   top.finish();
-  for (const TdField &f : s.fields) // a pair names a register (address) or a header field (slot) of the database
+  for (const TdField &f :
+       s.fields) // a pair names a register (address) or a header field (slot) of the database
     if (!f.pair.empty() && std::none_of(s.fields.begin(), s.fields.end(), [&](const TdField &o) {
-          return f.role == "address" ? o.reg == f.pair && o.role == "size" : o.block == "Header" && o.name == f.pair && o.role == "enable";
+          return f.role == "address" ? o.reg == f.pair && o.role == "size"
+                                     : o.block == "Header" && o.name == f.pair && o.role == "enable";
         }))
-      top.fail(doc, "field " + f.path() + " pairs with '" + f.pair + "', which the database has no " + (f.role == "address" ? "size register" : "enable field") + " of");
-  if (s.chain == "sized" &&
-      std::none_of(s.fields.begin(), s.fields.end(), [](const TdField &f) { return f.block == "Header" && f.address == 0 && f.name == "TaskWords"; }))
+      top.fail(doc, "field " + f.path() + " pairs with '" + f.pair + "', which the database has no " +
+                        (f.role == "address" ? "size register" : "enable field") + " of");
+  if (s.chain == "sized" && std::none_of(s.fields.begin(), s.fields.end(), [](const TdField &f) {
+        return f.block == "Header" && f.address == 0 && f.name == "TaskWords";
+      }))
     top.fail(doc, "a sized chain needs the Header field TaskWords in its first word");
-  for (const TdField &f : s.fields) s.by_word_[{f.block, f.address}].push_back(&f);
+  for (const TdField &f : s.fields)
+    s.by_word_[{f.block, f.address}].push_back(&f);
   return s;
 }
 
-TdSchema TdSchema::load(const std::filesystem::path &path) { return from_doc(toml::parse_file(path), path.string()); }
+TdSchema TdSchema::load(const std::filesystem::path &path) {
+  return from_doc(toml::parse_file(path), path.string());
+}
 
 const TdBlock *TdSchema::block_at(uint32_t address) const {
   for (auto &b : blocks)
-    if (address >= b.address && address < b.address + 4 * b.words) return &b;
+    if (address >= b.address && address < b.address + 4 * b.words)
+      return &b;
   return nullptr;
 }
 

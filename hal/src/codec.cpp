@@ -43,57 +43,77 @@ Bytes encode(const Schema &schema, const Target &target) {
   layout::Writer w(schema.blob_layout());
   Bytes blob(schema.blob_size(), 0); // strings and byte runs, laid over the writer's integers below
   for (const Field &f : schema.fields()) {
-    if (!f.in_blob()) continue;
+    if (!f.in_blob())
+      continue;
     const Entry *e = target.find(f.name);
-    if (!e) continue; // unknown regions that were zero; missing named fields are zero too
+    if (!e)
+      continue; // unknown regions that were zero; missing named fields are zero too
     if (std::string why = check_value(f, e->value); !why.empty())
       throw Error("ANEC-HAL-004", "target '" + target.name + "', field '" + f.name + "': " + why);
     uint32_t off = *f.offset;
     switch (f.type) {
-    case Type::F64: w.set(f.name, std::bit_cast<uint64_t>(std::get<double>(e->value))); break;
-    case Type::Str24: store_str24(blob, off, std::get<std::string>(e->value)); break;
+    case Type::F64:
+      w.set(f.name, std::bit_cast<uint64_t>(std::get<double>(e->value)));
+      break;
+    case Type::Str24:
+      store_str24(blob, off, std::get<std::string>(e->value));
+      break;
     case Type::Bytes: {
       auto &b = std::get<Bytes>(e->value);
       std::copy(b.begin(), b.end(), blob.begin() + off);
       break;
     }
-    default: w.set(f.name, std::get<uint64_t>(e->value));
+    default:
+      w.set(f.name, std::get<uint64_t>(e->value));
     }
   }
-  for (size_t i = 0; i < blob.size(); ++i) blob[i] |= w.bytes()[i]; // the two write disjoint fields
+  for (size_t i = 0; i < blob.size(); ++i)
+    blob[i] |= w.bytes()[i]; // the two write disjoint fields
   return blob;
 }
 
-Target decode(const Schema &schema, std::span<const uint8_t> blob, const std::string &name, const Target *donor,
-              const Provenance &unmatched) {
+Target decode(const Schema &schema, std::span<const uint8_t> blob, const std::string &name,
+              const Target *donor, const Provenance &unmatched) {
   if (blob.size() != schema.blob_size())
     throw Error("ANEC-HAL-001", "blob is " + std::to_string(blob.size()) + " bytes; a HAL table is " +
-                                    std::to_string(schema.blob_size()) + " (" + hex(schema.blob_size()) + ")" +
+                                    std::to_string(schema.blob_size()) + " (" + hex(schema.blob_size()) +
+                                    ")" +
                                     (blob.size() < schema.blob_size() ? " — truncated" : " — oversized"));
   layout::View view(schema.blob_layout(), blob, 0, "ANEC-HAL-001");
   Target t;
   t.name = name;
-  if (donor) t.aliases = donor->aliases;
+  if (donor)
+    t.aliases = donor->aliases;
   for (const Field &f : schema.fields()) {
     const Entry *d = donor ? donor->find(f.name) : nullptr;
     if (!f.in_blob()) {
-      if (d) t.values[f.name] = *d;
+      if (d)
+        t.values[f.name] = *d;
       continue;
     }
     Value v;
     uint32_t off = *f.offset;
     switch (f.type) {
-    case Type::F64: v = std::bit_cast<double>(view.get(f.name)); break;
-    case Type::Str24: v = load_str24(blob, f); break;
-    case Type::Bytes: v = Bytes(blob.begin() + off, blob.begin() + off + f.width); break;
-    default: v = view.get(f.name);
+    case Type::F64:
+      v = std::bit_cast<double>(view.get(f.name));
+      break;
+    case Type::Str24:
+      v = load_str24(blob, f);
+      break;
+    case Type::Bytes:
+      v = Bytes(blob.begin() + off, blob.begin() + off + f.width);
+      break;
+    default:
+      v = view.get(f.name);
     }
     if (f.synthesized) {
       auto &b = std::get<Bytes>(v);
-      if (std::all_of(b.begin(), b.end(), [](uint8_t c) { return c == 0; }) && !d) continue;
+      if (std::all_of(b.begin(), b.end(), [](uint8_t c) { return c == 0; }) && !d)
+        continue;
     }
     Entry e{v, unmatched};
-    if (d && d->value == v) e.provenance = d->provenance;
+    if (d && d->value == v)
+      e.provenance = d->provenance;
     t.values[f.name] = std::move(e);
   }
   return t;
