@@ -3,6 +3,7 @@
 #include "anec/support/checked.hpp"
 
 #include <algorithm>
+#include <map>
 #include <variant>
 
 namespace anec::compiler {
@@ -82,159 +83,232 @@ struct Checker {
     static const char *names[5] = {"batch", "depth", "channels", "height", "width"};
     if (x.source_rank > 5)
       add("ANEC-CHK-015", Severity::Reject, "tensor '" + x.name + "' has rank " + str(x.source_rank), str(x.source_rank), "5", "", "fold axes so at most five remain");
-    for (int a = 0; a < 5; ++a)
-      over(x.shape.d[a], fields[a], codes[a], "tensor '" + x.name + "' " + names[a], std::string("split along ") + kAxisNames[a] + " into parts within the limit");
+    // An extent above the limit is met by tiling along that axis (a decomposition, not a reject).
+    for (int a = 0; a < 5; ++a) {
+      auto lim = num(fields[a]);
+      std::string tiles = lim && *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
+      std::string along = std::string(" along ") + kAxisNames[a];
+      if (over(x.shape.d[a], fields[a], codes[a], "tensor '" + x.name + "' " + names[a],
+               "the compiler tiles it into " + tiles + " parts" + along, Severity::Decompose) &&
+          verdict->decompose_with.empty())
+        verdict->decompose_with = tiles + " tiles" + along + " within " + fields[a];
+    }
   }
 
-  void rule(const std::string &name) {
-    const std::string &type = op->type;
-    if (name == "io") {
-      for (const std::string &n : op->inputs) {
-        const Tensor &x = *g.tensor(n);
-        bool io = std::find(g.inputs.begin(), g.inputs.end(), n) != g.inputs.end();
-        if (x.dtype == "bf16" && io) add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16", "fp16", "", "declare the input fp16");
-        if ((x.dtype == "fp32" || x.dtype == "int32") && io)
-          add("ANEC-CHK-017", Severity::Warning, "tensor '" + n + "' is " + x.dtype + "; the engine computes fp16 (the annotation does not widen the arithmetic)", x.dtype, "fp16", "", "use fp16 activations");
-      }
-      for (const std::string &n : op->outputs)
-        if (std::find(g.outputs.begin(), g.outputs.end(), n) != g.outputs.end() && g.tensor(n)->dtype == "bf16")
-          add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program output dtype", "bf16", "fp16", "", "produce fp16");
-    } else if (name == "extent") {
-      for (const std::string &n : op->inputs) extents(*g.tensor(n));
-      for (const std::string &n : op->outputs) extents(*g.tensor(n));
-    } else if (name == "single_input") {
-      if (op->inputs.size() != 1)
-        add("ANEC-CHK-030", Severity::Reject, type + " takes exactly one input, has " + str(int64_t(op->inputs.size())), str(int64_t(op->inputs.size())), "1", "", "");
-    } else if (name == "conv_kernel") {
-      auto k = op->attrs_of("kernel", {1, 1});
-      auto p = op->attrs_of("pad", {0, 0, 0, 0});
-      over(k[1], "max_kernel_width_small_fp16", "ANEC-CHK-020", "fp16 kernel width", "split the kernel along width into narrower convolutions and add the results");
-      over(k[0], "max_conv_kernel_height", "ANEC-CHK-021", "kernel height", "split the kernel along height into shorter convolutions and add the results");
-      int64_t height = in(0).shape.d[kH] > 0 ? padded(in(0).shape.d[kH], p[0], p[1]) : 0;
-      if (in(0).shape.d[kH] > 0 && k[0] > height)
-        add("ANEC-CHK-021", Severity::Reject,
-            "kernel height " + str(k[0]) + " is taller than the padded input (" + str(height) + ")",
-            str(k[0]), str(height), "", "pad the input or shorten the kernel");
-    } else if (name == "groups") {
-      int64_t groups = op->attr("groups", 1), cin = in(0).shape.d[kC], cout = out().shape.d[kC];
-      if (groups < 1 || (cin > 0 && cin % groups) || (cout > 0 && cout % groups))
-        add("ANEC-CHK-022", Severity::Reject, "group count " + str(groups) + " does not divide input channels " + str(cin) + " and output channels " + str(cout),
-            str(groups), "a divisor of both channel counts", "", "choose a group count dividing both channel counts");
-      auto cores = num("num_nes");
-      if (groups > 1 && groups != cin && cores && int64_t(*cores) % groups)
-        add("ANEC-CHK-042", Severity::Warning, "group count " + str(groups) + " does not divide the " + str(int64_t(*cores)) + " cores: the one-to-one core-to-lookup-table mapping is lost (slower)",
-            str(groups), str(int64_t(*cores)), "num_nes", "use a group count dividing " + str(int64_t(*cores)));
-    } else if (name == "dynamic_weight_batch") {
-      bool runtime = op->text("weight") == "runtime" || (op->inputs.size() >= 2 && !in(1).constant);
-      if (runtime) over(in(0).shape.d[kN], "dynamic_weight_conv_max_batch", "ANEC-CHK-051", "dynamic-weight convolution batch", "run batch one per dispatch, or embed the weight as a constant");
-      auto t2 = op->attrs.find("trainable");
-      if (t2 && t2->is(Doc::Kind::Bool) && t2->as_bool() && in(0).shape.d[kN] >= 64)
-        add("ANEC-CHK-054", Severity::Warning, "trainable convolution at batch " + str(in(0).shape.d[kN]) + ": compile time grows with the batch (about 35 s at 64 and 79 s at 128 on the M1; 1000 never finishes)",
-            str(in(0).shape.d[kN]), "64", "", "compile smaller batches and accumulate");
-    } else if (name == "linear_rank") {
-      if (in(0).shape.d[kD] > 1) add("ANEC-CHK-027", Severity::Reject, "linear input has rank 5 (depth " + str(in(0).shape.d[kD]) + ")", str(in(0).shape.d[kD]), "depth 1", "", "fold depth into batch");
-    } else if (name == "matmul") {
-      if (op->inputs.size() != 2) {
-        add("ANEC-CHK-030", Severity::Reject, "matmul takes exactly two inputs", str(int64_t(op->inputs.size())), "2", "", "");
-        return;
-      }
-      const Shape &a = in(0).shape, &b = in(1).shape;
-      if (a.d[kD] > 1 || b.d[kD] > 1) add("ANEC-CHK-023", Severity::Reject, "matmul operand depth above one", str(std::max(a.d[kD], b.d[kD])), "1", "", "fold depth into batch");
-      if (a.d[kW] != b.d[kC] && !op->attrs.find("contraction_checked"))
-        add("ANEC-CHK-024", Severity::Reject, "left width " + str(a.d[kW]) + " does not match right channels " + str(b.d[kC]), str(a.d[kW]), str(b.d[kC]), "", "transpose or pad so the contracted dimensions agree");
-      for (int ax : {kN, kH})
-        if (a.d[ax] != b.d[ax] && a.d[ax] != 1 && b.d[ax] != 1)
-          add("ANEC-CHK-024", Severity::Reject, std::string("matmul operands differ on ") + kAxisNames[ax] + " and neither is one", str(a.d[ax]), str(b.d[ax]), "", "");
-      over(times(out().shape.d[kC], 2, "output-channel bytes"), "kmem_dense_cap", "ANEC-CHK-025",
-           "matmul output-channel bytes", "split the output channels across several matmuls");
-    } else if (name == "pool") {
-      auto k = op->attrs_of("kernel", {1, 1});
-      auto p = op->attrs_of("pad", {0, 0, 0, 0});
-      if (k[0] > padded(in(0).shape.d[kH], p[0], p[1]) || k[1] > padded(in(0).shape.d[kW], p[2], p[3]))
-        add("ANEC-CHK-034", Severity::Reject, "pooling window larger than the padded input", str(k[0]) + "x" + str(k[1]), in(0).shape.str(), "", "shrink the window or use a global reduction");
-    } else if (name == "broadcast") {
-      for (size_t i = 1; i < op->inputs.size(); ++i)
-        for (int a = 0; a < 5; ++a) {
-          int64_t x = in(0).shape.d[a], y = in(i).shape.d[a];
-          if (x != y && x != 1 && y != 1 && x > 0 && y > 0)
-            add("ANEC-CHK-035", Severity::Reject, std::string("operands differ on ") + kAxisNames[a] + " and neither is one", str(y), str(x), "", "broadcast only from a length-one axis");
-        }
-    } else if (name == "reshape") {
-      auto s = op->attrs_of("shape", {});
-      if (s.size() > 5) add("ANEC-CHK-015", Severity::Reject, "reshape to rank " + str(int64_t(s.size())), str(int64_t(s.size())), "5", "", "keep at most five axes");
-      else if (out().shape.elements() != in(0).shape.elements())
-        add("ANEC-CHK-029", Severity::Reject, "reshape changes the element count", str(out().shape.elements()), str(in(0).shape.elements()), "", "");
-    } else if (name == "transpose") {
-      auto perm = op->attrs_of("perm", {0, 1, 2, 3, 4});
-      auto sorted = perm;
-      std::sort(sorted.begin(), sorted.end());
-      if (sorted != std::vector<int64_t>{0, 1, 2, 3, 4})
-        add("ANEC-CHK-029", Severity::Reject, "perm must name each of the five axes once", "", "", "", "");
-      else if (over(out().shape.d[kH], "max_transpose_height", "ANEC-CHK-031", "transpose height", "", Severity::Decompose) ||
-               over(out().shape.d[kW], "max_transpose_width", "ANEC-CHK-031", "transpose width", "", Severity::Decompose))
-        verdict->decompose_with = "multiple transpose passes";
-    } else if (name == "concat") {
-      std::string axis = op->text("axis", "C");
-      int a = axis_index(axis, -1);
-      if (a < 0) {
-        add("ANEC-CHK-028", Severity::Reject, "concat axis must be a constant axis letter (N, D, C, H, W)", axis, "", "", "");
-        return;
-      }
-      for (size_t i = 1; i < op->inputs.size(); ++i)
-        for (int x = 0; x < 5; ++x)
-          if (x != a && in(i).shape.d[x] != in(0).shape.d[x])
-            add("ANEC-CHK-028", Severity::Reject, "concat input '" + op->inputs[i] + "' differs from the first on " + kAxisNames[x], in(i).shape.str(), in(0).shape.str(), "", "");
-    } else if (name == "slice_saturation") {
-      auto begin = op->attrs_of("begin", {0, 0, 0, 0, 0});
-      auto hazard = num("slice_offset_saturation");
-      auto threshold = num("slice_saturation_threshold");
-      if (begin.size() == 5 && begin[kW] != 0 && hazard && *hazard && threshold) {
-        const Doc *m = op->attrs.find("max_abs");
-        double v = m && m->is(Doc::Kind::Int) ? double(m->as_int()) : m && m->is(Doc::Kind::Float) ? m->as_float() : -1;
-        if (v > *threshold)
-          add("ANEC-CHK-050", Severity::Reject,
-              "width-offset slice of values up to " + whole(v) + " saturates to infinity above " +
-                  std::to_string(int64_t(*threshold)),
-              std::to_string(v), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0, or keep the values under the bound");
-        else if (v < 0)
-          add("ANEC-CHK-050", Severity::Warning, "width-offset slice: values above " + std::to_string(int64_t(*threshold)) + " would saturate to infinity on this target (give attrs.max_abs to decide)",
-              "begin W " + str(begin[kW]), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0");
-      }
-    } else if (name == "pad") {
-      auto cp = op->attrs_of("channel_pad", {0, 0});
-      if (cp.size() == 2 && (cp[0] || cp[1])) add("ANEC-CHK-032", Severity::Reject, "channel padding is not supported", str(cp[0]) + "," + str(cp[1]), "0", "", "pad with a concat of constants instead");
-      std::string mode = op->text("mode", "constant");
-      auto te = num("texture_engine");
-      if ((mode == "reflect" || mode == "symmetric") && te && !*te) {
-        add("ANEC-CHK-032", Severity::Decompose, mode + " padding needs the texture engine", mode, "constant", "texture_engine", "");
-        verdict->decompose_with = "slices and concats";
-      }
-    } else if (name == "reduction") {
-      auto sq = op->attrs.find("square");
-      auto cap = num("square_after_reduction");
-      if (sq && sq->is(Doc::Kind::Bool) && sq->as_bool() && cap && !*cap) {
-        add("ANEC-CHK-033", Severity::Decompose, "square after reduction is not fused on this family", "square", "", "square_after_reduction", "");
-        verdict->decompose_with = "the reduction then a separate square";
-      }
-    } else if (name == "argminmax") {
-      std::string axis = op->text("axis", "C");
-      int a = axis_index(axis, kC);
-      over(in(0).shape.d[a], "argminmax_max_axis", "ANEC-CHK-026", "arg reduction axis", "reduce in chunks of at most the limit, then reduce the partial results");
+  void rule_io() {
+    for (const std::string &n : op->inputs) {
+      const Tensor &x = *g.tensor(n);
+      bool io = std::find(g.inputs.begin(), g.inputs.end(), n) != g.inputs.end();
+      if (x.dtype == "bf16" && io) add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16", "fp16", "", "declare the input fp16");
+      if ((x.dtype == "fp32" || x.dtype == "int32") && io)
+        add("ANEC-CHK-017", Severity::Warning, "tensor '" + n + "' is " + x.dtype + "; the engine computes fp16 (the annotation does not widen the arithmetic)", x.dtype, "fp16", "", "use fp16 activations");
     }
+    for (const std::string &n : op->outputs)
+      if (std::find(g.outputs.begin(), g.outputs.end(), n) != g.outputs.end() && g.tensor(n)->dtype == "bf16")
+        add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program output dtype", "bf16", "fp16", "", "produce fp16");
+  }
+
+  void rule_extent() {
+    for (const std::string &n : op->inputs) extents(*g.tensor(n));
+    for (const std::string &n : op->outputs) extents(*g.tensor(n));
+  }
+
+  void rule_single_input() {
+    if (op->inputs.size() != 1)
+      add("ANEC-CHK-030", Severity::Reject, op->type + " takes exactly one input, has " + str(int64_t(op->inputs.size())), str(int64_t(op->inputs.size())), "1", "", "");
+  }
+
+  void rule_conv_kernel() {
+    auto k = op->attrs_of("kernel", {1, 1});
+    auto p = op->attrs_of("pad", {0, 0, 0, 0});
+    over(k[1], "max_kernel_width_small_fp16", "ANEC-CHK-020", "fp16 kernel width", "split the kernel along width into narrower convolutions and add the results");
+    over(k[0], "max_conv_kernel_height", "ANEC-CHK-021", "kernel height", "split the kernel along height into shorter convolutions and add the results");
+    int64_t height = in(0).shape.d[kH] > 0 ? padded(in(0).shape.d[kH], p[0], p[1]) : 0;
+    if (in(0).shape.d[kH] > 0 && k[0] > height)
+      add("ANEC-CHK-021", Severity::Reject,
+          "kernel height " + str(k[0]) + " is taller than the padded input (" + str(height) + ")",
+          str(k[0]), str(height), "", "pad the input or shorten the kernel");
+  }
+
+  void rule_groups() {
+    int64_t groups = op->attr("groups", 1), cin = in(0).shape.d[kC], cout = out().shape.d[kC];
+    if (groups < 1 || (cin > 0 && cin % groups) || (cout > 0 && cout % groups))
+      add("ANEC-CHK-022", Severity::Reject, "group count " + str(groups) + " does not divide input channels " + str(cin) + " and output channels " + str(cout),
+          str(groups), "a divisor of both channel counts", "", "choose a group count dividing both channel counts");
+    auto cores = num("num_nes");
+    if (groups > 1 && groups != cin && cores && int64_t(*cores) % groups)
+      add("ANEC-CHK-042", Severity::Warning, "group count " + str(groups) + " does not divide the " + str(int64_t(*cores)) + " cores: the one-to-one core-to-lookup-table mapping is lost (slower)",
+          str(groups), str(int64_t(*cores)), "num_nes", "use a group count dividing " + str(int64_t(*cores)));
+  }
+
+  void rule_dynamic_weight_batch() {
+    bool runtime = op->text("weight") == "runtime" || (op->inputs.size() >= 2 && !in(1).constant);
+    if (runtime) over(in(0).shape.d[kN], "dynamic_weight_conv_max_batch", "ANEC-CHK-051", "dynamic-weight convolution batch", "run batch one per dispatch, or embed the weight as a constant");
+    auto t2 = op->attrs.find("trainable");
+    if (t2 && t2->is(Doc::Kind::Bool) && t2->as_bool() && in(0).shape.d[kN] >= 64)
+      add("ANEC-CHK-054", Severity::Warning, "trainable convolution at batch " + str(in(0).shape.d[kN]) + ": compile time grows with the batch (about 35 s at 64 and 79 s at 128 on the M1; 1000 never finishes)",
+          str(in(0).shape.d[kN]), "64", "", "compile smaller batches and accumulate");
+  }
+
+  void rule_linear_rank() {
+    if (in(0).shape.d[kD] > 1) add("ANEC-CHK-027", Severity::Reject, "linear input has rank 5 (depth " + str(in(0).shape.d[kD]) + ")", str(in(0).shape.d[kD]), "depth 1", "", "fold depth into batch");
+  }
+
+  void rule_matmul() {
+    if (op->inputs.size() != 2) {
+      add("ANEC-CHK-030", Severity::Reject, "matmul takes exactly two inputs", str(int64_t(op->inputs.size())), "2", "", "");
+      return;
+    }
+    const Shape &a = in(0).shape, &b = in(1).shape;
+    if (a.d[kD] > 1 || b.d[kD] > 1) add("ANEC-CHK-023", Severity::Reject, "matmul operand depth above one", str(std::max(a.d[kD], b.d[kD])), "1", "", "fold depth into batch");
+    if (a.d[kW] != b.d[kC] && !op->attrs.find("contraction_checked"))
+      add("ANEC-CHK-024", Severity::Reject, "left width " + str(a.d[kW]) + " does not match right channels " + str(b.d[kC]), str(a.d[kW]), str(b.d[kC]), "", "transpose or pad so the contracted dimensions agree");
+    for (int ax : {kN, kH})
+      if (a.d[ax] != b.d[ax] && a.d[ax] != 1 && b.d[ax] != 1)
+        add("ANEC-CHK-024", Severity::Reject, std::string("matmul operands differ on ") + kAxisNames[ax] + " and neither is one", str(a.d[ax]), str(b.d[ax]), "", "");
+    over(times(out().shape.d[kC], 2, "output-channel bytes"), "kmem_dense_cap", "ANEC-CHK-025",
+         "matmul output-channel bytes", "split the output channels across several matmuls");
+  }
+
+  void rule_pool() {
+    auto k = op->attrs_of("kernel", {1, 1});
+    auto p = op->attrs_of("pad", {0, 0, 0, 0});
+    if (k[0] > padded(in(0).shape.d[kH], p[0], p[1]) || k[1] > padded(in(0).shape.d[kW], p[2], p[3]))
+      add("ANEC-CHK-034", Severity::Reject, "pooling window larger than the padded input", str(k[0]) + "x" + str(k[1]), in(0).shape.str(), "", "shrink the window or use a global reduction");
+  }
+
+  void rule_broadcast() {
+    for (size_t i = 1; i < op->inputs.size(); ++i)
+      for (int a = 0; a < 5; ++a) {
+        int64_t x = in(0).shape.d[a], y = in(i).shape.d[a];
+        if (x != y && x != 1 && y != 1 && x > 0 && y > 0)
+          add("ANEC-CHK-035", Severity::Reject, std::string("operands differ on ") + kAxisNames[a] + " and neither is one", str(y), str(x), "", "broadcast only from a length-one axis");
+      }
+  }
+
+  void rule_reshape() {
+    auto s = op->attrs_of("shape", {});
+    if (s.size() > 5) add("ANEC-CHK-015", Severity::Reject, "reshape to rank " + str(int64_t(s.size())), str(int64_t(s.size())), "5", "", "keep at most five axes");
+    else if (!out().shape.symbolic() && !in(0).shape.symbolic() && out().shape.elements() != in(0).shape.elements())
+      add("ANEC-CHK-029", Severity::Reject, "reshape changes the element count", str(out().shape.elements()), str(in(0).shape.elements()), "", "");
+  }
+
+  void rule_transpose() {
+    auto perm = op->attrs_of("perm", {0, 1, 2, 3, 4});
+    auto sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != std::vector<int64_t>{0, 1, 2, 3, 4})
+      add("ANEC-CHK-029", Severity::Reject, "perm must name each of the five axes once", "", "", "", "");
+    else if (over(out().shape.d[kH], "max_transpose_height", "ANEC-CHK-031", "transpose height", "", Severity::Decompose) ||
+             over(out().shape.d[kW], "max_transpose_width", "ANEC-CHK-031", "transpose width", "", Severity::Decompose))
+      verdict->decompose_with = "multiple transpose passes";
+  }
+
+  void rule_concat() {
+    std::string axis = op->text("axis", "C");
+    int a = axis_index(axis, -1);
+    if (a < 0) {
+      add("ANEC-CHK-028", Severity::Reject, "concat axis must be a constant axis letter (N, D, C, H, W)", axis, "", "", "");
+      return;
+    }
+    for (size_t i = 1; i < op->inputs.size(); ++i)
+      for (int x = 0; x < 5; ++x)
+        if (x != a && in(i).shape.d[x] != in(0).shape.d[x])
+          add("ANEC-CHK-028", Severity::Reject, "concat input '" + op->inputs[i] + "' differs from the first on " + kAxisNames[x], in(i).shape.str(), in(0).shape.str(), "", "");
+  }
+
+  void rule_slice_saturation() {
+    auto begin = op->attrs_of("begin", {0, 0, 0, 0, 0});
+    auto hazard = num("slice_offset_saturation");
+    auto threshold = num("slice_saturation_threshold");
+    if (begin.size() == 5 && begin[kW] != 0 && hazard && *hazard && threshold) {
+      const Doc *m = op->attrs.find("max_abs");
+      double v = m && m->is(Doc::Kind::Int) ? double(m->as_int()) : m && m->is(Doc::Kind::Float) ? m->as_float() : -1;
+      if (v > *threshold)
+        add("ANEC-CHK-050", Severity::Reject,
+            "width-offset slice of values up to " + whole(v) + " saturates to infinity above " +
+                std::to_string(int64_t(*threshold)),
+            std::to_string(v), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0, or keep the values under the bound");
+      else if (v < 0)
+        add("ANEC-CHK-050", Severity::Warning, "width-offset slice: values above " + std::to_string(int64_t(*threshold)) + " would saturate to infinity on this target (give attrs.max_abs to decide)",
+            "begin W " + str(begin[kW]), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0");
+    }
+  }
+
+  void rule_pad() {
+    auto cp = op->attrs_of("channel_pad", {0, 0});
+    if (cp.size() == 2 && (cp[0] || cp[1])) add("ANEC-CHK-032", Severity::Reject, "channel padding is not supported", str(cp[0]) + "," + str(cp[1]), "0", "", "pad with a concat of constants instead");
+    std::string mode = op->text("mode", "constant");
+    auto te = num("texture_engine");
+    if ((mode == "reflect" || mode == "symmetric") && te && !*te) {
+      add("ANEC-CHK-032", Severity::Decompose, mode + " padding needs the texture engine", mode, "constant", "texture_engine", "");
+      verdict->decompose_with = "slices and concats";
+    }
+  }
+
+  void rule_reduction() {
+    auto sq = op->attrs.find("square");
+    auto cap = num("square_after_reduction");
+    if (sq && sq->is(Doc::Kind::Bool) && sq->as_bool() && cap && !*cap) {
+      add("ANEC-CHK-033", Severity::Decompose, "square after reduction is not fused on this family", "square", "", "square_after_reduction", "");
+      verdict->decompose_with = "the reduction then a separate square";
+    }
+  }
+
+  void rule_argminmax() {
+    std::string axis = op->text("axis", "C");
+    int a = axis_index(axis, kC);
+    over(in(0).shape.d[a], "argminmax_max_axis", "ANEC-CHK-026", "arg reduction axis", "reduce in chunks of at most the limit, then reduce the partial results");
+  }
+
+  // The software gather envelope (appendix A, appendix B validator Gather): without the texture
+  // engine's hardware gather, batch one and depth one only.
+  void rule_gather() {
+    auto te = num("texture_engine");
+    if (!te || *te || op->inputs.empty()) return;
+    const Shape &x = in(0).shape;
+    if (x.d[kN] > 1 || x.d[kD] > 1)
+      add("ANEC-CHK-036", Severity::Reject, "gather outside the software envelope: batch " + str(x.d[kN]) + ", depth " + str(x.d[kD]),
+          x.str(), "batch 1, depth 1", "texture_engine", "gather per batch item, or target a family with the texture engine");
+  }
+
+  // An operation with a symbolic dimension cannot be compiled until the dimension is bound (the
+  // direct path compiles one program per concrete shape, ch.19).
+  void symbolic() {
+    std::vector<std::string> names;
+    for (const auto *list : {&op->inputs, &op->outputs})
+      for (const std::string &n : *list)
+        for (int a = 0; a < 5; ++a)
+          if (const Shape &s = g.tensor(n)->shape; s.d[a] < 0 &&
+              std::find(names.begin(), names.end(), s.symbol[a]) == names.end())
+            names.push_back(s.symbol[a]);
+    if (names.empty()) return;
+    std::string list, fix;
+    for (const std::string &n : names) {
+      list += (list.empty() ? "" : ", ") + n;
+      std::string hint = binding_hint(g, n);
+      if (fix.find(hint) == std::string::npos) fix += (fix.empty() ? "" : "; ") + hint;
+    }
+    add("ANEC-CHK-053", Severity::Reject, "shape depends on the symbolic dimension(s) " + list + "; the direct path compiles one program per concrete shape",
+        list, "", "", "a fixed shape would make it compile: " + fix);
   }
 
   void layout_warnings() {
     for (const std::string &n : op->outputs) {
       const Tensor &x = *g.tensor(n);
       if (x.shape.symbolic()) continue;
-      auto il = num("channel_interleave");
+      // The tensor's own interleave where the model declares one (a plist port), else the target's.
+      auto il = x.interleave > 0 ? std::optional<double>(double(x.interleave)) : num("channel_interleave");
       if (il && *il > 1 && x.shape.d[kC] % int64_t(*il))
         add("ANEC-CHK-040", Severity::Warning, "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) + ": lanes pad out",
-            str(x.shape.d[kC]), str(int64_t(*il)), "channel_interleave", "round the channels up to a multiple of the interleave");
+            str(x.shape.d[kC]), str(int64_t(*il)), x.interleave > 0 ? "" : "channel_interleave",
+            "round the channels up to a multiple of the interleave");
       int64_t row = times(x.shape.d[kW], dtype_bytes(x.dtype), "row bytes of '" + n + "'");
-      if (row % 16)
-        add("ANEC-CHK-041", Severity::Warning, "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the 16-byte DMA granule", str(row), "multiple of 16 bytes", "",
-            "make the width a multiple of " + str(16 / std::max<int64_t>(1, dtype_bytes(x.dtype))));
+      int64_t granule = int64_t(num("dram_alignment").value_or(16));
+      if (granule > 1 && row % granule)
+        add("ANEC-CHK-041", Severity::Warning, "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the " + str(granule) + "-byte DMA granule",
+            str(row), "multiple of " + str(granule) + " bytes", "dram_alignment",
+            "make the width a multiple of " + str(std::max<int64_t>(1, granule / std::max<int64_t>(1, dtype_bytes(x.dtype)))));
     }
     int64_t largest = 0;
     std::string which;
@@ -251,7 +325,41 @@ struct Checker {
           str(int64_t(op->inputs.size())), "12", "", "merge the branches in stages");
   }
 };
+
+// The validator rules ops.toml names, by name.
+const std::map<std::string, void (Checker::*)()> &rule_table() {
+  static const std::map<std::string, void (Checker::*)()> rules = {
+      {"io", &Checker::rule_io},
+      {"extent", &Checker::rule_extent},
+      {"single_input", &Checker::rule_single_input},
+      {"conv_kernel", &Checker::rule_conv_kernel},
+      {"groups", &Checker::rule_groups},
+      {"dynamic_weight_batch", &Checker::rule_dynamic_weight_batch},
+      {"linear_rank", &Checker::rule_linear_rank},
+      {"matmul", &Checker::rule_matmul},
+      {"pool", &Checker::rule_pool},
+      {"broadcast", &Checker::rule_broadcast},
+      {"reshape", &Checker::rule_reshape},
+      {"transpose", &Checker::rule_transpose},
+      {"concat", &Checker::rule_concat},
+      {"slice_saturation", &Checker::rule_slice_saturation},
+      {"pad", &Checker::rule_pad},
+      {"reduction", &Checker::rule_reduction},
+      {"argminmax", &Checker::rule_argminmax},
+      {"gather", &Checker::rule_gather},
+  };
+  return rules;
+}
 } // namespace
+
+const std::vector<std::string> &known_rules() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto &entry : rule_table()) out.push_back(entry.first);
+    return out;
+  }();
+  return names;
+}
 
 CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
   CheckResult r;
@@ -262,9 +370,13 @@ CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t
     if (x.format == "fourcc")
       c.add("ANEC-CHK-052", Severity::Reject, "input '" + n + "' declares a true four-character-code image format, which does not lower on the direct path", "fourcc", "", "",
             "declare a uint8 image input and dequantize in the graph");
-    if (x.shape.symbolic())
+    if (x.shape.symbolic()) {
+      std::string fix;
+      for (int a = 0; a < 5; ++a)
+        if (x.shape.d[a] < 0) fix += (fix.empty() ? "" : " ") + binding_hint(g, x.shape.symbol[a]);
       c.add("ANEC-CHK-053", Severity::Reject, "input '" + n + "' has a symbolic dimension " + x.shape.str() + "; the direct path compiles one program per concrete shape",
-            x.shape.str(), "", "", "pad to a fixed maximum or bucket the lengths");
+            x.shape.str(), "", "", "bind it (" + fix + "), pad to a fixed maximum or bucket the lengths");
+    }
   }
   auto family = c.num("family_index");
   std::string family_name = t.find("family") && std::holds_alternative<std::string>(t.find("family")->value) ? std::get<std::string>(t.find("family")->value) : "?";
@@ -278,8 +390,13 @@ CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t
       continue;
     }
     if (!spec->floor) {
-      c.add("ANEC-CHK-002", Severity::Reject, op.type + " has no engine path on any family", op.type, "", "", "compute it on the host");
+      c.add("ANEC-CHK-002", Severity::Reject, op.type + " has no engine path on any family", op.type, "", "",
+            spec->decompose_with.empty() ? "compute it on the host" : spec->decompose_with);
       continue;
+    }
+    if (!spec->lowered_as.empty()) {
+      c.add("ANEC-CHK-006", Severity::Decompose, op.type + " lowers to " + spec->lowered_as + " on every family", op.type, "", "", "");
+      c.verdict->decompose_with = spec->lowered_as;
     }
     if (family && *family < *spec->floor) {
       c.add("ANEC-CHK-003", Severity::Decompose, op.type + " is native from family index " + str(*spec->floor) + "; " + family_name + " is " + str(int64_t(*family)),
@@ -296,7 +413,8 @@ CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t
             gate.reject ? "compute it on the host" : "");
       if (!gate.reject) c.verdict->decompose_with = gate.with;
     }
-    for (const std::string &rule : spec->rules) c.rule(rule);
+    c.symbolic();
+    for (const std::string &rule : spec->rules) (c.*rule_table().at(rule))();
     c.layout_warnings();
   }
   for (const OpVerdict &v : r.ops) {

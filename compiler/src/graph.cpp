@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <set>
 
 namespace anec::compiler {
 using anec::detail::Strict;
@@ -124,6 +125,7 @@ Tensor tensor_of(const Doc &d, const std::string &source, bool constant) {
   Tensor t;
   t.name = r.req("name", Doc::Kind::String).as_string();
   t.shape = shape_of(r.req_any("shape"), source, "tensor '" + t.name + "'");
+  t.source_rank = int(r.req_any("shape").items().size());
   if (const Doc *x = r.opt("dtype", Doc::Kind::String)) t.dtype = x->as_string();
   if (!dtype_bytes(t.dtype)) r.fail(d, "tensor '" + t.name + "' has unknown dtype '" + t.dtype + "'");
   if (const Doc *x = r.opt("format", Doc::Kind::String)) t.format = x->as_string();
@@ -222,6 +224,229 @@ double weight_bytes(const Graph &g, const Op &op) {
   return 0;
 }
 
+std::string binding_hint(const Graph &g, const std::string &symbol) {
+  std::set<std::string> bindable; // the symbols of the graph's inputs: what --dim can bind
+  for (const std::string &n : g.inputs)
+    for (const std::string &s : g.tensor(n)->shape.symbol) bindable.insert(s);
+  std::string out, name;
+  bool derived = false;
+  auto flush = [&] {
+    bool number = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
+    if (bindable.count(name)) out += (out.empty() ? "" : " ") + ("--dim " + name + "=N");
+    else if (!number) derived = true;
+    name.clear();
+  };
+  for (char c : symbol) c == '*' ? flush() : void(name += c);
+  flush();
+  if (derived) out += std::string(out.empty() ? "" : ", and ") + "bind the input dimensions it derives from";
+  return out;
+}
+
+std::vector<std::string> unbound_dimensions(const Graph &g) {
+  std::vector<std::string> out;
+  for (const std::string &n : g.inputs) {
+    const Shape &s = g.tensor(n)->shape;
+    for (int a = 0; a < 5; ++a) {
+      if (s.d[a] >= 0) continue;
+      std::string line = "input '" + n + "' " + s.str() + " " + kAxisNames[a] + " = " + s.symbol[a] + ": " + binding_hint(g, s.symbol[a]);
+      if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+    }
+  }
+  return out;
+}
+
+namespace {
+// One op's shape function (ops.toml `shape`): the output shape from the input shapes and the
+// attributes. Products and sums of attribute values go through Arith (ANEC-GRAPH-003 on overflow).
+struct ShapeFn {
+  const Op &op;
+  const std::vector<Shape> &in;
+  const Arith &m;
+  Shape out;
+
+  Error bad(const std::string &why) const { return Error("ANEC-GRAPH-003", m.context + ": " + why); }
+  void need(size_t n) const {
+    if (in.size() < n) throw bad("needs " + std::to_string(n) + " input(s), has " + std::to_string(in.size()));
+  }
+  void set(const std::vector<int64_t> &v) {
+    if (v.size() != 5) throw bad("shape attribute of the wrong length");
+    for (int64_t x : v)
+      if (x < 1) throw bad("produces an empty or negative extent " + Shape{}.str());
+    std::copy(v.begin(), v.end(), out.d.begin());
+  }
+
+  void same() {}
+  void window() {
+    need(1);
+    const std::string &t = op.type;
+    bool conv = t == "conv" || t == "deconv";
+    auto k = op.attrs_of("kernel", {1, 1});
+    auto s = op.attrs_of("stride", conv ? std::vector<int64_t>{1, 1} : k);
+    auto p = op.attrs_of("pad", {0, 0, 0, 0});
+    auto dil = op.attrs_of("dilation", {1, 1});
+    if (k.size() != 2 || s.size() != 2 || p.size() != 4 || dil.size() != 2)
+      throw bad("kernel, stride, dilation take 2 values and pad 4 (top, bottom, left, right)");
+    auto extent = t == "deconv" ? deconv_out : window_out;
+    out.d[kH] = extent(m, in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
+    out.d[kW] = extent(m, in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
+    if (!conv) return;
+    int64_t oc = op.attr("out_channels", 0);
+    if (oc < 1) throw bad("needs out_channels");
+    out.d[kC] = oc;
+  }
+  void linear() {
+    need(1);
+    int64_t of = op.attr("out_features", 0);
+    if (of < 1) throw bad("needs out_features");
+    out.d[kC] = of;
+  }
+  void matmul() {
+    need(2);
+    out.d[kN] = std::max(in[0].d[kN], in[1].d[kN]);
+    out.d[kD] = std::max(in[0].d[kD], in[1].d[kD]);
+    out.d[kW] = in[1].d[kW];
+  }
+  void broadcast() {
+    for (const Shape &o : in)
+      for (int a = 0; a < 5; ++a) out.d[a] = std::max(out.d[a], o.d[a]);
+  }
+  void reduce() {
+    for (char c : op.text("axes", "C"))
+      if (int a = axis_index(std::string(1, c), -1); a >= 0) out.d[a] = 1;
+  }
+  void argreduce() { out.d[axis_of(op, "axis", kC)] = 1; }
+  void global_reduce() { out.d = {out.d[kN], 1, 1, 1, 1}; }
+  void reshape() {
+    need(1);
+    auto v = op.attrs_of("shape", {});
+    if (v.size() == 4) v.insert(v.begin() + 1, 1);
+    if (v.size() == 5) set(v);
+  }
+  void tile() {
+    need(1);
+    auto r = op.attrs_of("reps", {1, 1, 1, 1, 1});
+    if (r.size() != 5) throw bad("reps takes 5 values");
+    std::vector<int64_t> v;
+    for (int a = 0; a < 5; ++a) v.push_back(m.mul(in[0].d[a], r[a]));
+    set(v);
+  }
+  void transpose() {
+    need(1);
+    auto perm = op.attrs_of("perm", {0, 1, 2, 3, 4});
+    if (perm.size() != 5) throw bad("perm takes 5 axis indices");
+    std::vector<int64_t> v;
+    for (int a = 0; a < 5; ++a) v.push_back(perm[a] >= 0 && perm[a] < 5 ? in[0].d[perm[a]] : 0);
+    set(v);
+  }
+  void slice() {
+    need(1);
+    auto b = op.attrs_of("begin", {0, 0, 0, 0, 0}), e = op.attrs_of("end", {-1, -1, -1, -1, -1});
+    if (b.size() != 5 || e.size() != 5) throw bad("begin and end take 5 values (-1 in end: to the end)");
+    std::vector<int64_t> v;
+    for (int a = 0; a < 5; ++a) v.push_back(m.sub(e[a] < 0 ? in[0].d[a] : std::min(e[a], in[0].d[a]), b[a]));
+    set(v);
+  }
+  void dynamic_slice() {
+    need(1);
+    set(op.attrs_of("size", std::vector<int64_t>(in[0].d.begin(), in[0].d.end())));
+  }
+  void concat() {
+    need(2);
+    int a = axis_of(op, "axis", kC);
+    out.d[a] = 0;
+    for (const Shape &o : in) out.d[a] = m.add(out.d[a], o.d[a]);
+  }
+  void pad() {
+    need(1);
+    auto p = op.attrs_of("pad", {0, 0, 0, 0});
+    if (p.size() != 4) throw bad("pad takes 4 values (top, bottom, left, right)");
+    out.d[kH] = m.add(out.d[kH], m.add(p[0], p[1]));
+    out.d[kW] = m.add(out.d[kW], m.add(p[2], p[3]));
+    auto cp = op.attrs_of("channel_pad", {0, 0});
+    if (cp.size() == 2) out.d[kC] = m.add(out.d[kC], m.add(cp[0], cp[1]));
+  }
+  void resize() {
+    auto sz = op.attrs_of("size", {});
+    auto sc = op.attrs_of("scale", {});
+    if (sz.size() == 2) {
+      out.d[kH] = sz[0];
+      out.d[kW] = sz[1];
+    } else if (sc.size() == 2) {
+      out.d[kH] = m.mul(out.d[kH], sc[0]);
+      out.d[kW] = m.mul(out.d[kW], sc[1]);
+    } else {
+      throw bad("needs size [H, W] or scale [sH, sW]");
+    }
+  }
+  void sdpa() {
+    need(3);
+    out.d[kW] = in[2].d[kW];
+  }
+  void topk() { out.d[axis_of(op, "axis", kW)] = op.attr("k", 1); }
+  // A view of `size` elements along one axis (appendix B InputView); a split's first part.
+  void input_view() {
+    int a = axis_of(op, "axis", kC);
+    if (int64_t size = op.attr("size", 0); size > 0) out.d[a] = size;
+  }
+  void split() {
+    int a = axis_of(op, "axis", kC);
+    int64_t parts = std::max<int64_t>(1, int64_t(op.outputs.size()));
+    if (out.d[a] > 0) out.d[a] = out.d[a] / parts;
+  }
+  void broadcast_to() {
+    int a = axis_of(op, "axis", kC);
+    if (int64_t size = op.attr("size", 0); size > 0) out.d[a] = size;
+  }
+  void gather() {}
+  void gather_elements() {}
+  void depth_to_space() { rearrange(true); }
+  void space_to_depth() { rearrange(false); }
+  // Pixel shuffle (channels to space) and its inverse, factors factor_x (W) and factor_y (H).
+  void rearrange(bool to_space) {
+    int64_t fx = op.attr("factor_x", op.attr("factor", 2)), fy = op.attr("factor_y", op.attr("factor", 2));
+    if (fx < 1 || fy < 1) throw bad("factors must be positive");
+    int64_t f = m.mul(fx, fy);
+    if (to_space) {
+      out.d[kC] = out.d[kC] > 0 ? out.d[kC] / f : out.d[kC];
+      out.d[kH] = out.d[kH] > 0 ? m.mul(out.d[kH], fy) : out.d[kH];
+      out.d[kW] = out.d[kW] > 0 ? m.mul(out.d[kW], fx) : out.d[kW];
+    } else {
+      out.d[kC] = out.d[kC] > 0 ? m.mul(out.d[kC], f) : out.d[kC];
+      out.d[kH] = out.d[kH] > 0 ? out.d[kH] / fy : out.d[kH];
+      out.d[kW] = out.d[kW] > 0 ? out.d[kW] / fx : out.d[kW];
+    }
+  }
+};
+
+const std::map<std::string, void (ShapeFn::*)()> &shape_table() {
+  static const std::map<std::string, void (ShapeFn::*)()> fns = {
+      {"same", &ShapeFn::same},           {"window", &ShapeFn::window},
+      {"linear", &ShapeFn::linear},       {"matmul", &ShapeFn::matmul},
+      {"broadcast", &ShapeFn::broadcast}, {"reduce", &ShapeFn::reduce},
+      {"argreduce", &ShapeFn::argreduce}, {"global_reduce", &ShapeFn::global_reduce},
+      {"reshape", &ShapeFn::reshape},     {"tile", &ShapeFn::tile},
+      {"transpose", &ShapeFn::transpose}, {"slice", &ShapeFn::slice},
+      {"dynamic_slice", &ShapeFn::dynamic_slice}, {"concat", &ShapeFn::concat},
+      {"pad", &ShapeFn::pad},             {"resize", &ShapeFn::resize},
+      {"sdpa", &ShapeFn::sdpa},           {"topk", &ShapeFn::topk},
+      {"input_view", &ShapeFn::input_view}, {"split", &ShapeFn::split},
+      {"broadcast_to", &ShapeFn::broadcast_to}, {"gather", &ShapeFn::gather},
+      {"gather_elements", &ShapeFn::gather_elements}, {"depth_to_space", &ShapeFn::depth_to_space},
+      {"space_to_depth", &ShapeFn::space_to_depth},
+  };
+  return fns;
+}
+} // namespace
+
+const std::vector<std::string> &known_shapes() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto &entry : shape_table()) out.push_back(entry.first);
+    return out;
+  }();
+  return names;
+}
+
 void infer_shapes(Graph &g, const OpCatalog &catalog) {
   check_sources(g);
   for (const Op &op : g.ops) {
@@ -229,114 +454,12 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
     std::string dtype = "fp16";
     for (const std::string &n : op.inputs) in.push_back(g.tensor(n)->shape);
     if (!op.inputs.empty()) dtype = g.tensor(op.inputs[0])->dtype;
-    Shape out = in.empty() ? Shape{} : in[0];
     const Arith m{g.source + ": op '" + op.name + "' (" + op.type + ")"};
-    auto bad = [&](const std::string &why) { return Error("ANEC-GRAPH-003", m.context + ": " + why); };
-    auto need = [&](size_t n) {
-      if (in.size() < n) throw bad("needs " + std::to_string(n) + " input(s), has " + std::to_string(in.size()));
-    };
-    const OpSpec *spec = catalog.find(op.type);
-    std::string form = spec ? spec->cost : "";
-    const std::string &t = op.type;
-    if (t == "conv" || t == "deconv" || t == "max_pool" || t == "avg_pool") {
-      need(1);
-      auto k = op.attrs_of("kernel", {1, 1});
-      auto s = op.attrs_of("stride", t == "conv" || t == "deconv" ? std::vector<int64_t>{1, 1} : k);
-      auto p = op.attrs_of("pad", {0, 0, 0, 0});
-      auto dil = op.attrs_of("dilation", {1, 1});
-      if (k.size() != 2 || s.size() != 2 || p.size() != 4 || dil.size() != 2) throw bad("kernel, stride, dilation take 2 values and pad 4 (top, bottom, left, right)");
-      if (t == "deconv") {
-        out.d[kH] = deconv_out(m, in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
-        out.d[kW] = deconv_out(m, in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
-      } else {
-        out.d[kH] = window_out(m, in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
-        out.d[kW] = window_out(m, in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
-      }
-      if (t == "conv" || t == "deconv") {
-        int64_t oc = op.attr("out_channels", 0);
-        if (oc < 1) throw bad("needs out_channels");
-        out.d[kC] = oc;
-      }
-    } else if (t == "linear") {
-      need(1);
-      int64_t of = op.attr("out_features", 0);
-      if (of < 1) throw bad("needs out_features");
-      out.d[kC] = of;
-    } else if (t == "matmul") {
-      need(2);
-      out.d[kN] = std::max(in[0].d[kN], in[1].d[kN]);
-      out.d[kD] = std::max(in[0].d[kD], in[1].d[kD]);
-      out.d[kW] = in[1].d[kW];
-    } else if (form == "elementwise" && in.size() >= 2) {
-      for (const Shape &o : in)
-        for (int a = 0; a < 5; ++a) out.d[a] = std::max(out.d[a], o.d[a]);
-    } else if (t == "reduce_sum" || t == "reduce_mean" || t == "reduce_max") {
-      for (char c : op.text("axes", "C"))
-        if (int a = axis_index(std::string(1, c), -1); a >= 0) out.d[a] = 1;
-    } else if (t == "argmax" || t == "argmin") {
-      out.d[axis_of(op, "axis", kC)] = 1;
-    } else if (t == "global_argmax") {
-      out.d = {out.d[kN], 1, 1, 1, 1};
-    } else if (t == "reshape" || t == "tile" || t == "transpose" || t == "slice" || t == "dynamic_slice") {
-      need(1);
-      std::vector<int64_t> v;
-      if (t == "reshape") v = op.attrs_of("shape", {});
-      if (t == "reshape" && v.size() == 4) v.insert(v.begin() + 1, 1);
-      if (t == "tile") {
-        auto r = op.attrs_of("reps", {1, 1, 1, 1, 1});
-        if (r.size() != 5) throw bad("reps takes 5 values");
-        for (int a = 0; a < 5; ++a) v.push_back(m.mul(in[0].d[a], r[a]));
-      }
-      if (t == "transpose") {
-        auto perm = op.attrs_of("perm", {0, 1, 2, 3, 4});
-        if (perm.size() != 5) throw bad("perm takes 5 axis indices");
-        for (int a = 0; a < 5; ++a) v.push_back(perm[a] >= 0 && perm[a] < 5 ? in[0].d[perm[a]] : 0);
-      }
-      if (t == "slice") {
-        auto b = op.attrs_of("begin", {0, 0, 0, 0, 0}), e = op.attrs_of("end", {-1, -1, -1, -1, -1});
-        if (b.size() != 5 || e.size() != 5) throw bad("begin and end take 5 values (-1 in end: to the end)");
-        for (int a = 0; a < 5; ++a)
-          v.push_back(m.sub(e[a] < 0 ? in[0].d[a] : std::min(e[a], in[0].d[a]), b[a]));
-      }
-      if (t == "dynamic_slice") v = op.attrs_of("size", std::vector<int64_t>(in[0].d.begin(), in[0].d.end()));
-      if (v.size() == 5) std::copy(v.begin(), v.end(), out.d.begin());
-      else if (t != "reshape") throw bad("shape attribute of the wrong length");
-      for (int64_t x : v)
-        if (x < 1 && t != "reshape") throw bad("produces an empty or negative extent " + Shape{out}.str());
-    } else if (t == "concat") {
-      need(2);
-      int a = axis_of(op, "axis", kC);
-      out.d[a] = 0;
-      for (const Shape &o : in) out.d[a] = m.add(out.d[a], o.d[a]);
-    } else if (t == "pad") {
-      need(1);
-      auto p = op.attrs_of("pad", {0, 0, 0, 0});
-      if (p.size() != 4) throw bad("pad takes 4 values (top, bottom, left, right)");
-      out.d[kH] = m.add(out.d[kH], m.add(p[0], p[1]));
-      out.d[kW] = m.add(out.d[kW], m.add(p[2], p[3]));
-      auto cp = op.attrs_of("channel_pad", {0, 0});
-      if (cp.size() == 2) out.d[kC] = m.add(out.d[kC], m.add(cp[0], cp[1]));
-    } else if (t == "resize" || t == "crop_resize") {
-      auto sz = op.attrs_of("size", {});
-      auto sc = op.attrs_of("scale", {});
-      if (sz.size() == 2) {
-        out.d[kH] = sz[0];
-        out.d[kW] = sz[1];
-      } else if (sc.size() == 2) {
-        out.d[kH] = m.mul(out.d[kH], sc[0]);
-        out.d[kW] = m.mul(out.d[kW], sc[1]);
-      } else {
-        throw bad("needs size [H, W] or scale [sH, sW]");
-      }
-    } else if (t == "sdpa") {
-      need(3);
-      out.d[kW] = in[2].d[kW];
-    } else if (t == "topk") {
-      out.d[axis_of(op, "axis", kW)] = op.attr("k", 1);
-    }
+    ShapeFn fn{op, in, m, in.empty() ? Shape{} : in[0]};
+    if (const OpSpec *spec = catalog.find(op.type)) (fn.*shape_table().at(spec->shape))();
     for (const std::string &name : op.outputs) {
       Tensor &o = g.tensors[g.index.at(name)];
-      o.shape = out;
+      o.shape = fn.out;
       // a symbolic dimension stays symbolic
       for (int a = 0; a < 5; ++a)
         if (!in.empty() && in[0].d[a] < 0 && o.shape.d[a] <= 0) {

@@ -7,31 +7,49 @@
 
 namespace anec::compiler {
 
+namespace {
+// Binds a symbolic input dimension by name, or by "INPUT:AXIS" with the axis counted in the shape
+// the model gives (4-D N,C,H,W or 5-D N,D,C,H,W).
+void bind(Graph &g, const std::string &name, int64_t value, const std::string &source) {
+  size_t colon = name.rfind(':');
+  bool used = false;
+  for (const std::string &in : g.inputs) {
+    Tensor &t = g.tensors[g.index.at(in)];
+    for (int a = 0; a < 5; ++a)
+      if (t.shape.d[a] < 0 && t.shape.symbol[a] == name) {
+        t.shape.d[a] = value;
+        t.shape.symbol[a].clear();
+        used = true;
+      }
+    if (colon == std::string::npos || name.substr(0, colon) != in) continue;
+    std::string axis = name.substr(colon + 1);
+    int rank = t.source_rank == 4 ? 4 : 5;
+    int k = axis.size() == 1 && axis[0] >= '0' && axis[0] < char('0' + rank) ? axis[0] - '0' : -1;
+    if (k < 0) throw Error("ANEC-MODEL-003", source + ": input '" + in + "' has " + std::to_string(rank) + " axes; --dim " + name + " names axis " + axis);
+    int a = rank == 4 && k > 0 ? k + 1 : k;
+    if (t.shape.d[a] >= 0 && t.shape.d[a] != value)
+      throw Error("ANEC-MODEL-003", source + ": input '" + in + "' axis " + axis + " is fixed at " + std::to_string(t.shape.d[a]) + "; --dim gives " + std::to_string(value));
+    t.shape.d[a] = value;
+    t.shape.symbol[a].clear();
+    used = true;
+  }
+  if (!used) throw Error("ANEC-MODEL-003", source + ": no input dimension is named '" + name + "' (an unnamed one binds as INPUT:AXIS)");
+}
+} // namespace
+
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims) {
   std::string ext = path.extension().string();
   Graph g;
   if (ext == ".onnx") // mapped, not copied: protobuf parses in place; shapes come from ONNX inference
-    return read_onnx(InputFile::open(path, 1ull << 30).text(), path.string(), dims);
+    return read_onnx(InputFile::open(path, 1ull << 30).text(), path.string(), catalog, dims);
   if (ext == ".json") {
     g = read_graph_json(json::parse(read_text_file(path, 256ull << 20), path.string()), path.string());
   } else if (ext == ".plist") {
-    g = read_network_plist(plist::parse(read_text_file(path, 256ull << 20), path.string()), path.string());
+    g = read_network_plist(plist::parse(read_text_file(path, 256ull << 20), path.string()), path.string(), catalog);
   } else {
     throw Error("ANEC-MODEL-001", path.string() + ": no front-end reads '" + ext + "' files (known: .json anec-graph, .plist network, .onnx)");
   }
-  for (const auto &[name, value] : dims) {
-    bool used = false;
-    for (const std::string &in : g.inputs)
-      for (int a = 0; a < 5; ++a) {
-        Shape &s = g.tensors[g.index.at(in)].shape;
-        if (s.d[a] < 0 && s.symbol[a] == name) {
-          s.d[a] = value;
-          s.symbol[a].clear();
-          used = true;
-        }
-      }
-    if (!used) throw Error("ANEC-MODEL-003", path.string() + ": no input dimension is named '" + name + "'");
-  }
+  for (const auto &[name, value] : dims) bind(g, name, value, path.string());
   infer_shapes(g, catalog);
   return g;
 }

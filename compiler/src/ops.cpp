@@ -4,15 +4,15 @@
 #include "anec/support/toml.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace anec::compiler {
 using anec::detail::Strict;
 
-const std::vector<std::string> &known_rules() {
-  static const std::vector<std::string> r = {"io",   "extent",  "conv_kernel", "groups",    "dynamic_weight_batch", "single_input",
-                                             "linear_rank", "matmul", "pool",  "broadcast", "reshape",  "transpose",
-                                             "concat", "slice_saturation", "pad", "reduction", "argminmax"};
-  return r;
+const std::vector<std::string> &known_attr_handlers() {
+  static const std::vector<std::string> h = {"none", "window", "gemm",  "axis", "axis_last", "reduce", "global",
+                                             "perm", "slice",  "pad",   "conv", "pool",      "linear"};
+  return h;
 }
 const std::vector<std::string> &known_costs() {
   static const std::vector<std::string> c = {"conv", "deconv", "matmul", "elementwise", "pool", "reduction", "softmax", "norm", "data", "attention", "none"};
@@ -61,6 +61,9 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
         o.gates.push_back(std::move(x));
       }
     if (const Doc *d = r.opt("decompose_with", Doc::Kind::String)) o.decompose_with = d->as_string();
+    if (const Doc *d = r.opt("shape", Doc::Kind::String)) o.shape = d->as_string();
+    if (!known(known_shapes(), o.shape)) r.fail(od, "op " + o.name + ": unknown shape function '" + o.shape + "'");
+    if (const Doc *d = r.opt("lowered_as", Doc::Kind::String)) o.lowered_as = d->as_string();
     o.source = r.req("source", Doc::Kind::String).as_string();
     r.finish();
     if (c.ops_.count(o.name)) r.fail(od, "duplicate op " + o.name);
@@ -71,7 +74,58 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
   return c;
 }
 
-OpCatalog OpCatalog::load(const std::filesystem::path &path) { return from_doc(toml::parse_file(path), path.string()); }
+namespace {
+// Operator names match without regard to case or underscores ("Neuron/ReLU" = "neuron/relu").
+std::string folded(const std::string &name) {
+  std::string out;
+  for (char c : name)
+    if (c != '_') out += char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+} // namespace
+
+void OpCatalog::add_front_end(const Doc &doc, const std::string &source) {
+  Strict top(doc, source, "ANEC-OPS-001", "front-end map");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-frontend") top.fail(doc, "not an anec-frontend map");
+  top.req("version", Doc::Kind::String);
+  auto &map = front_ends_[top.req("front_end", Doc::Kind::String).as_string()];
+  for (const Doc &md : top.req("map", Doc::Kind::Array).items()) {
+    Strict r(md, source, "ANEC-OPS-001", "map");
+    FrontEndOp row;
+    row.op = r.req("op", Doc::Kind::String).as_string();
+    if (!find(row.op)) r.fail(md, "'" + row.op + "' is not a catalogue operation");
+    if (const Doc *a = r.opt("attrs", Doc::Kind::String)) row.attrs = a->as_string();
+    if (!known(known_attr_handlers(), row.attrs)) r.fail(md, "unknown attribute handler '" + row.attrs + "'");
+    if (const Doc *w = r.opt("weights", Doc::Kind::Bool)) row.weights = w->as_bool();
+    if (const Doc *p = r.opt("params", Doc::Kind::Table))
+      for (const auto &[key, value] : p->members()) {
+        if (!value.is(Doc::Kind::String)) r.fail(value, "params map a Params key to an attribute name");
+        row.params[key] = value.as_string();
+      }
+    if (const Doc *s = r.opt("source", Doc::Kind::String)) row.source = s->as_string();
+    for (const Doc &name : r.req("from", Doc::Kind::Array).items()) {
+      if (!name.is(Doc::Kind::String)) r.fail(name, "from lists operator names");
+      if (!map.emplace(folded(name.as_string()), row).second) r.fail(name, "'" + name.as_string() + "' is mapped twice");
+    }
+    r.finish();
+  }
+  top.finish();
+}
+
+const FrontEndOp *OpCatalog::front_end(const std::string &format, const std::string &name) const {
+  auto f = front_ends_.find(format);
+  if (f == front_ends_.end()) return nullptr;
+  auto it = f->second.find(folded(name));
+  return it == f->second.end() ? nullptr : &it->second;
+}
+
+OpCatalog OpCatalog::load(const std::filesystem::path &path) {
+  OpCatalog c = from_doc(toml::parse_file(path), path.string());
+  std::filesystem::path dir = path.parent_path() / "frontend";
+  for (const char *name : {"onnx.toml", "plist.toml"})
+    if (std::filesystem::exists(dir / name)) c.add_front_end(toml::parse_file(dir / name), (dir / name).string());
+  return c;
+}
 
 const OpSpec *OpCatalog::find(const std::string &name) const {
   auto it = ops_.find(name);

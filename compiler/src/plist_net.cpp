@@ -2,6 +2,7 @@
 
 #include "anec/support/error.hpp"
 
+#include <cctype>
 #include <map>
 
 namespace anec::compiler {
@@ -24,13 +25,51 @@ std::string dtype_of(const std::string &t) {
   auto it = types.find(t);
   return it == types.end() ? "fp16" : it->second;
 }
-std::string lower(std::string s) {
+Doc int_pair(const Doc &p, const char *a, const char *b) {
+  Doc k = Doc::array();
+  k.push(Doc::integer(integer(p, a, 1)));
+  k.push(Doc::integer(integer(p, b, 1)));
+  return k;
+}
+// An axis named in Params ("Channel", "Width", ...) as its axis letter; any other value unchanged.
+Doc axis_value(const Doc &v) {
+  static const std::map<std::string, std::string> axes = {{"batch", "N"}, {"depth", "D"}, {"channel", "C"}, {"channels", "C"},
+                                                          {"height", "H"}, {"width", "W"}};
+  if (!v.is(Doc::Kind::String)) return v;
+  std::string s = v.as_string();
   for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+  auto it = axes.find(s);
+  return it == axes.end() ? v : Doc::string(it->second);
+}
+
+// The unit's catalogue operation and attributes, from the front-end map (tables/schema/frontend/
+// plist.toml): the row for "Type/Params.Type" if there is one, else for "Type"; unmapped types
+// stay as "plist:Type[/Params.Type]" for the checker to report.
+void map_unit(const OpCatalog &catalog, const std::string &type, const std::string &sub, const Doc &p, const Doc &unit, Op &op) {
+  const FrontEndOp *row = sub.empty() ? nullptr : catalog.front_end("plist", type + "/" + sub);
+  if (!row) row = catalog.front_end("plist", type);
+  if (!row) {
+    op.type = "plist:" + type + (sub.empty() ? "" : "/" + sub);
+    return;
+  }
+  op.type = row->op;
+  for (const auto &[key, attr] : row->params)
+    if (const Doc *v = p.find(key)) op.attrs.set(attr, attr == "axis" || attr == "axes" ? axis_value(*v) : *v);
+  if (int64_t oc = integer(unit, "OutputChannels", 0); oc > 0) op.attrs.set("out_channels", Doc::integer(oc));
+  if (row->attrs == "conv" || row->attrs == "pool") {
+    op.attrs.set("kernel", int_pair(p, "KernelHeight", "KernelWidth"));
+    if (const Doc *s = member(p, "Step", Doc::Kind::Array)) op.attrs.set("stride", *s);
+    Doc pad = Doc::array();
+    for (const char *key : {"PadTop", "PadBot", "PadLeft", "PadRight"}) pad.push(Doc::integer(integer(p, key, 0)));
+    op.attrs.set("pad", std::move(pad));
+  }
+  if (row->attrs == "conv") op.attrs.set("groups", Doc::integer(integer(p, "GroupCount", 1)));
+  if (row->attrs == "linear") op.attrs.set("out_features", Doc::integer(integer(unit, "OutputChannels", 0)));
+  if (op.type == "concat" && !op.attrs.find("axis")) op.attrs.set("axis", Doc::string("C"));
 }
 } // namespace
 
-Graph read_network_plist(const Doc &root, const std::string &source) {
+Graph read_network_plist(const Doc &root, const std::string &source, const OpCatalog &catalog) {
   auto fail = [&](const std::string &m) { return Error("ANEC-MODEL-002", source + ": " + m); };
   const Doc *networks = member(root, "Networks", Doc::Kind::Array);
   if (!networks || networks->items().empty() || !networks->items()[0].is(Doc::Kind::String)) throw fail("no Networks list: not a network plist");
@@ -57,6 +96,7 @@ Graph read_network_plist(const Doc &root, const std::string &source) {
     for (int64_t v : t.shape.d)
       if (v < 1) throw fail("input '" + in + "' lacks a positive BatchSize, InputChannels, InputHeight or InputWidth");
     t.dtype = dtype_of(text(*d, "InputType"));
+    t.interleave = integer(*d, "InputInterleave", 0);
     check_size(t, source); // the same 2^40 dimension cap as the JSON and ONNX readers
     g.inputs.push_back(g.add(std::move(t)).name);
   }
@@ -78,42 +118,7 @@ Graph read_network_plist(const Doc &root, const std::string &source) {
     }
     for (const std::string &i : op.inputs)
       if (!g.tensor(i)) throw Error("ANEC-GRAPH-002", source + ": unit '" + u + "' reads '" + i + "', which no input or earlier unit defines");
-    if (type == "Conv") {
-      op.type = text(p, "Type") == "Deconv" ? "deconv" : "conv";
-      op.attrs.set("out_channels", Doc::integer(integer(*d, "OutputChannels", 0)));
-      Doc k = Doc::array();
-      k.push(Doc::integer(integer(p, "KernelHeight", 1)));
-      k.push(Doc::integer(integer(p, "KernelWidth", 1)));
-      op.attrs.set("kernel", std::move(k));
-      if (const Doc *s = member(p, "Step", Doc::Kind::Array)) op.attrs.set("stride", *s);
-      Doc pad = Doc::array();
-      for (const char *key : {"PadTop", "PadBot", "PadLeft", "PadRight"}) pad.push(Doc::integer(integer(p, key, 0)));
-      op.attrs.set("pad", std::move(pad));
-      op.attrs.set("groups", Doc::integer(integer(p, "GroupCount", 1)));
-    } else if (type == "GOC") {
-      op.type = "goc";
-    } else if (type == "Neuron") {
-      static const std::map<std::string, std::string> acts = {{"ReLU", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"GELU", "gelu"}, {"Exp", "exp"}, {"Abs", "abs"}};
-      auto it = acts.find(text(p, "Type"));
-      op.type = it == acts.end() ? "plist:Neuron/" + text(p, "Type") : it->second;
-    } else if (type == "ElementWise") {
-      static const std::map<std::string, std::string> ops = {{"Add", "add"}, {"Sub", "sub"}, {"Mult", "mul"}, {"Max", "max"}, {"Min", "min"}};
-      auto it = ops.find(text(p, "Type"));
-      op.type = it == ops.end() ? "plist:ElementWise/" + text(p, "Type") : it->second;
-    } else if (type == "Pool") {
-      op.type = lower(text(p, "Type")) == "max" ? "max_pool" : "avg_pool";
-      Doc k = Doc::array();
-      k.push(Doc::integer(integer(p, "KernelHeight", 1)));
-      k.push(Doc::integer(integer(p, "KernelWidth", 1)));
-      op.attrs.set("kernel", std::move(k));
-    } else if (type == "Concat") {
-      op.type = "concat";
-      op.attrs.set("axis", Doc::string("C"));
-    } else if (type == "Softmax") {
-      op.type = "softmax";
-    } else {
-      op.type = "plist:" + type;
-    }
+    map_unit(catalog, type, text(p, "Type"), p, *d, op);
     Tensor t;
     t.name = u;
     g.add(std::move(t));

@@ -64,7 +64,8 @@ TEST(OpCatalog, LoadsAndIsStrict) {
   EXPECT_EQ(code_of([&] { OpCatalog::from_doc(rule, "r.toml"); }), "ANEC-OPS-001");
 }
 
-// Seed ch.17 table 17.1, each limit at the limit and one past it, on targets where it differs.
+// Seed ch.17 table 17.1, each limit at the limit and one past it, on targets where it differs: past
+// the limit the compiler tiles (a decomposition, saying into how many parts), it does not reject.
 TEST(Check, TensorExtentBoundaries) {
   struct Case {
     const char *target;
@@ -77,9 +78,13 @@ TEST(Check, TensorExtentBoundaries) {
     SCOPED_TRACE(std::string(c.target) + " " + c.code);
     std::vector<int64_t> at = {1, 1, 1, 1};
     at[c.axis] = c.limit;
+    EXPECT_FALSE(codes(check(one_op("relu", at), catalog(), target(c.target)), Severity::Decompose).count(c.code));
+    at[c.axis] = c.limit * 2 + 1;
+    CheckResult r = check(one_op("relu", at), catalog(), target(c.target));
+    EXPECT_TRUE(codes(r, Severity::Decompose).count(c.code));
     EXPECT_FALSE(rejects(one_op("relu", at), c.target, c.code));
-    at[c.axis] = c.limit + 1;
-    EXPECT_TRUE(rejects(one_op("relu", at), c.target, c.code));
+    EXPECT_EQ(r.ops[0].verdict, Verdict::Decompose);
+    EXPECT_EQ(r.ops[0].decompose_with.substr(0, 9), "3 tiles a") << r.ops[0].decompose_with;
   }
 }
 
@@ -253,7 +258,7 @@ TEST(Check, BatchAndDepthBoundaries) {
     at[c.axis] = c.limit + 1;
     Finding f = finding(one_op("relu", at), c.target, c.code);
     EXPECT_EQ(f.code, c.code);
-    EXPECT_EQ(f.severity, Severity::Reject);
+    EXPECT_EQ(f.severity, Severity::Decompose);
     EXPECT_EQ(f.value, std::to_string(c.limit + 1));
     EXPECT_EQ(f.limit, std::to_string(c.limit));
     EXPECT_EQ(f.limit_field, c.field);
@@ -507,7 +512,7 @@ TEST(Graph, MalformedModelsHaveReasonCodes) {
             }),
             "ANEC-GRAPH-003");
   EXPECT_EQ(code_of([&] { load_model("model.tflite", catalog()); }), "ANEC-MODEL-001");
-  EXPECT_EQ(code_of([&] { read_network_plist(json::parse(R"({"Version": "1"})", "p"), "p"); }), "ANEC-MODEL-002");
+  EXPECT_EQ(code_of([&] { read_network_plist(json::parse(R"({"Version": "1"})", "p"), "p", catalog()); }), "ANEC-MODEL-002");
 }
 
 namespace {
@@ -542,9 +547,14 @@ TEST(Cli, ExitCodes) {
   std::string out;
   EXPECT_EQ(cli("check " + (dir / "bad.json").string() + " --target h13", &out), 2);
   EXPECT_NE(out.find("ANEC-JSON-001"), std::string::npos) << out;
-  EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " --target h13", &out), 1);
-  EXPECT_NE(out.find("ANEC-CHK-010"), std::string::npos) << out;
-  EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " --target h16", &out), 0) << out;
+  write_output(dir / "kernel.json", std::string(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 1, 64]}],
+    "ops": [{"name": "c", "op": "conv", "inputs": ["x"], "outputs": ["y"], "attrs": {"out_channels": 1, "kernel": [1, 14]}}], "outputs": ["y"]})"));
+  // Too wide for h13 is tiled (a decomposition, exit 0); a kernel too wide for h13 rejects (exit 1).
+  EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " --target h13", &out), 0);
+  EXPECT_NE(out.find("ANEC-CHK-010 decompose"), std::string::npos) << out;
+  EXPECT_EQ(cli("check " + (dir / "kernel.json").string() + " --target h13", &out), 1);
+  EXPECT_NE(out.find("ANEC-CHK-020"), std::string::npos) << out;
+  EXPECT_EQ(cli("check " + (dir / "kernel.json").string() + " --target h16", &out), 0) << out;
   EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " --target h99", &out), 2);
   EXPECT_NE(out.find("ANEC-HAL-006"), std::string::npos) << out;
   EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format xml", &out), 2);
@@ -652,31 +662,31 @@ TEST(Graph, NetworkPlistDimensionsAreCapped) {
     return json::parse(R"({"Networks": ["n"], "n": {"Inputs": ["x"], "x": {"BatchSize": 1, "InputChannels": 1,
       "InputHeight": 1, "InputWidth": )" + width + R"(}, "Units": [], "Outputs": []}})", "net.plist");
   };
-  EXPECT_EQ(read_network_plist(net("1099511627776"), "net.plist").inputs.size(), 1u);
+  EXPECT_EQ(read_network_plist(net("1099511627776"), "net.plist", catalog()).inputs.size(), 1u);
   std::string msg;
-  EXPECT_EQ(code_of([&] { read_network_plist(net("9223372036854775807"), "net.plist"); }, &msg),
+  EXPECT_EQ(code_of([&] { read_network_plist(net("9223372036854775807"), "net.plist", catalog()); }, &msg),
             "ANEC-GRAPH-003");
   EXPECT_NE(msg.find("W = 9223372036854775807"), std::string::npos) << msg;
 }
 
 TEST(Graph, OnnxDimensionsAreCapped) {
   std::string msg;
-  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({1, 9223372036854775807}), "big.onnx"); }, &msg),
+  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({1, 9223372036854775807}), "big.onnx", catalog()); }, &msg),
             "ANEC-GRAPH-003");
   EXPECT_NE(msg.find("tensor 'x'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("9223372036854775807 exceeds the limit"), std::string::npos) << msg;
   // Each dimension within the cap, the element count (2^80) not.
   const int64_t cap = int64_t(1) << 40;
-  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({0, cap}, "n"), "big.onnx", {{"n", cap}}); }, &msg),
+  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({0, cap}, "n"), "big.onnx", catalog(), {{"n", cap}}); }, &msg),
             "ANEC-GRAPH-003");
   EXPECT_NE(msg.find("does not fit in 64 bits"), std::string::npos) << msg;
-  Graph g = read_onnx(relu_onnx({0, 16}, "n"), "ok.onnx", {{"n", 2}});
+  Graph g = read_onnx(relu_onnx({0, 16}, "n"), "ok.onnx", catalog(), {{"n", 2}});
   EXPECT_EQ(g.tensor("x")->shape.str(), "[2,1,16,1,1]");
 }
 
 // An ONNX input of rank 6 keeps its source rank; the check rejects it.
 TEST(Check, OnnxInputOfRankSixRejects) {
-  Graph g = read_onnx(relu_onnx({1, 2, 2, 2, 2, 2}), "rank6.onnx");
+  Graph g = read_onnx(relu_onnx({1, 2, 2, 2, 2, 2}), "rank6.onnx", catalog());
   infer_shapes(g, catalog());
   EXPECT_EQ(g.tensor("x")->source_rank, 6);
   Finding f = finding(g, "h17s", "ANEC-CHK-015");
@@ -732,4 +742,55 @@ TEST(Cli, ExplainPrintsTheCatalogueEntry) {
   r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR, "explain ANEC-NOPE-999");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("ANEC-RSN-002"), std::string::npos) << r.err;
+}
+
+// An unnamed input dimension gets the symbol INPUT:AXIS and binds as --dim INPUT:AXIS=N; the axis is
+// counted in the input's own shape, and a fixed axis cannot be bound to another value.
+TEST(Onnx, UnnamedDimensionsBindByInputAndAxis) {
+  Graph open = read_onnx(relu_onnx({0, 16}), "open.onnx", catalog());
+  EXPECT_EQ(open.tensor("x")->shape.str(), "[x:0,1,16,1,1]");
+  Finding f = finding(open, "h13", "ANEC-CHK-053");
+  EXPECT_NE(f.fix.find("--dim x:0=N"), std::string::npos) << f.fix;
+  EXPECT_EQ(read_onnx(relu_onnx({0, 16}), "ok.onnx", catalog(), {{"x:0", 2}}).tensor("y")->shape.str(), "[2,1,16,1,1]");
+  std::string msg;
+  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({0, 16}), "bad.onnx", catalog(), {{"x:5", 2}}); }, &msg), "ANEC-MODEL-003");
+  EXPECT_NE(msg.find("has 2 axes"), std::string::npos) << msg;
+  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({0, 16}), "bad.onnx", catalog(), {{"x:1", 3}}); }, &msg), "ANEC-MODEL-003");
+  EXPECT_NE(msg.find("fixed at 16"), std::string::npos) << msg;
+  // The same syntax on an anec-graph input, the axis counted in its 4-D shape.
+  Graph g = read_graph_json(json::parse(graph_json(R"(["n", 8, 4, 4])"), "g.json"), "g.json");
+  EXPECT_EQ(g.tensor("x")->source_rank, 4);
+}
+
+// Operations the guide's appendix A lists without an engine unit of their own lower to a native
+// sequence on every family (ANEC-CHK-006); gather keeps to the software envelope without the
+// texture engine (ANEC-CHK-036).
+TEST(Check, LoweredOperationsAndTheGatherEnvelope) {
+  CheckResult hs = check(one_op("hard_swish", {1, 8, 4, 4}), catalog(), target("h13"));
+  EXPECT_EQ(hs.ops[0].verdict, Verdict::Decompose);
+  EXPECT_EQ(hs.ops[0].decompose_with, "sigmoid_hard then mul");
+  EXPECT_TRUE(codes(hs, Severity::Decompose).count("ANEC-CHK-006"));
+  EXPECT_EQ(check(one_op("hard_sigmoid", {1, 8, 4, 4}), catalog(), target("h13")).ops[0].verdict, Verdict::Native);
+  EXPECT_TRUE(rejects(one_op("gather", {2, 8, 4, 4}), "h13", "ANEC-CHK-036"));
+  EXPECT_FALSE(rejects(one_op("gather", {1, 8, 4, 4}), "h13", "ANEC-CHK-036"));
+  EXPECT_FALSE(rejects(one_op("gather", {2, 8, 4, 4}), "h14", "ANEC-CHK-036"));
+}
+
+// The front-end maps are tables: names match without regard to case or underscores, every row names
+// a catalogue operation, and a name is mapped once.
+TEST(OpCatalog, FrontEndMapsAreStrictTables) {
+  EXPECT_EQ(catalog().front_end("onnx", "HardSigmoid")->op, "hard_sigmoid");
+  EXPECT_EQ(catalog().front_end("onnx", "If")->op, "cond");
+  EXPECT_EQ(catalog().front_end("plist", "neuron/exp2")->op, "exp2");
+  EXPECT_EQ(catalog().front_end("plist", "Neuron/Sign")->op, "sign");
+  EXPECT_EQ(catalog().front_end("plist", "InputView")->params.at("Offset"), "offset");
+  EXPECT_EQ(catalog().front_end("onnx", "NoSuchOp"), nullptr);
+  OpCatalog c = catalog();
+  Doc unknown = toml::parse("schema = \"anec-frontend\"\nversion = \"1\"\nfront_end = \"x\"\n[[map]]\nfrom = [\"A\"]\nop = \"nope\"\n", "f.toml");
+  EXPECT_EQ(code_of([&] { c.add_front_end(unknown, "f.toml"); }), "ANEC-OPS-001");
+  Doc twice = toml::parse("schema = \"anec-frontend\"\nversion = \"1\"\nfront_end = \"x\"\n[[map]]\nfrom = [\"A\", \"a\"]\nop = \"relu\"\n", "f.toml");
+  EXPECT_EQ(code_of([&] { c.add_front_end(twice, "f.toml"); }), "ANEC-OPS-001");
+  // Every catalogue row's shape function and every map row's handler is implemented.
+  for (const auto &[name, spec] : catalog().ops())
+    EXPECT_NE(std::find(known_shapes().begin(), known_shapes().end(), spec.shape), known_shapes().end()) << name;
 }

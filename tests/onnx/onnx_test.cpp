@@ -122,9 +122,9 @@ std::string relu_model(const std::vector<int64_t> &x, const std::vector<int64_t>
 // A model the ONNX checker accepts but whose declared output shape contradicts the inferred one
 // (Relu of [1, 4] declared [1, 5]): shape inference fails.
 TEST(Onnx, ShapeInferenceFailureHasAReasonCode) {
-  EXPECT_EQ(read_onnx(relu_model({1, 4}, {1, 4}), "ok.onnx").tensor("y")->shape.str(), "[1,1,4,1,1]");
+  EXPECT_EQ(read_onnx(relu_model({1, 4}, {1, 4}), "ok.onnx", catalog()).tensor("y")->shape.str(), "[1,1,4,1,1]");
   std::string msg;
-  EXPECT_EQ(code_of([&] { read_onnx(relu_model({1, 4}, {1, 5}), "bad.onnx"); }, &msg), "ANEC-ONNX-003");
+  EXPECT_EQ(code_of([&] { read_onnx(relu_model({1, 4}, {1, 5}), "bad.onnx", catalog()); }, &msg), "ANEC-ONNX-003");
   EXPECT_NE(msg.find("bad.onnx: ONNX shape inference fails"), std::string::npos) << msg;
   EXPECT_NE(msg.find("differ in dimension 1: (4) vs (5)"), std::string::npos) << msg;
 }

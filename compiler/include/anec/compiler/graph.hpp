@@ -31,6 +31,7 @@ struct Tensor {
   bool constant = false;  // a weight or other embedded constant
   int source_rank = 0;    // the rank the front-end read (0: native 5-D), > 5 cannot be represented
   std::string format;     // for an image input: "fourcc" or "" (plain tensor)
+  int64_t interleave = 0; // the channel interleave the model declares for it (a plist port), 0: the target's
   int64_t bytes() const;  // as the engine holds it: elements x element size, wider types narrowed to fp16
 };
 
@@ -78,6 +79,13 @@ Graph read_graph_json(const Doc &doc, const std::string &source);
 // The weight bytes an op embeds (attrs.weight_elements when a front-end set it, else a conv, deconv or
 // linear without a weight input; fp16), 0 otherwise.
 double weight_bytes(const Graph &g, const Op &op);
+
+// How to bind a dimension symbol on the command line: "--dim batch=N" for a named symbol (every
+// name in a product such as "64*batch"), "--dim x:0=N" for the unnamed axis 0 of input x.
+std::string binding_hint(const Graph &g, const std::string &symbol);
+
+// Every symbolic dimension of the graph's inputs, with its binding hint ("batch: --dim batch=N").
+std::vector<std::string> unbound_dimensions(const Graph &g);
 
 // Fills in every op's output shapes in order (ops must be topologically ordered). Operations the
 // catalogue does not know keep their first input's shape; the checker reports them.

@@ -12,22 +12,28 @@ namespace anec::compiler {
 // The engine network plist (the ANECompiler input, as tinygrad's net.plist): the first network of
 // `Networks`, its `Inputs` (BatchSize, InputChannels, InputHeight, InputWidth, InputType), its
 // `Units` in order (Bottom, Type, OutputChannels, Params) and its `Outputs` (name@output -> Bottom).
-// Unit types map to catalogue operations (Conv -> conv or deconv, GOC -> goc, Neuron -> its
-// activation, ElementWise -> add/mul/..., Pool -> max_pool/avg_pool, Concat, Softmax, Reshape);
-// any other type is kept as "plist:<Type>" so the checker reports it unmapped.
-// ANEC-MODEL-002 for a plist that is not a network description.
-Graph read_network_plist(const Doc &doc, const std::string &source);
+// Unit types map to catalogue operations through the front-end map (tables/schema/frontend/
+// plist.toml: Conv -> conv or deconv, Neuron/Exp2 -> exp2, ElementWise/Add -> add, InputView,
+// Broadcast, ...); any other type is kept as "plist:<Type>" so the checker reports it unmapped.
+// A port's InputInterleave is kept on its tensor. ANEC-MODEL-002 for a plist that is not a
+// network description.
+Graph read_network_plist(const Doc &doc, const std::string &source, const OpCatalog &catalog);
 
-// An ONNX model (protobuf bytes): checked by the ONNX checker, shapes from ONNX shape inference
-// (rank 4 NCHW -> [N,1,C,H,W], 3 N,C,L -> width L, 2 N,F -> channels F, 5 NCDHW), constant
-// subgraphs folded, nodes mapped to catalogue operations (Conv, Gemm/MatMul, elementwise,
-// activations, pooling, Softmax, norms, Reshape, Transpose, Concat, Slice, Pad, Resize, ...); an
-// unmapped node stays in the graph as "onnx:<OpType>" and the checker rejects it. Errors:
-// ANEC-ONNX-001 not a model, 002 the checker rejects it, 003 shape inference fails.
-// `dims` binds symbolic input dimensions (ONNX dim_param names, anec-graph symbol strings) to values
-// before shape inference; ANEC-MODEL-003 for a name no input dimension carries.
+// An ONNX model (protobuf bytes): checked by the ONNX checker (a model newer than the library's
+// checker is read without it, with an ANEC-ONNX-004 note), shapes from ONNX shape inference with
+// data propagation (rank 4 NCHW -> [N,1,C,H,W], 3 N,C,L -> width L, 2 N,F -> channels F, 5 NCDHW),
+// provably constant nodes folded (every input constant, or the shape of a tensor whose dimensions are
+// all known), and the other nodes mapped through the front-end map (tables/schema/frontend/onnx.toml);
+// an unmapped node stays as "onnx:<OpType>" and the checker rejects it. Integer arithmetic on
+// symbolic dimensions stays as "shape_math", an If with a runtime condition as "cond" after both
+// branches' operations, a Loop or Scan as "while_loop" before its body's. Unnamed input dimensions
+// get the symbol "INPUT:AXIS". Errors: ANEC-ONNX-001 not a model, 002 the checker rejects it, 003
+// shape inference fails.
+// `dims` binds symbolic input dimensions before shape inference: a name (an ONNX dim_param, an
+// anec-graph symbol) or "INPUT:AXIS" (the axis counted in that input's own shape); ANEC-MODEL-003
+// for a name no input dimension carries, an axis the input lacks, or a fixed axis bound otherwise.
 using DimBindings = std::map<std::string, int64_t>;
-Graph read_onnx(std::string_view bytes, const std::string &source, const DimBindings &dims = {});
+Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog, const DimBindings &dims = {});
 
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims = {});
 

@@ -1,5 +1,7 @@
 // The operation catalogue (tables/schema/ops.toml): per operation its engine unit, family floor,
-// capability gates, validator rules, cost form and code-generation floor.
+// capability gates, validator rules, shape function, cost form and code-generation floor; and the
+// front-end maps (tables/schema/frontend/{onnx,plist}.toml) from a model format's operator names to
+// catalogue operations, each with its attribute handler.
 #pragma once
 #include "anec/support/doc.hpp"
 
@@ -23,23 +25,44 @@ struct OpSpec {
   std::optional<int> codegen_floor;  // below it the validator accepts and code generation rejects
   std::vector<Gate> gates;
   std::vector<std::string> rules;
-  std::string decompose_with;        // below the floor
+  std::string decompose_with;        // below the floor (for a host operation: what the host does)
+  std::string shape = "same";        // the shape function (compiler/src/graph.cpp)
+  std::string lowered_as;            // on every family: the native sequence it lowers to
+};
+
+// One row of a front-end map: the catalogue operation a model format's operator stands for.
+struct FrontEndOp {
+  std::string op;                            // catalogue operation
+  std::string attrs = "none";                // the front-end's attribute handler
+  bool weights = false;                      // constant inputs are weights the engine streams
+  std::map<std::string, std::string> params; // plist Params key -> attribute name
+  std::string source;
 };
 
 class OpCatalog {
 public:
   // Strict (ANEC-OPS-001 with line:column): unknown keys, unknown rule or cost names, duplicates.
   static OpCatalog from_doc(const Doc &doc, const std::string &source);
+  // ops.toml, and the front-end maps in frontend/ beside it when present.
   static OpCatalog load(const std::filesystem::path &path);
   const OpSpec *find(const std::string &name) const;
   const std::map<std::string, OpSpec> &ops() const { return ops_; }
+  // The row for an operator name in a front-end's map ("onnx", "plist"), or nullptr. Names match
+  // without regard to case or underscores.
+  const FrontEndOp *front_end(const std::string &format, const std::string &name) const;
+  // Reads one front-end map (strict, ANEC-OPS-001); every row must name a catalogue operation.
+  void add_front_end(const Doc &doc, const std::string &source);
 
 private:
   std::map<std::string, OpSpec> ops_;
+  std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
 };
 
-// The rule and cost names the checker and the cost model implement.
+// The rule, cost, shape-function and attribute-handler names the checker, the cost model, shape
+// inference and the front-ends implement.
 const std::vector<std::string> &known_rules();
 const std::vector<std::string> &known_costs();
+const std::vector<std::string> &known_shapes();
+const std::vector<std::string> &known_attr_handlers();
 
 } // namespace anec::compiler
