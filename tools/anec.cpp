@@ -3,6 +3,7 @@
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
 #include "anec/compiler/model.hpp"
+#include "anec/compiler/place.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/checked.hpp"
@@ -24,17 +25,24 @@ namespace {
 
 const char *kUsage = R"(usage: anec [--tables DIR] check MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
        anec [--tables DIR] estimate MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
+       anec [--tables DIR] place MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
        anec [--tables DIR] explain CODE | --markdown
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
-ONNX model (.onnx). --dim binds a symbolic input dimension (an ONNX dim_param) to a value from 1 to
-2^40 (the dimension limit of every model reader; anything else is rejected). `check` validates every
+ONNX model (.onnx). --dim binds a symbolic input dimension to a value from 1 to 2^40 (the dimension
+limit of every model reader; anything else is rejected): by name (an ONNX dim_param, --dim batch=1)
+or, for an unnamed one, by input and axis counted in that input's own shape (--dim x:1=512). `check` validates every
 operation against the target's tables: native, decomposed (into what) or rejected, each finding
 with its reason code, the offending value, the limit and its provenance, and a fix; then padding,
 group/core, working-set and pitfall warnings. `estimate` gives the roofline latency (compute vs memory, plus one dispatch
 floor for the fused program) with the provenance of the target's parameters (anchored on silicon
 or predicted), per-op terms and the placement model's backend order. With --target all, one row
-per target: verdict, rejects, decompositions, warnings, estimated latency, bound.
+per target: verdict, rejects, decompositions, warnings, estimated latency, bound. With an unbound
+dimension no latency is given: the unknown shapes are listed with how to bind them.
+`place` says where each operation runs on the target (engine, GPU or CPU, ch.18's placement model):
+the engine partitions and their share of the FLOPs, every fallback with its reason codes and the fix
+that would bring it back, the transfer at each boundary, and the estimate of the placed model; with
+--target all, one row per target (partitions, operations off the engine, FLOP share, latency).
 `explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
 about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
 Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
@@ -107,7 +115,10 @@ Doc param_doc(const Param &p) {
 Doc estimate_doc(const Estimate &e) {
   Doc d = Doc::table();
   d.set("target", Doc::string(e.target));
-  d.set("latency_us", Doc::number(e.latency_us));
+  d.set("latency_us", e.complete() ? Doc::number(e.latency_us) : Doc());
+  Doc unknown = Doc::array();
+  for (const std::string &n : e.unknown) unknown.push(Doc::string(n));
+  d.set("unknown_ops", std::move(unknown));
   d.set("compute_us", Doc::number(e.compute_us));
   d.set("memory_us", Doc::number(e.memory_us));
   d.set("floor_us", Doc::number(e.floor_us));
@@ -174,7 +185,16 @@ std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &
   return out;
 }
 
+// With unknown shapes there is no total: what is unknown and how to bind it.
+std::string unknown_text(const Graph &g, const std::vector<std::string> &unknown) {
+  std::string out = "  unknown: " + std::to_string(unknown.size()) + " operation(s) have shapes that depend on unbound dimensions (first: " +
+                    unknown.front() + "); no total is given\n";
+  for (const std::string &d : unbound_dimensions(g)) out += "  unbound " + d + "\n";
+  return out;
+}
+
 std::string estimate_text(const Graph &g, const Estimate &e) {
+  if (!e.complete()) return "estimate " + g.source + " on " + e.target + ": unknown\n" + unknown_text(g, e.unknown);
   std::string out = "estimate " + g.source + " on " + e.target + ": " + fmt(e.latency_us) + " us, " + e.bound + "-bound (" + e.kind + ")\n";
   out += "  compute " + fmt(e.compute_us) + " us (" + fmt(e.flops / 1e6, 3) + " MFLOP at " + fmt(e.peak_tflops.value, 3) + " TFLOP/s, " + e.peak_tflops.provenance + ")\n";
   out += "  memory  " + fmt(e.memory_us) + " us (" + fmt(e.bytes / 1e6, 3) + " MB at " + fmt(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance + ")\n";
@@ -190,6 +210,116 @@ std::string estimate_text(const Graph &g, const Estimate &e) {
   return out + " (coarse anchors and launch penalties in model units, ch.18 tables 18.2, 18.3)\n";
 }
 
+std::string percent(double part, double whole) { return whole > 0 ? fmt(100.0 * part / whole) + "%" : "-"; }
+
+// The placement report of one target.
+std::string place_text(const Graph &g, const Placement &p) {
+  std::string out = "place " + g.source + " on " + p.target + ": " + std::to_string(p.partitions_on("engine")) + " engine partition(s), " +
+                    std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) + " operation(s) on the engine (" +
+                    percent(p.engine_flops, p.flops) + " of the FLOPs), " + std::to_string(p.count("gpu")) + " on the GPU, " +
+                    std::to_string(p.count("cpu")) + " on the CPU\n";
+  out += "partitions:\n";
+  for (size_t k = 0; k < p.partitions.size(); ++k) {
+    const Partition &part = p.partitions[k];
+    out += "  " + std::to_string(k + 1) + " " + part.backend + ": " + std::to_string(part.count) + " op(s) " + p.ops[part.first].op +
+           (part.count > 1 ? " .. " + p.ops[part.first + part.count - 1].op : "") + ", " + fmt(part.flops / 1e6, 3) + " MFLOP" +
+           (p.complete ? ", " + fmt(part.latency_us) + " us" : "") + "\n";
+  }
+  out += "fallbacks:\n";
+  for (const PlacedOp &o : p.ops) {
+    if (o.backend == "engine") continue;
+    out += "  " + o.op + " (" + o.type + ") -> " + o.backend + "\n";
+    for (const Finding *f : o.reasons) out += "    " + f->code + ": " + f->message + (f->fix.empty() ? "" : "; would come back: " + f->fix) + "\n";
+  }
+  out += "boundaries:\n";
+  for (const Boundary &b : p.boundaries)
+    out += "  " + b.tensor + " " + g.tensor(b.tensor)->shape.str() + " " + b.from + " -> " + b.to + " (into partition " + std::to_string(b.partition + 1) +
+           "): " + fmt(b.bytes / 1e3, 1) + " kB, " + fmt(b.transfer_us, 2) + " us, " + fmt(b.transfer_units, 2) + " transfer units\n";
+  if (!p.complete) {
+    out += "estimate: unknown (shapes depend on unbound dimensions; no total is given)\n";
+    for (const std::string &d : p.unbound) out += "  unbound " + d + "\n";
+    return out;
+  }
+  return out + "estimate: " + fmt(p.latency_us) + " us placed (" + fmt(p.transfer_us, 2) + " us of transfers; penalties " + fmt(p.launch_units, 2) +
+         " launch and " + fmt(p.transfer_units, 2) + " transfer units, ch.18 table 18.3)\n";
+}
+
+Doc place_doc(const Graph &g, const Placement &p) {
+  Doc d = Doc::table();
+  d.set("target", Doc::string(p.target));
+  d.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
+  for (const char *b : {"engine", "gpu", "cpu"}) d.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
+  d.set("engine_flops_share", p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc());
+  d.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
+  d.set("transfer_us", Doc::number(p.transfer_us));
+  Doc parts = Doc::array();
+  for (const Partition &part : p.partitions) {
+    Doc x = Doc::table();
+    x.set("backend", Doc::string(part.backend));
+    x.set("first_op", Doc::string(p.ops[part.first].op));
+    x.set("ops", Doc::integer(int64_t(part.count)));
+    x.set("flops", Doc::number(part.flops));
+    x.set("latency_us", p.complete ? Doc::number(part.latency_us) : Doc());
+    parts.push(std::move(x));
+  }
+  d.set("partitions", std::move(parts));
+  Doc ops = Doc::array();
+  for (const PlacedOp &o : p.ops) {
+    Doc x = Doc::table();
+    x.set("op", Doc::string(o.op));
+    x.set("type", Doc::string(o.type));
+    x.set("backend", Doc::string(o.backend));
+    x.set("verdict", Doc::string(verdict_name(o.verdict)));
+    Doc reasons = Doc::array();
+    for (const Finding *f : o.reasons) reasons.push(diagnostic_doc(*f));
+    x.set("reasons", std::move(reasons));
+    ops.push(std::move(x));
+  }
+  d.set("ops", std::move(ops));
+  Doc bs = Doc::array();
+  for (const Boundary &b : p.boundaries) {
+    Doc x = Doc::table();
+    x.set("tensor", Doc::string(b.tensor));
+    x.set("shape", Doc::string(g.tensor(b.tensor)->shape.str()));
+    x.set("from", Doc::string(b.from));
+    x.set("to", Doc::string(b.to));
+    x.set("bytes", Doc::number(b.bytes));
+    x.set("transfer_us", Doc::number(b.transfer_us));
+    x.set("transfer_units", Doc::number(b.transfer_units));
+    bs.push(std::move(x));
+  }
+  d.set("boundaries", std::move(bs));
+  Doc unbound = Doc::array();
+  for (const std::string &u : p.unbound) unbound.push(Doc::string(u));
+  d.set("unbound", std::move(unbound));
+  return d;
+}
+
+// The placement matrix: one row per target.
+std::string place_matrix(const std::vector<Placement> &ps, const std::string &format, const std::string &model) {
+  Table table{{"target", "engine_partitions", "engine_ops", "gpu_ops", "cpu_ops", "engine_flops", "boundaries", "latency_us"}, {}, {}};
+  for (const Placement &p : ps)
+    table.rows.push_back({p.target, std::to_string(p.partitions_on("engine")), std::to_string(p.count("engine")), std::to_string(p.count("gpu")),
+                          std::to_string(p.count("cpu")), percent(p.engine_flops, p.flops), std::to_string(p.boundaries.size()),
+                          p.complete ? fmt(p.latency_us) : "unknown"});
+  if (format != "json") return format == "csv" ? table_csv(table) : table_text(table);
+  Doc d = Doc::table();
+  d.set("model", Doc::string(model));
+  Doc rows = Doc::array();
+  for (const Placement &p : ps) {
+    Doc r = Doc::table();
+    r.set("target", Doc::string(p.target));
+    r.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
+    for (const char *b : {"engine", "gpu", "cpu"}) r.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
+    r.set("engine_flops_share", p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc());
+    r.set("boundaries", Doc::integer(int64_t(p.boundaries.size())));
+    r.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
+    rows.push(std::move(r));
+  }
+  d.set("targets", std::move(rows));
+  return json::write(d);
+}
+
 // The target matrix: one row per target.
 std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimate> &es, const std::string &format, const std::string &model) {
   if (format == "json") {
@@ -203,7 +333,7 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
       r.set("rejects", Doc::integer(int64_t(cs[i].count(Severity::Reject))));
       r.set("decompositions", Doc::integer(int64_t(cs[i].count(Severity::Decompose))));
       r.set("warnings", Doc::integer(int64_t(cs[i].count(Severity::Warning))));
-      r.set("latency_us", Doc::number(es[i].latency_us));
+      r.set("latency_us", es[i].complete() ? Doc::number(es[i].latency_us) : Doc());
       r.set("bound", Doc::string(es[i].bound));
       r.set("parameters", Doc::string(es[i].peak_tflops.provenance));
       rows.push(std::move(r));
@@ -215,7 +345,8 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
   for (size_t i = 0; i < cs.size(); ++i)
     table.rows.push_back({cs[i].target, verdict_name(cs[i].verdict), std::to_string(cs[i].count(Severity::Reject)),
                           std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warning)),
-                          fmt(es[i].latency_us), es[i].bound, es[i].peak_tflops.provenance});
+                          es[i].complete() ? fmt(es[i].latency_us) : "unknown", es[i].complete() ? es[i].bound : "unknown",
+                          es[i].peak_tflops.provenance});
   return format == "csv" ? table_csv(table) : table_text(table);
 }
 
@@ -249,15 +380,22 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
     es.push_back(estimate(g, ctx.catalog, *t));
   }
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
+  std::vector<Placement> ps;
+  for (size_t i = 0; i < targets.size(); ++i) ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], es[i]));
   std::string out;
-  if (target == "all") {
+  if (cmd == "place") {
+    if (target == "all" || format == "csv") out = place_matrix(ps, format, model);
+    else out = format == "json" ? json::write(place_doc(g, ps[0])) : place_text(g, ps[0]);
+  } else if (target == "all") {
     out = matrix(cs, es, format, model);
   } else if (format == "json") {
-    out = json::write(cmd == "check" ? check_doc(cs[0]) : estimate_doc(es[0]));
+    Doc d = cmd == "check" ? check_doc(cs[0]) : estimate_doc(es[0]);
+    if (cmd == "check") d.set("placement", place_doc(g, ps[0]));
+    out = json::write(d);
   } else if (format == "csv") {
     out = matrix(cs, es, format, model);
   } else {
-    out = cmd == "check" ? check_text(g, cs[0], *targets[0]) : estimate_text(g, es[0]);
+    out = cmd == "check" ? check_text(g, cs[0], *targets[0]) + "\n" + place_text(g, ps[0]) : estimate_text(g, es[0]);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return cmd == "check" && rejected ? 1 : 0;
@@ -268,7 +406,7 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
 int main(int argc, char **argv) {
   return anec::tools::tool_main("anec", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
     if (cmd == "explain") return explain(tables, args);
-    if (cmd != "check" && cmd != "estimate") throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
+    if (cmd != "check" && cmd != "estimate" && cmd != "place") throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
     Ctx ctx(tables);
     return run(ctx, cmd, args);
   });

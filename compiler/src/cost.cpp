@@ -31,7 +31,7 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   c.type = op.type;
   const OpSpec *spec = catalog.find(op.type);
   c.form = spec ? spec->cost : "none";
-  bool symbolic = false;
+  bool symbolic = false; // an unbound dimension: no cost until it is bound
   for (const std::string &n : op.inputs) symbolic |= g.tensor(n)->shape.symbolic();
   for (const std::string &n : op.outputs) symbolic |= g.tensor(n)->shape.symbolic();
   if (c.form == "none" || symbolic || op.inputs.empty()) {
@@ -80,7 +80,8 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   e.peak_tflops = param(t, "peak_tflops");
   e.bandwidth_gbps = param(t, "bandwidth_gbps");
   e.floor_ms = param(t, "dispatch_floor_ms");
-  double peak = e.peak_tflops.value * 1e12, bw = e.bandwidth_gbps.value * 1e9, on_chip = 2097152;
+  // Without a working-set field no intermediate is assumed to spill.
+  double peak = e.peak_tflops.value * 1e12, bw = e.bandwidth_gbps.value * 1e9, on_chip = 0x1p62;
   if (const hal::Entry *m = t.find("max_operand_bytes"))
     if (auto *u = std::get_if<uint64_t>(&m->value)) on_chip = double(*u);
   // Memory traffic of the fused program: graph inputs and outputs, constants, weights, and the
@@ -96,7 +97,7 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
     if (peak > 0) c.compute_us = c.flops / peak * 1e6;
     if (bw > 0) c.memory_us = c.bytes / bw * 1e6;
     c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
-    if (!c.estimated) e.unestimated.push_back(op.name);
+    if (!c.estimated) (c.form == "none" ? e.unestimated : e.unknown).push_back(op.name);
     if (c.decomposed) e.kind = "decomposed";
     e.flops += c.flops;
     e.bytes += weight_bytes(g, op);
@@ -109,14 +110,10 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   e.floor_us = e.floor_ms.value * 1e3;
   e.latency_us = std::max(e.compute_us, e.memory_us) + e.floor_us;
   e.bound = e.floor_us >= std::max(e.compute_us, e.memory_us) ? "dispatch" : e.memory_us > e.compute_us ? "bandwidth" : "compute";
-  // Placement model: coarse per-backend rooflines (ch.18 table 18.2, GFLOP/s and GB/s) and the
-  // per-segment launch penalty (table 18.3).
-  struct Backend {
-    const char *name;
-    double gflops, gbps, launch;
-  };
-  for (const Backend &b : {Backend{"engine", 800, 50, 0.05}, Backend{"gpu", 120, 40, 0.10}, Backend{"cpu", 20, 10, 0.10}})
-    e.placement.push_back({b.name, std::max(e.flops / (b.gflops * 1e9), e.bytes / (b.gbps * 1e9)) * 1e6, b.launch});
+  // Placement model: coarse per-backend rooflines and the per-segment launch penalty
+  // (tables/schema/placement.toml, ch.18 tables 18.2, 18.3).
+  for (const Backend &b : catalog.backends())
+    e.placement.push_back({b.name, std::max(e.flops / (b.gflops * 1e9), e.bytes / (b.gbps * 1e9)) * 1e6, b.launch_units});
   std::stable_sort(e.placement.begin(), e.placement.end(), [](auto &a, auto &b) { return a.coarse_us < b.coarse_us; });
   return e;
 }

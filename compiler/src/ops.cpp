@@ -119,11 +119,39 @@ const FrontEndOp *OpCatalog::front_end(const std::string &format, const std::str
   return it == f->second.end() ? nullptr : &it->second;
 }
 
+void OpCatalog::set_backends(const Doc &doc, const std::string &source) {
+  Strict top(doc, source, "ANEC-OPS-001", "placement model");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-placement") top.fail(doc, "not an anec-placement table");
+  top.req("version", Doc::Kind::String);
+  backends_.clear();
+  auto number = [](Strict &r, const char *key) {
+    const Doc &d = r.req_any(key);
+    if (!d.is(Doc::Kind::Int) && !d.is(Doc::Kind::Float)) r.fail(d, std::string(key) + " must be a number");
+    return d.is(Doc::Kind::Int) ? double(d.as_int()) : d.as_float();
+  };
+  for (const Doc &bd : top.req("backend", Doc::Kind::Array).items()) {
+    Strict r(bd, source, "ANEC-OPS-001", "backend");
+    Backend b;
+    b.name = r.req("name", Doc::Kind::String).as_string();
+    b.gflops = number(r, "gflops");
+    b.gbps = number(r, "gbps");
+    b.launch_units = number(r, "launch_units");
+    b.transfer_units = number(r, "transfer_units");
+    b.source = r.req("source", Doc::Kind::String).as_string();
+    if (b.gflops <= 0 || b.gbps <= 0) r.fail(bd, "gflops and gbps must be positive");
+    r.finish();
+    backends_.push_back(std::move(b));
+  }
+  top.finish();
+  if (backends_.empty() || backends_[0].name != "engine") top.fail(doc, "the first backend must be the engine");
+}
+
 OpCatalog OpCatalog::load(const std::filesystem::path &path) {
   OpCatalog c = from_doc(toml::parse_file(path), path.string());
   std::filesystem::path dir = path.parent_path() / "frontend";
   for (const char *name : {"onnx.toml", "plist.toml"})
     if (std::filesystem::exists(dir / name)) c.add_front_end(toml::parse_file(dir / name), (dir / name).string());
+  if (std::filesystem::path p = path.parent_path() / "placement.toml"; std::filesystem::exists(p)) c.set_backends(toml::parse_file(p), p.string());
   return c;
 }
 

@@ -35,7 +35,9 @@ struct Estimate {
   double flops = 0, bytes = 0, compute_us = 0, memory_us = 0, floor_us = 0, latency_us = 0;
   std::string bound;  // "dispatch", "bandwidth" or "compute"
   std::string kind;   // "analytic", "decomposed" (some op estimated through a decomposition)
-  std::vector<std::string> unestimated; // ops with no cost form, left out of the total
+  std::vector<std::string> unestimated; // ops with no cost form (host operations), left out of the total
+  std::vector<std::string> unknown;     // ops whose shapes are not known (unbound dimensions): no total
+  bool complete() const { return unknown.empty(); }
   std::vector<OpCost> ops;
   struct Placement {
     std::string backend;

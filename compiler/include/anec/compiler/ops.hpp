@@ -39,11 +39,19 @@ struct FrontEndOp {
   std::string source;
 };
 
+// One backend of the placement model (tables/schema/placement.toml, guide ch.18 tables 18.2, 18.3).
+struct Backend {
+  std::string name, source;
+  double gflops = 0, gbps = 0;             // coarse roofline anchors
+  double launch_units = 0, transfer_units = 0; // penalties in the model's relative units
+};
+
 class OpCatalog {
 public:
   // Strict (ANEC-OPS-001 with line:column): unknown keys, unknown rule or cost names, duplicates.
   static OpCatalog from_doc(const Doc &doc, const std::string &source);
-  // ops.toml, and the front-end maps in frontend/ beside it when present.
+  // ops.toml, and the front-end maps in frontend/ and the placement model (placement.toml) beside
+  // it when present.
   static OpCatalog load(const std::filesystem::path &path);
   const OpSpec *find(const std::string &name) const;
   const std::map<std::string, OpSpec> &ops() const { return ops_; }
@@ -52,10 +60,14 @@ public:
   const FrontEndOp *front_end(const std::string &format, const std::string &name) const;
   // Reads one front-end map (strict, ANEC-OPS-001); every row must name a catalogue operation.
   void add_front_end(const Doc &doc, const std::string &source);
+  // The placement model's backends, engine first (strict, ANEC-OPS-001).
+  const std::vector<Backend> &backends() const { return backends_; }
+  void set_backends(const Doc &doc, const std::string &source);
 
 private:
   std::map<std::string, OpSpec> ops_;
   std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
+  std::vector<Backend> backends_;
 };
 
 // The rule, cost, shape-function and attribute-handler names the checker, the cost model, shape
