@@ -485,7 +485,7 @@ private:
       return;
     }
     const OpSpec *spec = catalog_.find(op.type);
-    if (spec && spec->shape == "same" && x.known && !out.known) out = {x.dims, x.type ? x.type : out.type, true};
+    if (spec && spec->shape == "same" && x.known) out = {x.dims, x.type ? x.type : out.type, true};
   }
 
   // The common shape-changing operators, where ONNX inference left the output without a shape (it
@@ -622,6 +622,22 @@ private:
         out[size_t(axis)] = Sym::num(double(std::max<int64_t>(0, clamp((*ends)[i].k) - clamp((*starts)[i].k))));
       }
       return out;
+    }
+    if ((t == "MatMul" || t == "Gemm") && n.input_size() >= 2) {
+      const Info &w = info(1);
+      if (!w.known || w.dims.empty() || r < 1) return std::nullopt;
+      Syms out = x.dims;
+      bool trans_b = t == "Gemm" && int_attr(n, "transB", 0);
+      out.back() = trans_b ? w.dims.front() : w.dims.back();
+      if (r == 1) out.pop_back();
+      return out;
+    }
+    if (t == "Flatten") {
+      int64_t axis = int_attr(n, "axis", 1);
+      axis = axis < 0 ? axis + r : axis;
+      Sym a = Sym::num(1), b = Sym::num(1);
+      for (int64_t k = 0; k < r; ++k) (k < axis ? a : b) = onnx_front::mul(k < axis ? a : b, x.dims[size_t(k)]);
+      return Syms{a, b};
     }
     if (t == "Gather") {
       const Info &idx = info(1);
