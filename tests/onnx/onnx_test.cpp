@@ -4,6 +4,7 @@
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
 #include "anec/compiler/model.hpp"
+#include "anec/compiler/place.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 
@@ -24,11 +25,38 @@ namespace fs = std::filesystem;
 namespace {
 const fs::path kTables = ANEC_TEST_TABLES_DIR;
 const fs::path kModels = ANEC_TEST_MODEL_DIR;
+const fs::path kCache = ANEC_TEST_MODEL_CACHE;
 // The symbolic input dimensions each model declares, bound to one concrete shape.
 const std::map<std::string, DimBindings> kModelDims = {
     {"alexa_v0.1.onnx", {}},           {"embedding_model.onnx", {{"unk__314", 1}}}, {"hey_jarvis_v0.1.onnx", {}},
     {"hey_mycroft_v0.1.onnx", {}},     {"hey_rhasspy_v0.1.onnx", {}},               {"melspectrogram.onnx", {{"batch_size", 1}, {"samples", 1280}}},
     {"silero_vad.onnx", {{"batch", 1}, {"sequence", 512}}}, {"timer_v0.1.onnx", {}}, {"weather_v0.1.onnx", {}}};
+
+// The other packages' models (tests/onnx/fetch_models.cmake), each with one concrete binding of its
+// symbolic input dimensions.
+struct RealModel {
+  const char *path;
+  DimBindings dims;
+};
+const std::vector<RealModel> &real_models() {
+  static const DimBindings silero = {{"batch", 1}, {"sequence", 512}};
+  static const DimBindings paddle = {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48}, {"p2o.DynamicDimension.2", 192}};
+  static const std::vector<RealModel> models = {
+      {"vad-web/package/dist/silero_vad_legacy.onnx", silero},
+      {"vad-web/package/dist/silero_vad_v5.onnx", {{"input:0", 1}, {"input:1", 512}, {"state:1", 1}}},
+      {"silero-vad/package/weights/silero_vad_16k_op15.onnx", silero},
+      {"silero-vad/package/weights/silero_vad_op18_ifless.onnx", silero},
+      {"silero-vad/package/weights/silero_vad_half.onnx", silero},
+      {"openwakeword-js/package/models/hello_deepa.onnx", {}},
+      {"ocr-models/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", paddle},
+      {"ocr-models/package/assets/ch_PP-OCRv4_det_infer.onnx", {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}, {"p2o.DynamicDimension.2", 320}}},
+      {"ocr-models/package/assets/ch_PP-OCRv4_rec_infer.onnx", {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}}},
+      {"blazeface/package/ONNX/face_detection_front_128x128_barracuda.onnx", {}},
+      {"blazeface/package/ONNX/face_detection_back_256x256_barracuda.onnx", {}},
+      {"mlsd/package/ONNX/mlsd_320x320_tiny.onnx", {}},
+  };
+  return models;
+}
 
 int cli(const std::string &args, std::string *out) {
   anec::test::ToolRun r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, kTables.string(), args);
@@ -136,4 +164,65 @@ TEST(OnnxReal, EmbeddingModelTargetMatrixMatchesGolden) {
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-estimate-embedding-onnx-all.csv"));
   ASSERT_EQ(cli("check " + (kModels / "melspectrogram.onnx").string() + " --target all --dim batch_size=1 --dim samples=1280", &out), 1) << out;
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-check-melspectrogram-onnx-all.txt"));
+}
+
+// The other packages' models, dimensions bound: each is read (the IR 10 one with ANEC-ONNX-004), every
+// node is an operation or folded, and check, estimate and place run on every target; with the
+// dimensions bound the PaddleOCR text-direction classifier (HardSigmoid, a reshape whose target is
+// computed from Shape -> Slice -> Concat) runs wholly on the engine.
+TEST(OnnxReal, PublicModelsAreReadCheckedAndPlaced) {
+  size_t mapped = 0, ops = 0;
+  for (const RealModel &m : real_models()) {
+    SCOPED_TRACE(m.path);
+    Graph g = load_model(kCache / m.path, catalog(), m.dims);
+    EXPECT_EQ(g.ops.size() + g.folded_nodes, g.source_nodes);
+    for (const Op &op : g.ops) mapped += op.type.rfind("onnx:", 0) != 0;
+    ops += g.ops.size();
+    bool newer = std::any_of(g.notes.begin(), g.notes.end(), [](const std::string &n) { return n.rfind("ANEC-ONNX-004", 0) == 0; });
+    EXPECT_EQ(newer, std::string(m.path).find("op18") != std::string::npos);
+    for (const hal::Target &t : registry().targets()) {
+      CheckResult r = check(g, catalog(), t);
+      Estimate e = estimate(g, catalog(), t);
+      Placement p = place(g, catalog(), t, r, e);
+      EXPECT_EQ(p.ops.size(), g.ops.size());
+      if (e.complete()) {
+        EXPECT_GT(e.latency_us, 0);
+      }
+    }
+  }
+  EXPECT_EQ(mapped, ops) << "every node of these models maps to a catalogue operation";
+  Graph cls = load_model(kCache / real_models()[6].path, catalog(), real_models()[6].dims);
+  CheckResult r = check(cls, catalog(), registry().get("h13"));
+  EXPECT_EQ(r.verdict, Verdict::Native);
+  Placement p = place(cls, catalog(), registry().get("h13"), r, estimate(cls, catalog(), registry().get("h13")));
+  EXPECT_EQ(p.partitions.size(), 1u);
+  EXPECT_EQ(p.count("engine"), cls.ops.size());
+}
+
+// Unbound dimensions: a shape-dependent If stays with both branches (nothing after it is folded),
+// the estimate gives no total and names the dimensions to bind.
+TEST(OnnxReal, UnboundDimensionsAreReportedNotFolded) {
+  Graph g = load_model(kCache / real_models()[0].path, catalog());
+  size_t conds = 0;
+  for (const Op &op : g.ops) conds += op.type == "cond";
+  EXPECT_GE(conds, 1u);
+  Estimate e = estimate(g, catalog(), registry().get("h13"));
+  EXPECT_FALSE(e.complete());
+  std::string out;
+  ASSERT_EQ(cli("estimate " + (kCache / real_models()[0].path).string() + " --target h13", &out), 0) << out;
+  EXPECT_NE(out.find(": unknown"), std::string::npos) << out;
+  EXPECT_NE(out.find("--dim batch=N"), std::string::npos) << out;
+  EXPECT_EQ(out.find("MFLOP"), std::string::npos) << out;
+}
+
+// The placement report of a real model, as reviewed (tests/update-golden.sh writes it).
+TEST(OnnxReal, PlacementReportsMatchGolden) {
+  const RealModel &cls = real_models()[6];
+  std::string dims;
+  for (const auto &[k, v] : cls.dims) dims += " --dim " + k + "=" + std::to_string(v);
+  std::string out;
+  ASSERT_EQ(cli("place " + (kCache / cls.path).string() + " --target all --format csv" + dims, &out), 0) << out;
+  EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-place-ocr-cls-all.csv"));
+  ASSERT_EQ(cli("place " + (kModels / "melspectrogram.onnx").string() + " --target h13 --dim batch_size=1 --dim samples=1280", &out), 0) << out;
+  EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-place-melspectrogram-h13.txt"));
 }
