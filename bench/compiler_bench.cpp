@@ -1,7 +1,9 @@
-// Check and estimate throughput on synthetic graphs of N ops (a chain of conv, relu and add
-// layers, 1k to 1M ops) against one target, to show how the time grows with graph size.
+// Check, estimate and placement throughput on synthetic graphs of N ops (a chain of conv, relu and
+// add layers, every seventh a host operation so the placement has partitions and boundaries, 1k to
+// 1M ops) against one target, to show how the time grows with graph size (Complexity: oN fit).
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
+#include "anec/compiler/place.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 
@@ -42,7 +44,7 @@ Graph chain(size_t n) {
   for (size_t i = 0; i < n; ++i) {
     Op op;
     op.name = "op" + std::to_string(i);
-    op.type = i % 3 == 0 ? "conv" : i % 3 == 1 ? "relu" : "add";
+    op.type = i % 7 == 6 ? "tan" : i % 3 == 0 ? "conv" : i % 3 == 1 ? "relu" : "add";
     op.inputs.push_back("t" + std::to_string(i));
     if (op.type == "add") op.inputs.push_back("t" + std::to_string(i > 1 ? i - 1 : 0));
     if (op.type == "conv") op.attrs = conv;
@@ -68,7 +70,17 @@ static void BM_Estimate(benchmark::State &state) {
   for (auto _ : state) benchmark::DoNotOptimize(estimate(g, catalog(), h13()).latency_us);
   state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
 }
+// Placement alone, on the checker's and the cost model's results.
+static void BM_Place(benchmark::State &state) {
+  Graph g = chain(size_t(state.range(0)));
+  CheckResult r = check(g, catalog(), h13());
+  Estimate e = estimate(g, catalog(), h13());
+  for (auto _ : state) benchmark::DoNotOptimize(place(g, catalog(), h13(), r, e).latency_us);
+  state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
+  state.SetComplexityN(state.range(0));
+}
 BENCHMARK(BM_Check)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Estimate)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Place)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond)->Complexity(benchmark::oN);
 
 BENCHMARK_MAIN();

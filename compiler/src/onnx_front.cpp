@@ -290,10 +290,12 @@ private:
     constant = constant || shape_of_static;
     std::optional<Syms> result = evaluate(n);
     if (constant) { // provably constant: folded at compile time, not an engine op
-      for (const auto &o : n.output()) {
+      std::vector<std::optional<Syms>> parts = split_values(n);
+      for (int k = 0; k < n.output_size(); ++k) {
+        const std::string &o = n.output(k);
         Value &v = values_[o];
         v.constant = true;
-        v.data = result;
+        v.data = type == "Split" ? parts[size_t(k)] : result;
         v.elements = elements_of(o);
       }
       ++folded_;
@@ -367,6 +369,24 @@ private:
       n = *m;
     }
     return n;
+  }
+
+  // A 1-D Split's parts (sizes from the `split` attribute or input, else equal), one per output.
+  std::vector<std::optional<Syms>> split_values(const onnx::NodeProto &n) const {
+    std::vector<std::optional<Syms>> parts(size_t(n.output_size()));
+    auto d = data(n, 0);
+    if (n.op_type() != "Split" || !d || int_attr(n, "axis", 0) != 0) return parts;
+    std::vector<int64_t> sizes = ints(n, "split");
+    if (auto s = data(n, 1); sizes.empty() && s)
+      for (const Sym &x : *s) sizes.push_back(x.is_number() ? int64_t(x.k) : -1);
+    if (sizes.empty()) sizes.assign(parts.size(), int64_t(d->size() / std::max<size_t>(1, parts.size())));
+    size_t at = 0;
+    for (size_t k = 0; k < parts.size() && k < sizes.size(); ++k) {
+      if (sizes[k] < 0 || at + size_t(sizes[k]) > d->size()) break;
+      parts[k] = Syms(d->begin() + int64_t(at), d->begin() + int64_t(at + size_t(sizes[k])));
+      at += size_t(sizes[k]);
+    }
+    return parts;
   }
 
   // The values of shape arithmetic, symbolic where they derive from a symbolic dimension.
@@ -632,6 +652,17 @@ private:
       if (r == 1) out.pop_back();
       return out;
     }
+    if (t == "Resize" || t == "Upsample") { // sizes (input 3), else scales (input 2, or 1 for Upsample)
+      auto sizes = data(n, 3), scales = data(n, t == "Upsample" ? 1 : 2);
+      if (sizes && int64_t(sizes->size()) == r) return *sizes;
+      if (!scales || int64_t(scales->size()) != r) return std::nullopt;
+      Syms out;
+      for (int64_t k = 0; k < r; ++k) {
+        const Sym &d = x.dims[size_t(k)], &f = (*scales)[size_t(k)];
+        out.push_back(d.positive_integer() && f.is_number() ? Sym::num(std::floor(d.k * f.k)) : Sym::unknown());
+      }
+      return out;
+    }
     if (t == "Flatten") {
       int64_t axis = int_attr(n, "axis", 1);
       axis = axis < 0 ? axis + r : axis;
@@ -846,6 +877,22 @@ int64_t library_opset() {
   return it == map.end() ? 0 : it->second.second;
 }
 
+// A bound name is bound wherever the file declares it: value_info and outputs, subgraphs included.
+void bind_everywhere(onnx::GraphProto &gp, const std::string &name, int64_t value) {
+  auto bind = [&](onnx::ValueInfoProto &v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    for (auto &d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+      if (d.has_dim_param() && d.dim_param() == name) d.set_dim_value(value);
+  };
+  for (auto &v : *gp.mutable_value_info()) bind(v);
+  for (auto &v : *gp.mutable_output()) bind(v);
+  for (auto &n : *gp.mutable_node())
+    for (auto &a : *n.mutable_attribute()) {
+      if (a.has_g()) bind_everywhere(*a.mutable_g(), name, value);
+      for (auto &sub : *a.mutable_graphs()) bind_everywhere(sub, name, value);
+    }
+}
+
 // Binds `--dim` values on the model's inputs: a dim_param name, or "input:axis" (the axis counted in
 // that input's own shape).
 void bind_dims(onnx::ModelProto &model, const DimBindings &bind, const std::string &source) {
@@ -873,6 +920,7 @@ void bind_dims(onnx::ModelProto &model, const DimBindings &bind, const std::stri
         }
     }
     if (!used) throw Error("ANEC-MODEL-003", source + ": no input dimension is named '" + name + "' (an unnamed one binds as INPUT:AXIS)");
+    if (colon == std::string::npos) bind_everywhere(*model.mutable_graph(), name, value);
   }
 }
 } // namespace

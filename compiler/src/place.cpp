@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 
 namespace anec::compiler {
 
@@ -42,6 +43,7 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
   for (const Finding &f : check.findings)
     if (f.severity == Severity::Reject && !f.object.empty()) rejects[f.object].push_back(&f);
   std::map<std::string, size_t> producer; // tensor -> partition
+  std::set<std::pair<std::string, size_t>> crossed;
   double bw = est.bandwidth_gbps.value * 1e9, floor_us = est.floor_us;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op &op = g.ops[i];
@@ -60,9 +62,7 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
     for (const std::string &in : op.inputs) {
       auto it = producer.find(in);
       if (it == producer.end() || p.partitions[it->second].backend == placed.backend) continue;
-      bool seen = std::any_of(p.boundaries.begin(), p.boundaries.end(),
-                              [&](const Boundary &b) { return b.tensor == in && b.partition == p.partitions.size() - 1; });
-      if (seen) continue;
+      if (!crossed.insert({in, p.partitions.size() - 1}).second) continue; // one transfer per tensor and partition
       Boundary b{in, p.partitions[it->second].backend, placed.backend, p.partitions.size() - 1, 0, 0, 0};
       const Tensor &x = *g.tensor(in);
       b.bytes = x.shape.symbolic() ? 0 : double(x.bytes());

@@ -121,6 +121,7 @@ Graph read_network_plist(const Doc &root, const std::string &source, const OpCat
     map_unit(catalog, type, text(p, "Type"), p, *d, op);
     Tensor t;
     t.name = u;
+    t.interleave = op.inputs.empty() ? 0 : g.tensor(op.inputs[0])->interleave; // the port's packing flows through
     g.add(std::move(t));
     op.outputs.push_back(u);
     g.ops.push_back(std::move(op));
