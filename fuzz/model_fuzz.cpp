@@ -1,8 +1,9 @@
-// libFuzzer target: arbitrary bytes as an anec-graph JSON document and as a network plist, through
-// shape inference, the checker and the cost model on one target.
+// libFuzzer target: arbitrary bytes as an anec-graph JSON document, a network plist and an ONNX
+// model, through shape inference, the checker, the cost model and the placement on one target.
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
 #include "anec/compiler/model.hpp"
+#include "anec/compiler/place.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/error.hpp"
@@ -20,15 +21,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view text(reinterpret_cast<const char *>(data), size);
   auto run = [&](Graph g) {
     infer_shapes(g, catalog);
-    check(g, catalog, registry.get("h13"));
-    estimate(g, catalog, registry.get("h13"));
+    const hal::Target &t = registry.get("h13");
+    CheckResult r = check(g, catalog, t);
+    place(g, catalog, t, r, estimate(g, catalog, t));
   };
   try {
     run(read_graph_json(json::parse(text, "fuzz.json"), "fuzz.json"));
   } catch (const Error &) {
   }
   try {
-    run(read_network_plist(plist::parse(text, "fuzz.plist"), "fuzz.plist"));
+    run(read_network_plist(plist::parse(text, "fuzz.plist"), "fuzz.plist", catalog));
+  } catch (const Error &) {
+  }
+  try {
+    Graph g = read_onnx(text, "fuzz.onnx", catalog);
+    const hal::Target &t = registry.get("h13");
+    CheckResult r = check(g, catalog, t);
+    place(g, catalog, t, r, estimate(g, catalog, t));
   } catch (const Error &) {
   }
   return 0;
