@@ -380,8 +380,10 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
     es.push_back(estimate(g, ctx.catalog, *t));
   }
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
+  // The placement is printed by `place` and by a single-target `check` (text and JSON) only.
+  bool placed = cmd == "place" || (cmd == "check" && target != "all" && format != "csv");
   std::vector<Placement> ps;
-  for (size_t i = 0; i < targets.size(); ++i) ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], es[i]));
+  for (size_t i = 0; placed && i < targets.size(); ++i) ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], es[i]));
   std::string out;
   if (cmd == "place") {
     if (target == "all" || format == "csv") out = place_matrix(ps, format, model);

@@ -353,11 +353,7 @@ const std::map<std::string, void (Checker::*)()> &rule_table() {
 } // namespace
 
 const std::vector<std::string> &known_rules() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto &entry : rule_table()) out.push_back(entry.first);
-    return out;
-  }();
+  static const std::vector<std::string> names = keys_of(rule_table());
   return names;
 }
 

@@ -439,11 +439,7 @@ const std::map<std::string, void (ShapeFn::*)()> &shape_table() {
 } // namespace
 
 const std::vector<std::string> &known_shapes() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto &entry : shape_table()) out.push_back(entry.first);
-    return out;
-  }();
+  static const std::vector<std::string> names = keys_of(shape_table());
   return names;
 }
 

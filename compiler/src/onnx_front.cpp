@@ -30,28 +30,41 @@ using Syms = std::vector<Sym>;
 
 std::string dtype_of(int t) {
   switch (t) {
-  case TensorProto_DataType::TensorProto_DataType_FLOAT16: return "fp16";
-  case TensorProto_DataType::TensorProto_DataType_BFLOAT16: return "bf16";
-  case TensorProto_DataType::TensorProto_DataType_INT8: return "int8";
-  case TensorProto_DataType::TensorProto_DataType_UINT8: return "uint8";
-  case TensorProto_DataType::TensorProto_DataType_INT16: return "int16";
-  case TensorProto_DataType::TensorProto_DataType_INT32: return "int32";
-  case TensorProto_DataType::TensorProto_DataType_INT64: return "int32"; // index tensors; no 64-bit engine type
-  case TensorProto_DataType::TensorProto_DataType_BOOL: return "uint8";
-  default: return "fp32";
+  case TensorProto_DataType::TensorProto_DataType_FLOAT16:
+    return "fp16";
+  case TensorProto_DataType::TensorProto_DataType_BFLOAT16:
+    return "bf16";
+  case TensorProto_DataType::TensorProto_DataType_INT8:
+    return "int8";
+  case TensorProto_DataType::TensorProto_DataType_UINT8:
+    return "uint8";
+  case TensorProto_DataType::TensorProto_DataType_INT16:
+    return "int16";
+  case TensorProto_DataType::TensorProto_DataType_INT32:
+    return "int32";
+  case TensorProto_DataType::TensorProto_DataType_INT64:
+    return "int32"; // index tensors; no 64-bit engine type
+  case TensorProto_DataType::TensorProto_DataType_BOOL:
+    return "uint8";
+  default:
+    return "fp32";
   }
 }
 bool integer_type(int t) {
-  return t == TensorProto_DataType::TensorProto_DataType_INT64 || t == TensorProto_DataType::TensorProto_DataType_INT32 ||
-         t == TensorProto_DataType::TensorProto_DataType_INT16 || t == TensorProto_DataType::TensorProto_DataType_INT8 ||
-         t == TensorProto_DataType::TensorProto_DataType_UINT8 || t == TensorProto_DataType::TensorProto_DataType_BOOL;
+  return t == TensorProto_DataType::TensorProto_DataType_INT64 ||
+         t == TensorProto_DataType::TensorProto_DataType_INT32 ||
+         t == TensorProto_DataType::TensorProto_DataType_INT16 ||
+         t == TensorProto_DataType::TensorProto_DataType_INT8 ||
+         t == TensorProto_DataType::TensorProto_DataType_UINT8 ||
+         t == TensorProto_DataType::TensorProto_DataType_BOOL;
 }
 
 // ONNX rank r to [N, D, C, H, W]: 4-D NCHW, 3-D N C L (L as width), 2-D N F (F as channels), 1-D F,
 // 5-D N C D H W.
 constexpr int kLayout[6][5] = {{}, {kC}, {kN, kC}, {kN, kC, kW}, {kN, kC, kH, kW}, {kN, kC, kD, kH, kW}};
 int map_axis(int64_t axis, size_t rank) {
-  if (axis < 0) axis += int64_t(rank);
+  if (axis < 0)
+    axis += int64_t(rank);
   return rank >= 1 && rank <= 5 && axis >= 0 && axis < int64_t(rank) ? kLayout[rank][axis] : kC;
 }
 
@@ -63,7 +76,8 @@ struct Info {
 
 const onnx::AttributeProto *attribute(const onnx::NodeProto &n, const char *name) {
   for (const auto &a : n.attribute())
-    if (a.name() == name) return &a;
+    if (a.name() == name)
+      return &a;
   return nullptr;
 }
 std::vector<int64_t> ints(const onnx::NodeProto &n, const char *name) {
@@ -76,7 +90,8 @@ int64_t int_attr(const onnx::NodeProto &n, const char *name, int64_t fallback) {
 }
 Doc int_array(const std::vector<int64_t> &v) {
   Doc a = Doc::array();
-  for (int64_t x : v) a.push(Doc::integer(x));
+  for (int64_t x : v)
+    a.push(Doc::integer(x));
   return a;
 }
 
@@ -95,51 +110,67 @@ template <class T> Syms from_raw(const std::string &raw) {
 std::optional<Syms> tensor_values(const onnx::TensorProto &t) {
   size_t n = 1;
   for (int64_t d : t.dims()) {
-    if (d < 0 || n * size_t(std::max<int64_t>(d, 1)) > kMaxValues) return std::nullopt;
+    if (d < 0 || n * size_t(std::max<int64_t>(d, 1)) > kMaxValues)
+      return std::nullopt;
     n *= size_t(d);
   }
-  if (t.has_data_location() && t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) return std::nullopt;
+  if (t.has_data_location() && t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+    return std::nullopt;
   Syms out;
   const std::string &raw = t.raw_data();
   switch (t.data_type()) {
   case TensorProto_DataType::TensorProto_DataType_INT64:
-    if (!raw.empty()) out = from_raw<int64_t>(raw);
-    for (int64_t v : t.int64_data()) out.push_back(Sym::num(double(v)));
+    if (!raw.empty())
+      out = from_raw<int64_t>(raw);
+    for (int64_t v : t.int64_data())
+      out.push_back(Sym::num(double(v)));
     break;
   case TensorProto_DataType::TensorProto_DataType_INT32:
   case TensorProto_DataType::TensorProto_DataType_BOOL:
   case TensorProto_DataType::TensorProto_DataType_INT8:
   case TensorProto_DataType::TensorProto_DataType_UINT8:
-    if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT32) out = from_raw<int32_t>(raw);
-    else if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT8) out = from_raw<int8_t>(raw);
-    else if (!raw.empty()) out = from_raw<uint8_t>(raw);
-    for (int32_t v : t.int32_data()) out.push_back(Sym::num(double(v)));
+    if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT32)
+      out = from_raw<int32_t>(raw);
+    else if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT8)
+      out = from_raw<int8_t>(raw);
+    else if (!raw.empty())
+      out = from_raw<uint8_t>(raw);
+    for (int32_t v : t.int32_data())
+      out.push_back(Sym::num(double(v)));
     break;
   case TensorProto_DataType::TensorProto_DataType_FLOAT:
-    if (!raw.empty()) out = from_raw<float>(raw);
-    for (float v : t.float_data()) out.push_back(Sym::num(double(v)));
+    if (!raw.empty())
+      out = from_raw<float>(raw);
+    for (float v : t.float_data())
+      out.push_back(Sym::num(double(v)));
     break;
   case TensorProto_DataType::TensorProto_DataType_DOUBLE:
-    if (!raw.empty()) out = from_raw<double>(raw);
-    for (double v : t.double_data()) out.push_back(Sym::num(v));
+    if (!raw.empty())
+      out = from_raw<double>(raw);
+    for (double v : t.double_data())
+      out.push_back(Sym::num(v));
     break;
-  default: return std::nullopt;
+  default:
+    return std::nullopt;
   }
-  if (out.size() != n) return std::nullopt;
+  if (out.size() != n)
+    return std::nullopt;
   return out;
 }
 
 // What is known of a tensor's value.
 struct Value {
-  bool constant = false;     // provably constant: no runtime input reaches it
-  bool shape_data = false;   // integer arithmetic on dimensions (derived from a Shape)
-  std::optional<Syms> data;  // its elements, when known (small tensors), symbolic where they derive from symbols
-  int64_t elements = -1;     // its element count, when known
+  bool constant = false;   // provably constant: no runtime input reaches it
+  bool shape_data = false; // integer arithmetic on dimensions (derived from a Shape)
+  std::optional<Syms>
+      data;              // its elements, when known (small tensors), symbolic where they derive from symbols
+  int64_t elements = -1; // its element count, when known
 };
 
 class Reader {
 public:
-  Reader(const onnx::ModelProto &model, const std::string &source, const OpCatalog &catalog) : model_(model), catalog_(catalog) {
+  Reader(const onnx::ModelProto &model, const std::string &source, const OpCatalog &catalog)
+      : model_(model), catalog_(catalog) {
     g_.source = source;
     g_.front_end = "onnx";
   }
@@ -147,20 +178,29 @@ public:
   Graph read() {
     const onnx::GraphProto &gp = model_.graph();
     collect_infos(gp);
-    for (const auto &init : gp.initializer()) constant_tensor(init);
+    for (const auto &init : gp.initializer())
+      constant_tensor(init);
     for (const auto &v : gp.input()) {
-      if (values_.count(v.name())) continue; // an initializer with a default value
+      if (values_.count(v.name()))
+        continue; // an initializer with a default value
       g_.inputs.push_back(g_.add(tensor(v.name())).name);
     }
     read_nodes(gp, "");
     for (const auto &v : gp.output())
-      if (g_.tensor(resolve(v.name()))) g_.outputs.push_back(resolve(v.name()));
+      if (g_.tensor(resolve(v.name())))
+        g_.outputs.push_back(resolve(v.name()));
     g_.source_nodes = source_nodes_;
     g_.folded_nodes = folded_;
-    if (folded_) g_.notes.push_back(std::to_string(folded_) + " node(s) on constants folded" +
-                                    (inlined_ ? " (" + std::to_string(inlined_) + " of them If nodes with a constant condition, inlined)" : ""));
-    if (unknown_shapes_) g_.notes.push_back(std::to_string(unknown_shapes_) + " tensor(s) without an inferred shape (marked symbolic)");
-    for (auto &[type, count] : unmapped_) g_.notes.push_back("unmapped ONNX op " + type + " x" + std::to_string(count));
+    if (folded_)
+      g_.notes.push_back(std::to_string(folded_) + " node(s) on constants folded" +
+                         (inlined_ ? " (" + std::to_string(inlined_) +
+                                         " of them If nodes with a constant condition, inlined)"
+                                   : ""));
+    if (unknown_shapes_)
+      g_.notes.push_back(std::to_string(unknown_shapes_) +
+                         " tensor(s) without an inferred shape (marked symbolic)");
+    for (auto &[type, count] : unmapped_)
+      g_.notes.push_back("unmapped ONNX op " + type + " x" + std::to_string(count));
     return std::move(g_);
   }
 
@@ -186,34 +226,47 @@ private:
     auto take = [&](const onnx::ValueInfoProto &v, bool is_input) {
       Info i;
       const auto &t = v.type();
-      if (!t.has_tensor_type()) return;
+      if (!t.has_tensor_type())
+        return;
       i.type = t.tensor_type().elem_type();
       if (t.tensor_type().has_shape()) {
         i.known = true;
         int axis = 0;
         for (const auto &d : t.tensor_type().shape().dim()) {
           if (d.has_dim_value() && d.dim_value() > kMaxDimension)
-            throw Error("ANEC-GRAPH-003", src() + ": tensor '" + v.name() + "' axis " + std::to_string(axis) + ": dimension " +
-                                              std::to_string(d.dim_value()) + " exceeds the limit " + std::to_string(kMaxDimension) + " (2^40)");
-          if (d.has_dim_value() && d.dim_value() > 0) i.dims.push_back(Sym::num(double(d.dim_value())));
-          else if (d.has_dim_param() && !d.dim_param().empty()) i.dims.push_back(Sym::sym(d.dim_param()));
-          else if (is_input) i.dims.push_back(Sym::sym(v.name() + ":" + std::to_string(axis))); // bindable as --dim x:0=N
-          else i.dims.push_back(Sym::unknown());
+            throw Error("ANEC-GRAPH-003", src() + ": tensor '" + v.name() + "' axis " + std::to_string(axis) +
+                                              ": dimension " + std::to_string(d.dim_value()) +
+                                              " exceeds the limit " + std::to_string(kMaxDimension) +
+                                              " (2^40)");
+          if (d.has_dim_value() && d.dim_value() > 0)
+            i.dims.push_back(Sym::num(double(d.dim_value())));
+          else if (d.has_dim_param() && !d.dim_param().empty())
+            i.dims.push_back(Sym::sym(d.dim_param()));
+          else if (is_input)
+            i.dims.push_back(Sym::sym(v.name() + ":" + std::to_string(axis))); // bindable as --dim x:0=N
+          else
+            i.dims.push_back(Sym::unknown());
           ++axis;
         }
       }
       infos_[v.name()] = i;
     };
-    for (const auto &v : gp.input()) take(v, &gp == &model_.graph());
+    for (const auto &v : gp.input())
+      take(v, &gp == &model_.graph());
     if (&gp == &model_.graph())
       for (const auto &[name, info] : infos_)
-        for (const Sym &d : info.dims) input_symbols_.insert(d.s.begin(), d.s.end());
-    for (const auto &v : gp.value_info()) take(v, false);
-    for (const auto &v : gp.output()) take(v, false);
+        for (const Sym &d : info.dims)
+          input_symbols_.insert(d.s.begin(), d.s.end());
+    for (const auto &v : gp.value_info())
+      take(v, false);
+    for (const auto &v : gp.output())
+      take(v, false);
     for (const auto &n : gp.node())
       for (const auto &a : n.attribute()) {
-        if (a.has_g()) collect_infos(a.g());
-        for (const auto &sub : a.graphs()) collect_infos(sub);
+        if (a.has_g())
+          collect_infos(a.g());
+        for (const auto &sub : a.graphs())
+          collect_infos(sub);
       }
   }
 
@@ -226,7 +279,9 @@ private:
     for (int64_t d : t.dims()) {
       i.dims.push_back(Sym::num(double(d)));
       auto m = checked_mul(n, std::max<int64_t>(d, 1));
-      if (!m) throw Error("ANEC-GRAPH-003", src() + ": tensor '" + t.name() + "': its element count does not fit in 64 bits");
+      if (!m)
+        throw Error("ANEC-GRAPH-003",
+                    src() + ": tensor '" + t.name() + "': its element count does not fit in 64 bits");
       n = *m;
     }
     v.elements = n;
@@ -245,7 +300,8 @@ private:
         int a = kLayout[i.dims.size()][k];
         const Sym &d = i.dims[k];
         t.shape.d[a] = d.positive_integer() ? int64_t(d.k) : -1;
-        if (t.shape.d[a] < 0) t.shape.symbol[a] = d.text();
+        if (t.shape.d[a] < 0)
+          t.shape.symbol[a] = d.text();
       }
     if (!i.known) {
       t.shape.d[kC] = -1;
@@ -257,36 +313,45 @@ private:
 
   bool static_dims(const std::string &name) {
     const Info &i = infos_[name];
-    return i.known && std::all_of(i.dims.begin(), i.dims.end(), [](const Sym &d) { return d.positive_integer(); });
+    return i.known &&
+           std::all_of(i.dims.begin(), i.dims.end(), [](const Sym &d) { return d.positive_integer(); });
   }
   const Value *value(const std::string &name) const {
     auto it = values_.find(name);
     return it == values_.end() ? nullptr : &it->second;
   }
   std::optional<Syms> data(const onnx::NodeProto &n, int k) const {
-    if (k >= n.input_size() || n.input(k).empty()) return std::nullopt;
+    if (k >= n.input_size() || n.input(k).empty())
+      return std::nullopt;
     const Value *v = value(resolve(n.input(k)));
     return v ? v->data : std::nullopt;
   }
 
   void read_nodes(const onnx::GraphProto &gp, const std::string &scope) {
     for (const auto &init : gp.initializer())
-      if (!values_.count(init.name())) constant_tensor(init);
-    for (const auto &n : gp.node()) read_node(n, scope);
+      if (!values_.count(init.name()))
+        constant_tensor(init);
+    for (const auto &n : gp.node())
+      read_node(n, scope);
   }
 
   void read_node(const onnx::NodeProto &n, const std::string &scope) {
     ++source_nodes_;
     const std::string &type = n.op_type();
-    if (type == "If") return read_if(n, scope);
-    if (type == "Loop" || type == "Scan") return read_loop(n, scope);
+    if (type == "If")
+      return read_if(n, scope);
+    if (type == "Loop" || type == "Scan")
+      return read_loop(n, scope);
     bool constant = n.input_size() > 0 || type == "Constant";
-    bool shape_of_static = (type == "Shape" || type == "Size") && n.input_size() == 1 && static_dims(resolve(n.input(0)));
+    bool shape_of_static =
+        (type == "Shape" || type == "Size") && n.input_size() == 1 && static_dims(resolve(n.input(0)));
     for (const auto &i : n.input()) {
       const Value *v = i.empty() ? nullptr : value(resolve(i));
-      if (!i.empty() && !(v && v->constant)) constant = false;
+      if (!i.empty() && !(v && v->constant))
+        constant = false;
     }
-    if (type.rfind("Random", 0) == 0 || type == "Multinomial" || type == "Bernoulli") constant = false;
+    if (type.rfind("Random", 0) == 0 || type == "Multinomial" || type == "Bernoulli")
+      constant = false;
     constant = constant || shape_of_static;
     std::optional<Syms> result = evaluate(n);
     if (constant) { // provably constant: folded at compile time, not an engine op
@@ -306,53 +371,70 @@ private:
     bool shape_math = type != "Shape" && type != "Size";
     bool any_runtime = false;
     for (const auto &i : n.input()) {
-      if (i.empty()) continue;
+      if (i.empty())
+        continue;
       const Value *v = value(resolve(i));
-      if (v && v->constant) continue;
+      if (v && v->constant)
+        continue;
       any_runtime = true;
       shape_math = shape_math && v && v->shape_data;
     }
     shape_math = shape_math && any_runtime;
     const FrontEndOp *row = catalog_.front_end("onnx", type);
     op.type = shape_math ? "shape_math" : row ? row->op : "onnx:" + type;
-    if (!shape_math && !row) ++unmapped_[type];
+    if (!shape_math && !row)
+      ++unmapped_[type];
     // Inputs: runtime tensors. Constants are weights (where the map says so) or attributes; a shape
     // computed at run time beside a data input (a reshape's target) is kept as `shape_inputs`.
     int64_t weights = 0;
     Doc shape_inputs = Doc::array();
     bool has_data = false;
     for (const auto &i : n.input())
-      if (const Value *v = i.empty() ? nullptr : value(resolve(i)); !i.empty() && !(v && (v->constant || v->shape_data))) has_data = true;
+      if (const Value *v = i.empty() ? nullptr : value(resolve(i));
+          !i.empty() && !(v && (v->constant || v->shape_data)))
+        has_data = true;
     for (int k = 0; k < n.input_size(); ++k) {
       const std::string i = resolve(n.input(k));
-      if (i.empty()) continue;
+      if (i.empty())
+        continue;
       const Value *v = value(i);
       if (v && v->constant) {
         if (row && row->weights && !shape_math && v->elements > 0)
-          weights = add_or_throw(weights, v->elements, "ANEC-GRAPH-003", src() + ": node '" + op.name + "' weight elements");
+          weights = add_or_throw(weights, v->elements, "ANEC-GRAPH-003",
+                                 src() + ": node '" + op.name + "' weight elements");
         continue;
       }
-      if (!g_.tensor(i)) throw Error("ANEC-GRAPH-002", src() + ": node '" + op.name + "' reads '" + i + "', which nothing defines before it");
-      if (has_data && !shape_math && v && v->shape_data) shape_inputs.push(Doc::string(i));
-      else if (std::find(op.inputs.begin(), op.inputs.end(), i) == op.inputs.end()) op.inputs.push_back(i);
+      if (!g_.tensor(i))
+        throw Error("ANEC-GRAPH-002",
+                    src() + ": node '" + op.name + "' reads '" + i + "', which nothing defines before it");
+      if (has_data && !shape_math && v && v->shape_data)
+        shape_inputs.push(Doc::string(i));
+      else if (std::find(op.inputs.begin(), op.inputs.end(), i) == op.inputs.end())
+        op.inputs.push_back(i);
     }
-    if (!shape_inputs.items().empty()) op.attrs.set("shape_inputs", std::move(shape_inputs));
-    if (weights) op.attrs.set("weight_elements", Doc::integer(weights));
-    if (row && !shape_math) attributes(n, *row, op);
+    if (!shape_inputs.items().empty())
+      op.attrs.set("shape_inputs", std::move(shape_inputs));
+    if (weights)
+      op.attrs.set("weight_elements", Doc::integer(weights));
+    if (row && !shape_math)
+      attributes(n, *row, op);
     if (shape_math || type == "Shape" || type == "Size") {
       std::string symbols;
       if (result)
         for (const Sym &s : *result)
-          if (!s.is_number()) symbols += (symbols.empty() ? "" : ", ") + s.text();
+          if (!s.is_number())
+            symbols += (symbols.empty() ? "" : ", ") + s.text();
       op.attrs.set("depends_on", Doc::string(symbols.empty() ? "?" : symbols));
     }
     fill_unknown_shapes(n, op);
     for (const auto &o : n.output()) {
-      if (o.empty()) continue;
+      if (o.empty())
+        continue;
       Value &v = values_[o];
       v.shape_data = shape_math || type == "Shape" || type == "Size";
       v.data = result;
-      if (!infos_[o].known) ++unknown_shapes_;
+      if (!infos_[o].known)
+        ++unknown_shapes_;
       op.outputs.push_back(g_.add(tensor(o)).name);
     }
     g_.ops.push_back(std::move(op));
@@ -360,12 +442,15 @@ private:
 
   int64_t elements_of(const std::string &name) {
     const Info &i = infos_[name];
-    if (!i.known) return -1;
+    if (!i.known)
+      return -1;
     int64_t n = 1;
     for (const Sym &d : i.dims) {
-      if (!d.positive_integer()) return -1;
+      if (!d.positive_integer())
+        return -1;
       auto m = checked_mul(n, int64_t(d.k));
-      if (!m) return -1;
+      if (!m)
+        return -1;
       n = *m;
     }
     return n;
@@ -375,14 +460,18 @@ private:
   std::vector<std::optional<Syms>> split_values(const onnx::NodeProto &n) const {
     std::vector<std::optional<Syms>> parts(size_t(n.output_size()));
     auto d = data(n, 0);
-    if (n.op_type() != "Split" || !d || int_attr(n, "axis", 0) != 0) return parts;
+    if (n.op_type() != "Split" || !d || int_attr(n, "axis", 0) != 0)
+      return parts;
     std::vector<int64_t> sizes = ints(n, "split");
     if (auto s = data(n, 1); sizes.empty() && s)
-      for (const Sym &x : *s) sizes.push_back(x.is_number() ? int64_t(x.k) : -1);
-    if (sizes.empty()) sizes.assign(parts.size(), int64_t(d->size() / std::max<size_t>(1, parts.size())));
+      for (const Sym &x : *s)
+        sizes.push_back(x.is_number() ? int64_t(x.k) : -1);
+    if (sizes.empty())
+      sizes.assign(parts.size(), int64_t(d->size() / std::max<size_t>(1, parts.size())));
     size_t at = 0;
     for (size_t k = 0; k < parts.size() && k < sizes.size(); ++k) {
-      if (sizes[k] < 0 || at + size_t(sizes[k]) > d->size()) break;
+      if (sizes[k] < 0 || at + size_t(sizes[k]) > d->size())
+        break;
       parts[k] = Syms(d->begin() + int64_t(at), d->begin() + int64_t(at + size_t(sizes[k])));
       at += size_t(sizes[k]);
     }
@@ -395,19 +484,24 @@ private:
     auto in = [&](int k) { return data(n, k); };
     if (t == "Constant") {
       const auto *a = attribute(n, "value");
-      if (a && a->has_t()) return tensor_values(a->t());
-      if ((a = attribute(n, "value_int"))) return Syms{Sym::num(double(a->i()))};
+      if (a && a->has_t())
+        return tensor_values(a->t());
+      if ((a = attribute(n, "value_int")))
+        return Syms{Sym::num(double(a->i()))};
       if ((a = attribute(n, "value_ints"))) {
         Syms out;
-        for (int64_t v : a->ints()) out.push_back(Sym::num(double(v)));
+        for (int64_t v : a->ints())
+          out.push_back(Sym::num(double(v)));
         return out;
       }
-      if ((a = attribute(n, "value_float"))) return Syms{Sym::num(double(a->f()))};
+      if ((a = attribute(n, "value_float")))
+        return Syms{Sym::num(double(a->f()))};
       return std::nullopt;
     }
     if (t == "Shape" && n.input_size() == 1) {
       const Info &i = infos_[resolve(n.input(0))];
-      if (!i.known) return std::nullopt;
+      if (!i.known)
+        return std::nullopt;
       int64_t r = int64_t(i.dims.size()), b = int_attr(n, "start", 0), e = int_attr(n, "end", r);
       b = std::clamp<int64_t>(b < 0 ? b + r : b, 0, r);
       e = std::clamp<int64_t>(e < 0 ? e + r : e, 0, r);
@@ -415,20 +509,27 @@ private:
     }
     if (t == "Size" && n.input_size() == 1) {
       const Info &i = infos_[resolve(n.input(0))];
-      if (!i.known) return std::nullopt;
+      if (!i.known)
+        return std::nullopt;
       Sym p = Sym::num(1);
-      for (const Sym &d : i.dims) p = onnx_front::mul(p, d);
+      for (const Sym &d : i.dims)
+        p = onnx_front::mul(p, d);
       return Syms{p};
     }
-    if (t == "Identity" || t == "Cast" || t == "Squeeze" || t == "Unsqueeze" || t == "Flatten" || t == "Reshape") return in(0);
+    if (t == "Identity" || t == "Cast" || t == "Squeeze" || t == "Unsqueeze" || t == "Flatten" ||
+        t == "Reshape")
+      return in(0);
     if (t == "Gather") {
       auto d = in(0), idx = in(1);
-      if (!d || !idx || int_attr(n, "axis", 0) != 0) return std::nullopt;
+      if (!d || !idx || int_attr(n, "axis", 0) != 0)
+        return std::nullopt;
       Syms out;
       for (const Sym &i : *idx) {
-        if (!i.is_number()) return std::nullopt;
+        if (!i.is_number())
+          return std::nullopt;
         int64_t k = int64_t(i.k) < 0 ? int64_t(i.k) + int64_t(d->size()) : int64_t(i.k);
-        if (k < 0 || k >= int64_t(d->size())) return std::nullopt;
+        if (k < 0 || k >= int64_t(d->size()))
+          return std::nullopt;
         out.push_back((*d)[size_t(k)]);
       }
       return out;
@@ -437,7 +538,8 @@ private:
       Syms out;
       for (int k = 0; k < n.input_size(); ++k) {
         auto d = in(k);
-        if (!d) return std::nullopt;
+        if (!d)
+          return std::nullopt;
         out.insert(out.end(), d->begin(), d->end());
       }
       return out;
@@ -446,36 +548,48 @@ private:
       auto d = in(0), starts = in(1), ends = in(2), axes = in(3), steps = in(4);
       if (n.input_size() == 1) { // opset 1-9: attributes
         auto s = ints(n, "starts"), e = ints(n, "ends");
-        if (s.size() != 1 || e.size() != 1) return std::nullopt;
+        if (s.size() != 1 || e.size() != 1)
+          return std::nullopt;
         starts = Syms{Sym::num(double(s[0]))};
         ends = Syms{Sym::num(double(e[0]))};
       }
-      if (!d || !starts || !ends || starts->size() != 1 || ends->size() != 1) return std::nullopt;
-      if (axes && (axes->size() != 1 || !(*axes)[0].is_number() || (*axes)[0].k != 0)) return std::nullopt;
+      if (!d || !starts || !ends || starts->size() != 1 || ends->size() != 1)
+        return std::nullopt;
+      if (axes && (axes->size() != 1 || !(*axes)[0].is_number() || (*axes)[0].k != 0))
+        return std::nullopt;
       int64_t step = steps && steps->size() == 1 && (*steps)[0].is_number() ? int64_t((*steps)[0].k) : 1;
-      if (step != 1 || !(*starts)[0].is_number() || !(*ends)[0].is_number()) return std::nullopt;
+      if (step != 1 || !(*starts)[0].is_number() || !(*ends)[0].is_number())
+        return std::nullopt;
       int64_t r = int64_t(d->size());
-      auto clamp = [&](double v) { return std::clamp<int64_t>(v < 0 ? int64_t(v) + r : v > double(r) ? r : int64_t(v), 0, r); };
+      auto clamp = [&](double v) {
+        return std::clamp<int64_t>(v < 0 ? int64_t(v) + r : v > double(r) ? r : int64_t(v), 0, r);
+      };
       int64_t b = clamp((*starts)[0].k), e = clamp((*ends)[0].k);
       return b <= e ? Syms(d->begin() + b, d->begin() + e) : Syms{};
     }
     if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
       auto a = in(0), b = in(1);
-      if (!a || !b || (a->size() != b->size() && a->size() != 1 && b->size() != 1)) return std::nullopt;
+      if (!a || !b || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
+        return std::nullopt;
       bool integer = integer_type(infos_[resolve(n.input(0))].type);
       Syms out;
       for (size_t k = 0; k < std::max(a->size(), b->size()); ++k) {
         const Sym &x = (*a)[a->size() == 1 ? 0 : k], &y = (*b)[b->size() == 1 ? 0 : k];
-        out.push_back(t == "Mul" ? onnx_front::mul(x, y) : t == "Div" ? onnx_front::div(x, y, integer) : onnx_front::add(x, y, t == "Add" ? 1 : -1));
+        out.push_back(t == "Mul"   ? onnx_front::mul(x, y)
+                      : t == "Div" ? onnx_front::div(x, y, integer)
+                                   : onnx_front::add(x, y, t == "Add" ? 1 : -1));
       }
       return out;
     }
     if (t == "Equal" || t == "Less" || t == "Greater" || t == "Not") {
       auto a = in(0), b = t == "Not" ? in(0) : in(1);
-      if (!a || !b || a->size() != 1 || b->size() != 1) return std::nullopt;
+      if (!a || !b || a->size() != 1 || b->size() != 1)
+        return std::nullopt;
       const Sym &x = (*a)[0], &y = (*b)[0];
-      if (t == "Not") return x.is_number() ? std::optional<Syms>(Syms{Sym::num(x.k == 0)}) : std::nullopt;
-      if (!x.is_number() || !y.is_number()) return t == "Equal" && x == y ? std::optional<Syms>(Syms{Sym::num(1)}) : std::nullopt;
+      if (t == "Not")
+        return x.is_number() ? std::optional<Syms>(Syms{Sym::num(x.k == 0)}) : std::nullopt;
+      if (!x.is_number() || !y.is_number())
+        return t == "Equal" && x == y ? std::optional<Syms>(Syms{Sym::num(1)}) : std::nullopt;
       return Syms{Sym::num(t == "Equal" ? x.k == y.k : t == "Less" ? x.k < y.k : x.k > y.k)};
     }
     return std::nullopt;
@@ -485,41 +599,51 @@ private:
   // at run time, an op it does not know): a reshape target known symbolically, or the input's shape
   // for a shape-preserving operation, fills them in.
   void fill_unknown_shapes(const onnx::NodeProto &n, const Op &op) {
-    if (n.output_size() < 1 || n.input_size() < 1) return;
+    if (n.output_size() < 1 || n.input_size() < 1)
+      return;
     Info &out = infos_[n.output(0)];
     // Complete: every dimension a number or a product of input dimensions (a name the file gives an
     // intermediate tensor, "Squeeze175_dim_0", binds nothing and is recomputed where possible).
     bool complete = out.known && std::all_of(out.dims.begin(), out.dims.end(), [&](const Sym &d) {
-                      return d.known && std::all_of(d.s.begin(), d.s.end(), [&](const std::string &x) { return input_symbols_.count(x) > 0; });
+                      return d.known && std::all_of(d.s.begin(), d.s.end(), [&](const std::string &x) {
+                               return input_symbols_.count(x) > 0;
+                             });
                     });
-    if (complete) return;
+    if (complete)
+      return;
     const Info &x = infos_[resolve(n.input(0))];
     if (n.op_type() == "Reshape") {
-      if (auto target = data(n, 1); target && x.known) out = reshaped(x, *target, int_attr(n, "allowzero", 0));
+      if (auto target = data(n, 1); target && x.known)
+        out = reshaped(x, *target, int_attr(n, "allowzero", 0));
       return;
     }
     if (auto dims = fallback_dims(n, x); dims) {
       out.dims = *dims;
       out.known = true;
-      if (!out.type) out.type = x.type;
+      if (!out.type)
+        out.type = x.type;
       return;
     }
     const OpSpec *spec = catalog_.find(op.type);
-    if (spec && spec->shape == "same" && x.known) out = {x.dims, x.type ? x.type : out.type, true};
+    if (spec && spec->shape == "same" && x.known)
+      out = {x.dims, x.type ? x.type : out.type, true};
   }
 
   // The common shape-changing operators, where ONNX inference left the output without a shape (it
   // does not see constants inside subgraphs): in the ONNX rank, symbolic where the inputs are.
   std::optional<Syms> fallback_dims(const onnx::NodeProto &n, const Info &x) {
-    if (!x.known) return std::nullopt;
+    if (!x.known)
+      return std::nullopt;
     const std::string &t = n.op_type();
     int64_t r = int64_t(x.dims.size());
     auto axes_of = [&](int64_t rank) {
       std::vector<int64_t> a = ints(n, "axes");
       if (a.empty())
         if (auto d = data(n, 1))
-          for (const Sym &v : *d) a.push_back(v.is_number() ? int64_t(v.k) : 0);
-      for (int64_t &v : a) v = v < 0 ? v + rank : v;
+          for (const Sym &v : *d)
+            a.push_back(v.is_number() ? int64_t(v.k) : 0);
+      for (int64_t &v : a)
+        v = v < 0 ? v + rank : v;
       return a;
     };
     auto info = [&](int k) -> const Info & { return infos_[resolve(n.input(k))]; };
@@ -528,7 +652,8 @@ private:
       Syms out = x.dims;
       std::sort(a.begin(), a.end());
       for (int64_t v : a) {
-        if (v < 0 || v > int64_t(out.size())) return std::nullopt;
+        if (v < 0 || v > int64_t(out.size()))
+          return std::nullopt;
         out.insert(out.begin() + v, Sym::num(1));
       }
       return out;
@@ -537,8 +662,10 @@ private:
       auto a = axes_of(r);
       Syms out;
       for (int64_t k = 0; k < r; ++k) {
-        bool drop = a.empty() ? x.dims[size_t(k)] == Sym::num(1) : std::find(a.begin(), a.end(), k) != a.end();
-        if (!drop) out.push_back(x.dims[size_t(k)]);
+        bool drop =
+            a.empty() ? x.dims[size_t(k)] == Sym::num(1) : std::find(a.begin(), a.end(), k) != a.end();
+        if (!drop)
+          out.push_back(x.dims[size_t(k)]);
       }
       return out;
     }
@@ -547,7 +674,8 @@ private:
       Syms out;
       for (int64_t k = 0; k < r; ++k) {
         int64_t p = perm.empty() ? r - 1 - k : perm[size_t(k)];
-        if (p < 0 || p >= r) return std::nullopt;
+        if (p < 0 || p >= r)
+          return std::nullopt;
         out.push_back(x.dims[size_t(p)]);
       }
       return out;
@@ -555,27 +683,33 @@ private:
     if (t == "Concat") {
       int64_t axis = int_attr(n, "axis", 0);
       axis = axis < 0 ? axis + r : axis;
-      if (axis < 0 || axis >= r) return std::nullopt;
+      if (axis < 0 || axis >= r)
+        return std::nullopt;
       Syms out = x.dims;
       for (int k = 1; k < n.input_size(); ++k) {
         const Info &y = info(k);
-        if (!y.known || int64_t(y.dims.size()) != r) return std::nullopt;
+        if (!y.known || int64_t(y.dims.size()) != r)
+          return std::nullopt;
         const Sym &a = out[size_t(axis)], &b = y.dims[size_t(axis)];
         out[size_t(axis)] = a.s == b.s ? onnx_front::add(a, b, 1) : Sym::unknown();
       }
       return out;
     }
-    if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Pow" || t == "Where" || t == "Max" || t == "Min" ||
-        t == "Equal" || t == "Less" || t == "Greater" || t == "And" || t == "Or" || t == "PRelu") {
+    if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Pow" || t == "Where" || t == "Max" ||
+        t == "Min" || t == "Equal" || t == "Less" || t == "Greater" || t == "And" || t == "Or" ||
+        t == "PRelu") {
       Syms out;
       for (int k = 0; k < n.input_size(); ++k) {
         const Info &y = info(k);
-        if (!y.known) return std::nullopt;
+        if (!y.known)
+          return std::nullopt;
         Syms padded(std::max(out.size(), y.dims.size()), Sym::num(1));
-        for (size_t i = 0; i < out.size(); ++i) padded[padded.size() - out.size() + i] = out[i];
+        for (size_t i = 0; i < out.size(); ++i)
+          padded[padded.size() - out.size() + i] = out[i];
         for (size_t i = 0; i < y.dims.size(); ++i) {
           Sym &o = padded[padded.size() - y.dims.size() + i];
-          if (o == Sym::num(1)) o = y.dims[i];
+          if (o == Sym::num(1))
+            o = y.dims[i];
         }
         out = padded;
       }
@@ -585,10 +719,13 @@ private:
       auto k = ints(n, "kernel_shape"), s = ints(n, "strides"), p = ints(n, "pads"), d = ints(n, "dilations");
       const Info &w = t == "Conv" && n.input_size() > 1 ? info(1) : x;
       if (k.empty() && t == "Conv" && w.known)
-        for (size_t i = 2; i < w.dims.size(); ++i) k.push_back(w.dims[i].positive_integer() ? int64_t(w.dims[i].k) : 0);
+        for (size_t i = 2; i < w.dims.size(); ++i)
+          k.push_back(w.dims[i].positive_integer() ? int64_t(w.dims[i].k) : 0);
       size_t spatial = k.size();
-      if (r < 3 || size_t(r) != spatial + 2) return std::nullopt;
-      Syms out = {x.dims[0], t == "Conv" ? (w.known && !w.dims.empty() ? w.dims[0] : Sym::unknown()) : x.dims[1]};
+      if (r < 3 || size_t(r) != spatial + 2)
+        return std::nullopt;
+      Syms out = {x.dims[0],
+                  t == "Conv" ? (w.known && !w.dims.empty() ? w.dims[0] : Sym::unknown()) : x.dims[1]};
       for (size_t i = 0; i < spatial; ++i) {
         const Sym &in = x.dims[2 + i];
         int64_t stride = i < s.size() ? s[i] : 1, dil = i < d.size() ? d[i] : 1;
@@ -602,14 +739,17 @@ private:
       }
       return out;
     }
-    if (t == "ReduceMean" || t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd" || t == "ReduceL2") {
+    if (t == "ReduceMean" || t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd" ||
+        t == "ReduceL2") {
       auto a = axes_of(r);
       bool keep = int_attr(n, "keepdims", 1) != 0;
       Syms out;
       for (int64_t k = 0; k < r; ++k) {
         bool reduced = a.empty() || std::find(a.begin(), a.end(), k) != a.end();
-        if (!reduced) out.push_back(x.dims[size_t(k)]);
-        else if (keep) out.push_back(Sym::num(1));
+        if (!reduced)
+          out.push_back(x.dims[size_t(k)]);
+        else if (keep)
+          out.push_back(Sym::num(1));
       }
       return out;
     }
@@ -617,49 +757,67 @@ private:
       std::vector<int64_t> p = ints(n, "pads");
       if (p.empty())
         if (auto d = data(n, 1))
-          for (const Sym &v : *d) p.push_back(v.is_number() ? int64_t(v.k) : 0);
-      if (p.size() != 2 * size_t(r)) return std::nullopt;
+          for (const Sym &v : *d)
+            p.push_back(v.is_number() ? int64_t(v.k) : 0);
+      if (p.size() != 2 * size_t(r))
+        return std::nullopt;
       Syms out = x.dims;
-      for (int64_t k = 0; k < r; ++k) out[size_t(k)] = onnx_front::add(out[size_t(k)], Sym::num(double(p[size_t(k)] + p[size_t(k + r)])), 1);
+      for (int64_t k = 0; k < r; ++k)
+        out[size_t(k)] =
+            onnx_front::add(out[size_t(k)], Sym::num(double(p[size_t(k)] + p[size_t(k + r)])), 1);
       return out;
     }
     if (t == "Slice") {
       auto starts = data(n, 1), ends = data(n, 2), axes = data(n, 3), steps = data(n, 4);
-      if (!starts || !ends || starts->size() != ends->size()) return std::nullopt;
+      if (!starts || !ends || starts->size() != ends->size())
+        return std::nullopt;
       Syms out = x.dims;
       for (size_t i = 0; i < starts->size(); ++i) {
-        int64_t axis = axes && i < axes->size() && (*axes)[i].is_number() ? int64_t((*axes)[i].k) : int64_t(i);
+        int64_t axis =
+            axes && i < axes->size() && (*axes)[i].is_number() ? int64_t((*axes)[i].k) : int64_t(i);
         axis = axis < 0 ? axis + r : axis;
         int64_t step = steps && i < steps->size() && (*steps)[i].is_number() ? int64_t((*steps)[i].k) : 1;
-        if (axis < 0 || axis >= r || step != 1 || !(*starts)[i].is_number() || !(*ends)[i].is_number()) return std::nullopt;
+        if (axis < 0 || axis >= r || step != 1 || !(*starts)[i].is_number() || !(*ends)[i].is_number())
+          return std::nullopt;
         const Sym &dim = x.dims[size_t(axis)];
         if (!dim.positive_integer()) {
           out[size_t(axis)] = Sym::unknown();
           continue;
         }
         int64_t size = int64_t(dim.k);
-        auto clamp = [&](double v) { return std::clamp<int64_t>(v < 0 ? int64_t(v) + size : v > double(size) ? size : int64_t(v), 0, size); };
-        out[size_t(axis)] = Sym::num(double(std::max<int64_t>(0, clamp((*ends)[i].k) - clamp((*starts)[i].k))));
+        auto clamp = [&](double v) {
+          return std::clamp<int64_t>(v < 0              ? int64_t(v) + size
+                                     : v > double(size) ? size
+                                                        : int64_t(v),
+                                     0, size);
+        };
+        out[size_t(axis)] =
+            Sym::num(double(std::max<int64_t>(0, clamp((*ends)[i].k) - clamp((*starts)[i].k))));
       }
       return out;
     }
     if ((t == "MatMul" || t == "Gemm") && n.input_size() >= 2) {
       const Info &w = info(1);
-      if (!w.known || w.dims.empty() || r < 1) return std::nullopt;
+      if (!w.known || w.dims.empty() || r < 1)
+        return std::nullopt;
       Syms out = x.dims;
       bool trans_b = t == "Gemm" && int_attr(n, "transB", 0);
       out.back() = trans_b ? w.dims.front() : w.dims.back();
-      if (r == 1) out.pop_back();
+      if (r == 1)
+        out.pop_back();
       return out;
     }
     if (t == "Resize" || t == "Upsample") { // sizes (input 3), else scales (input 2, or 1 for Upsample)
       auto sizes = data(n, 3), scales = data(n, t == "Upsample" ? 1 : 2);
-      if (sizes && int64_t(sizes->size()) == r) return *sizes;
-      if (!scales || int64_t(scales->size()) != r) return std::nullopt;
+      if (sizes && int64_t(sizes->size()) == r)
+        return *sizes;
+      if (!scales || int64_t(scales->size()) != r)
+        return std::nullopt;
       Syms out;
       for (int64_t k = 0; k < r; ++k) {
         const Sym &d = x.dims[size_t(k)], &f = (*scales)[size_t(k)];
-        out.push_back(d.positive_integer() && f.is_number() ? Sym::num(std::floor(d.k * f.k)) : Sym::unknown());
+        out.push_back(d.positive_integer() && f.is_number() ? Sym::num(std::floor(d.k * f.k))
+                                                            : Sym::unknown());
       }
       return out;
     }
@@ -667,14 +825,16 @@ private:
       int64_t axis = int_attr(n, "axis", 1);
       axis = axis < 0 ? axis + r : axis;
       Sym a = Sym::num(1), b = Sym::num(1);
-      for (int64_t k = 0; k < r; ++k) (k < axis ? a : b) = onnx_front::mul(k < axis ? a : b, x.dims[size_t(k)]);
+      for (int64_t k = 0; k < r; ++k)
+        (k < axis ? a : b) = onnx_front::mul(k < axis ? a : b, x.dims[size_t(k)]);
       return Syms{a, b};
     }
     if (t == "Gather") {
       const Info &idx = info(1);
       int64_t axis = int_attr(n, "axis", 0);
       axis = axis < 0 ? axis + r : axis;
-      if (!idx.known || axis < 0 || axis >= r) return std::nullopt;
+      if (!idx.known || axis < 0 || axis >= r)
+        return std::nullopt;
       Syms out(x.dims.begin(), x.dims.begin() + axis);
       out.insert(out.end(), idx.dims.begin(), idx.dims.end());
       out.insert(out.end(), x.dims.begin() + axis + 1, x.dims.end());
@@ -685,11 +845,13 @@ private:
   static Info reshaped(const Info &x, const Syms &target, int64_t allowzero) {
     Info out{{}, x.type, true};
     Sym total = Sym::num(1), known = Sym::num(1);
-    for (const Sym &d : x.dims) total = onnx_front::mul(total, d);
+    for (const Sym &d : x.dims)
+      total = onnx_front::mul(total, d);
     int infer = -1;
     for (size_t k = 0; k < target.size(); ++k) {
       Sym d = target[k];
-      if (d.is_number() && d.k == 0 && !allowzero) d = k < x.dims.size() ? x.dims[k] : Sym::unknown();
+      if (d.is_number() && d.k == 0 && !allowzero)
+        d = k < x.dims.size() ? x.dims[k] : Sym::unknown();
       if (d.is_number() && d.k == -1) {
         infer = int(k);
         out.dims.push_back(Sym::unknown());
@@ -698,7 +860,8 @@ private:
       known = onnx_front::mul(known, d);
       out.dims.push_back(d);
     }
-    if (infer >= 0) out.dims[size_t(infer)] = onnx_front::div(total, known, true);
+    if (infer >= 0)
+      out.dims[size_t(infer)] = onnx_front::div(total, known, true);
     return out;
   }
 
@@ -711,7 +874,8 @@ private:
       auto k = ints(n, "kernel_shape"), s = ints(n, "strides"), p = ints(n, "pads"), d = ints(n, "dilations");
       if (k.empty() && n.input_size() > 1)
         if (const Info &w = infos_[resolve(n.input(1))]; w.known && w.dims.size() >= 3)
-          for (size_t i = 2; i < w.dims.size(); ++i) k.push_back(w.dims[i].positive_integer() ? int64_t(w.dims[i].k) : 1);
+          for (size_t i = 2; i < w.dims.size(); ++i)
+            k.push_back(w.dims[i].positive_integer() ? int64_t(w.dims[i].k) : 1);
       if (k.size() == 1) { // 1-D along width
         k = {1, k[0]};
         s = s.empty() ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{1, s[0]};
@@ -720,12 +884,17 @@ private:
       } else if (p.size() == 4) {
         p = {p[0], p[2], p[1], p[3]}; // ONNX begins then ends -> top, bottom, left, right
       }
-      if (!k.empty()) op.attrs.set("kernel", int_array(k));
-      if (s.size() == 2) op.attrs.set("stride", int_array(s));
-      if (p.size() == 4) op.attrs.set("pad", int_array(p));
-      if (d.size() == 2) op.attrs.set("dilation", int_array(d));
+      if (!k.empty())
+        op.attrs.set("kernel", int_array(k));
+      if (s.size() == 2)
+        op.attrs.set("stride", int_array(s));
+      if (p.size() == 4)
+        op.attrs.set("pad", int_array(p));
+      if (d.size() == 2)
+        op.attrs.set("dilation", int_array(d));
       op.attrs.set("groups", Doc::integer(int_attr(n, "group", 1)));
-      if (out.dims.size() >= 2 && out.dims[1].positive_integer()) op.attrs.set("out_channels", Doc::integer(int64_t(out.dims[1].k)));
+      if (out.dims.size() >= 2 && out.dims[1].positive_integer())
+        op.attrs.set("out_channels", Doc::integer(int64_t(out.dims[1].k)));
     } else if (h == "gemm") {
       gemm(n, op);
     } else if (h == "axis" || h == "axis_last") {
@@ -736,10 +905,13 @@ private:
       if (a.empty())
         if (auto d = data(n, 1))
           for (const Sym &s : *d)
-            if (s.is_number()) a.push_back(int64_t(s.k));
-      if (h == "global") a = {2, 3};
+            if (s.is_number())
+              a.push_back(int64_t(s.k));
+      if (h == "global")
+        a = {2, 3};
       std::string axes;
-      for (int64_t x : a) axes += kAxisNames[map_axis(x, rank)];
+      for (int64_t x : a)
+        axes += kAxisNames[map_axis(x, rank)];
       op.attrs.set("axes", Doc::string(axes.empty() ? "NDCHW" : axes));
     } else if (h == "perm") {
       auto perm = ints(n, "perm");
@@ -754,42 +926,56 @@ private:
       std::vector<int64_t> begin(5, 0);
       if (starts)
         for (size_t i = 0; i < starts->size(); ++i) {
-          int64_t axis = axes && i < axes->size() && (*axes)[i].is_number() ? int64_t((*axes)[i].k) : int64_t(i);
-          if ((*starts)[i].is_number()) begin[size_t(map_axis(axis, rank))] = int64_t((*starts)[i].k);
+          int64_t axis =
+              axes && i < axes->size() && (*axes)[i].is_number() ? int64_t((*axes)[i].k) : int64_t(i);
+          if ((*starts)[i].is_number())
+            begin[size_t(map_axis(axis, rank))] = int64_t((*starts)[i].k);
         }
       op.attrs.set("begin", int_array(begin));
     } else if (h == "pad") {
       std::vector<int64_t> p = ints(n, "pads");
       if (p.empty())
         if (auto d = data(n, 1))
-          for (const Sym &s : *d) p.push_back(s.is_number() ? int64_t(s.k) : 0);
+          for (const Sym &s : *d)
+            p.push_back(s.is_number() ? int64_t(s.k) : 0);
       const auto *mode = attribute(n, "mode");
-      if (mode && mode->has_s()) op.attrs.set("mode", Doc::string(mode->s()));
+      if (mode && mode->has_s())
+        op.attrs.set("mode", Doc::string(mode->s()));
       if (p.size() == 2 * rank && rank >= 2) { // begins then ends, per axis
         std::vector<int64_t> hw = {0, 0, 0, 0}, channel = {p[1], p[1 + rank]};
         for (size_t i = 0; i < rank; ++i) {
           int a = map_axis(int64_t(i), rank);
-          if (a == kH) hw[0] = p[i], hw[1] = p[i + rank];
-          if (a == kW) hw[2] = p[i], hw[3] = p[i + rank];
+          if (a == kH)
+            hw[0] = p[i], hw[1] = p[i + rank];
+          if (a == kW)
+            hw[2] = p[i], hw[3] = p[i + rank];
         }
         op.attrs.set("pad", int_array(hw));
-        if (channel[0] || channel[1]) op.attrs.set("channel_pad", int_array(channel));
+        if (channel[0] || channel[1])
+          op.attrs.set("channel_pad", int_array(channel));
       }
     }
   }
 
   void gemm(const onnx::NodeProto &n, Op &op) {
     const Info &out = infos_[n.output(0)];
-    if (op.type == "matmul" && op.inputs.size() == 1) op.type = "linear"; // x @ W with a constant W
-    else if (op.type == "matmul") op.attrs.set("contraction_checked", Doc::boolean(true)); // the ONNX checker and shape inference did it
-    if (!out.known || op.inputs.empty() || infos_[op.inputs[0]].dims.empty()) return;
+    if (op.type == "matmul" && op.inputs.size() == 1)
+      op.type = "linear"; // x @ W with a constant W
+    else if (op.type == "matmul")
+      op.attrs.set("contraction_checked", Doc::boolean(true)); // the ONNX checker and shape inference did it
+    if (!out.known || op.inputs.empty() || infos_[op.inputs[0]].dims.empty())
+      return;
     const Info &a = infos_[op.inputs[0]];
     Sym k = a.dims.back();
-    if (n.op_type() == "Gemm" && int_attr(n, "transA", 0) && a.dims.size() == 2) k = a.dims[0];
+    if (n.op_type() == "Gemm" && int_attr(n, "transA", 0) && a.dims.size() == 2)
+      k = a.dims[0];
     Sym flops = onnx_front::mul(Sym::num(2), k);
-    for (const Sym &d : out.dims) flops = onnx_front::mul(flops, d);
-    if (flops.positive_integer()) op.attrs.set("flops", Doc::integer(int64_t(flops.k)));
-    if (op.type == "linear" && out.dims.back().positive_integer()) op.attrs.set("out_features", Doc::integer(int64_t(out.dims.back().k)));
+    for (const Sym &d : out.dims)
+      flops = onnx_front::mul(flops, d);
+    if (flops.positive_integer())
+      op.attrs.set("flops", Doc::integer(int64_t(flops.k)));
+    if (op.type == "linear" && out.dims.back().positive_integer())
+      op.attrs.set("out_features", Doc::integer(int64_t(out.dims.back().k)));
   }
 
   // An `If`: a known condition inlines the branch it selects; otherwise both branches are read (their
@@ -804,7 +990,8 @@ private:
     if (cond && cond->size() == 1 && (*cond)[0].is_number()) {
       const onnx::GraphProto &branch = (*cond)[0].k != 0 ? then_g->g() : else_g->g();
       read_nodes(branch, name + "/" + ((*cond)[0].k != 0 ? "then/" : "else/"));
-      for (int k = 0; k < n.output_size() && k < branch.output_size(); ++k) alias_[n.output(k)] = branch.output(k).name();
+      for (int k = 0; k < n.output_size() && k < branch.output_size(); ++k)
+        alias_[n.output(k)] = branch.output(k).name();
       ++inlined_;
       ++folded_; // the If itself: decided at compile time
       return;
@@ -813,7 +1000,8 @@ private:
     read_nodes(else_g->g(), name + "/else/");
     std::vector<std::string> results = {n.input(0)};
     for (const auto *b : {then_g, else_g})
-      for (const auto &o : b->g().output()) results.push_back(o.name());
+      for (const auto &o : b->g().output())
+        results.push_back(o.name());
     keep_control(n, name, "cond", results, {});
   }
 
@@ -821,49 +1009,62 @@ private:
   // (iteration count, condition, carried state, scanned slices) being the loop op's outputs.
   void read_loop(const onnx::NodeProto &n, const std::string &scope) {
     const auto *body = attribute(n, "body");
-    if (!body || !body->has_g()) throw Error("ANEC-ONNX-002", src() + ": " + n.op_type() + " node '" + n.name() + "' has no body");
-    std::string name = scope + (n.name().empty() ? n.op_type() + "_" + std::to_string(g_.ops.size()) : n.name());
+    if (!body || !body->has_g())
+      throw Error("ANEC-ONNX-002", src() + ": " + n.op_type() + " node '" + n.name() + "' has no body");
+    std::string name =
+        scope + (n.name().empty() ? n.op_type() + "_" + std::to_string(g_.ops.size()) : n.name());
     std::vector<std::string> used(n.input().begin(), n.input().end());
     captured(body->g(), used);
     std::vector<std::string> state;
-    for (const auto &v : body->g().input()) state.push_back(v.name());
+    for (const auto &v : body->g().input())
+      state.push_back(v.name());
     keep_control(n, name, "while_loop", used, state);
     read_nodes(body->g(), name + "/body/");
   }
   // The outer names a subgraph reads (recursively), in order.
   static void captured(const onnx::GraphProto &gp, std::vector<std::string> &out) {
     std::set<std::string> defined;
-    for (const auto &v : gp.input()) defined.insert(v.name());
-    for (const auto &v : gp.initializer()) defined.insert(v.name());
+    for (const auto &v : gp.input())
+      defined.insert(v.name());
+    for (const auto &v : gp.initializer())
+      defined.insert(v.name());
     for (const auto &node : gp.node()) {
       for (const auto &i : node.input())
-        if (!i.empty() && !defined.count(i)) out.push_back(i);
+        if (!i.empty() && !defined.count(i))
+          out.push_back(i);
       for (const auto &a : node.attribute())
-        if (a.has_g()) captured(a.g(), out);
-      for (const auto &o : node.output()) defined.insert(o);
+        if (a.has_g())
+          captured(a.g(), out);
+      for (const auto &o : node.output())
+        defined.insert(o);
     }
   }
 
-  void keep_control(const onnx::NodeProto &n, const std::string &name, const std::string &type, const std::vector<std::string> &reads,
-                    const std::vector<std::string> &state) {
+  void keep_control(const onnx::NodeProto &n, const std::string &name, const std::string &type,
+                    const std::vector<std::string> &reads, const std::vector<std::string> &state) {
     Op op;
     op.name = name;
     op.type = type;
     for (const std::string &r : reads) {
       std::string i = resolve(r);
       const Value *v = value(i);
-      if (i.empty() || (v && v->constant) || !g_.tensor(i)) continue;
-      if (std::find(op.inputs.begin(), op.inputs.end(), i) == op.inputs.end()) op.inputs.push_back(i);
+      if (i.empty() || (v && v->constant) || !g_.tensor(i))
+        continue;
+      if (std::find(op.inputs.begin(), op.inputs.end(), i) == op.inputs.end())
+        op.inputs.push_back(i);
     }
     for (const std::string &s : state) {
-      if (g_.tensor(s)) continue;
+      if (g_.tensor(s))
+        continue;
       values_[s];
       op.outputs.push_back(g_.add(tensor(s)).name);
     }
     for (const auto &o : n.output()) {
-      if (o.empty()) continue;
+      if (o.empty())
+        continue;
       values_[o];
-      if (!infos_[o].known) ++unknown_shapes_;
+      if (!infos_[o].known)
+        ++unknown_shapes_;
       op.outputs.push_back(g_.add(tensor(o)).name);
     }
     g_.ops.push_back(std::move(op));
@@ -880,16 +1081,22 @@ int64_t library_opset() {
 // A bound name is bound wherever the file declares it: value_info and outputs, subgraphs included.
 void bind_everywhere(onnx::GraphProto &gp, const std::string &name, int64_t value) {
   auto bind = [&](onnx::ValueInfoProto &v) {
-    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape())
+      return;
     for (auto &d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
-      if (d.has_dim_param() && d.dim_param() == name) d.set_dim_value(value);
+      if (d.has_dim_param() && d.dim_param() == name)
+        d.set_dim_value(value);
   };
-  for (auto &v : *gp.mutable_value_info()) bind(v);
-  for (auto &v : *gp.mutable_output()) bind(v);
+  for (auto &v : *gp.mutable_value_info())
+    bind(v);
+  for (auto &v : *gp.mutable_output())
+    bind(v);
   for (auto &n : *gp.mutable_node())
     for (auto &a : *n.mutable_attribute()) {
-      if (a.has_g()) bind_everywhere(*a.mutable_g(), name, value);
-      for (auto &sub : *a.mutable_graphs()) bind_everywhere(sub, name, value);
+      if (a.has_g())
+        bind_everywhere(*a.mutable_g(), name, value);
+      for (auto &sub : *a.mutable_graphs())
+        bind_everywhere(sub, name, value);
     }
 }
 
@@ -900,16 +1107,23 @@ void bind_dims(onnx::ModelProto &model, const DimBindings &bind, const std::stri
     bool used = false;
     size_t colon = name.rfind(':');
     for (auto &in : *model.mutable_graph()->mutable_input()) {
-      if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
+      if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+        continue;
       auto *dims = in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
       if (colon != std::string::npos && name.substr(0, colon) == in.name()) {
         std::string axis_text = name.substr(colon + 1);
-        int64_t axis = axis_text.empty() || axis_text.find_first_not_of("0123456789") != std::string::npos ? -1 : std::stoll(axis_text.substr(0, 9));
+        int64_t axis = axis_text.empty() || axis_text.find_first_not_of("0123456789") != std::string::npos
+                           ? -1
+                           : std::stoll(axis_text.substr(0, 9));
         if (axis < 0 || axis >= dims->size())
-          throw Error("ANEC-MODEL-003", source + ": input '" + in.name() + "' has " + std::to_string(dims->size()) + " axes; --dim " + name + " names axis " + axis_text);
+          throw Error("ANEC-MODEL-003", source + ": input '" + in.name() + "' has " +
+                                            std::to_string(dims->size()) + " axes; --dim " + name +
+                                            " names axis " + axis_text);
         auto &d = (*dims)[int(axis)];
         if (d.has_dim_value() && d.dim_value() != value)
-          throw Error("ANEC-MODEL-003", source + ": input '" + in.name() + "' axis " + axis_text + " is fixed at " + std::to_string(d.dim_value()) + "; --dim gives " + std::to_string(value));
+          throw Error("ANEC-MODEL-003", source + ": input '" + in.name() + "' axis " + axis_text +
+                                            " is fixed at " + std::to_string(d.dim_value()) +
+                                            "; --dim gives " + std::to_string(value));
         d.set_dim_value(value);
         used = true;
       }
@@ -919,39 +1133,51 @@ void bind_dims(onnx::ModelProto &model, const DimBindings &bind, const std::stri
           used = true;
         }
     }
-    if (!used) throw Error("ANEC-MODEL-003", source + ": no input dimension is named '" + name + "' (an unnamed one binds as INPUT:AXIS)");
-    if (colon == std::string::npos) bind_everywhere(*model.mutable_graph(), name, value);
+    if (!used)
+      throw Error("ANEC-MODEL-003", source + ": no input dimension is named '" + name +
+                                        "' (an unnamed one binds as INPUT:AXIS)");
+    if (colon == std::string::npos)
+      bind_everywhere(*model.mutable_graph(), name, value);
   }
 }
 } // namespace
 
-Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog, const DimBindings &bind) {
+Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
+                const DimBindings &bind) {
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
     throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
   bind_dims(model, bind, source);
   int64_t opset = 0;
   for (const auto &o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = std::max<int64_t>(opset, o.version());
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = std::max<int64_t>(opset, o.version());
   std::vector<std::string> notes;
   bool newer = model.ir_version() > onnx::Version::IR_VERSION || opset > library_opset();
   if (newer) {
     // The library's checker refuses what it does not know; read the model anyway, without it.
-    notes.push_back("ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) + ", opset " + std::to_string(opset) +
-                    " is newer than this build's ONNX library (IR " + std::to_string(int(onnx::Version::IR_VERSION)) + ", opset " +
-                    std::to_string(library_opset()) + "): read without the ONNX checker; shapes inferred where the library knows the operator");
+    notes.push_back("ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) + ", opset " +
+                    std::to_string(opset) + " is newer than this build's ONNX library (IR " +
+                    std::to_string(int(onnx::Version::IR_VERSION)) + ", opset " +
+                    std::to_string(library_opset()) +
+                    "): read without the ONNX checker; shapes inferred where the library knows the operator");
   } else {
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception &e) {
-      throw Error("ANEC-ONNX-002", source + ": the ONNX checker rejects the model: " + std::string(e.what()).substr(0, 400));
+      throw Error("ANEC-ONNX-002",
+                  source + ": the ONNX checker rejects the model: " + std::string(e.what()).substr(0, 400));
     }
   }
   try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 0, true));
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(false, 0, true));
   } catch (const std::exception &e) {
-    if (!newer) throw Error("ANEC-ONNX-003", source + ": ONNX shape inference fails: " + std::string(e.what()).substr(0, 400));
-    notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" + std::string(e.what()).substr(0, 200) + "); shapes it did not reach are unknown");
+    if (!newer)
+      throw Error("ANEC-ONNX-003",
+                  source + ": ONNX shape inference fails: " + std::string(e.what()).substr(0, 400));
+    notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" +
+                    std::string(e.what()).substr(0, 200) + "); shapes it did not reach are unknown");
   }
   Graph g = Reader(model, source, catalog).read();
   g.notes.insert(g.notes.begin(), notes.begin(), notes.end());

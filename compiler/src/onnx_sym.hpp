@@ -10,8 +10,8 @@
 namespace anec::compiler::onnx_front {
 
 struct Sym {
-  double k = 0;                 // the numeric factor
-  std::vector<std::string> s;   // the symbols, sorted
+  double k = 0;               // the numeric factor
+  std::vector<std::string> s; // the symbols, sorted
   bool known = true;
 
   static Sym num(double v) { return {v, {}, true}; }
@@ -23,21 +23,25 @@ struct Sym {
 
   // "64*batch", "batch", "12", "?"
   std::string text() const {
-    if (!known) return "?";
+    if (!known)
+      return "?";
     std::string out = s.empty() || k != 1 ? number() : "";
-    for (const std::string &x : s) out += (out.empty() ? "" : "*") + x;
+    for (const std::string &x : s)
+      out += (out.empty() ? "" : "*") + x;
     return out;
   }
 
 private:
   std::string number() const {
-    if (k == std::floor(k) && std::fabs(k) < 0x1p62) return std::to_string(int64_t(k));
+    if (k == std::floor(k) && std::fabs(k) < 0x1p62)
+      return std::to_string(int64_t(k));
     return std::to_string(k);
   }
 };
 
 inline Sym mul(const Sym &a, const Sym &b) {
-  if (!a.known || !b.known) return Sym::unknown();
+  if (!a.known || !b.known)
+    return Sym::unknown();
   Sym r{a.k * b.k, a.s, true};
   r.s.insert(r.s.end(), b.s.begin(), b.s.end());
   std::sort(r.s.begin(), r.s.end());
@@ -47,23 +51,27 @@ inline Sym mul(const Sym &a, const Sym &b) {
 // a / b when b's symbols all occur in a (integer division of the factors as ONNX Div does on
 // integers when `integer`), else unknown.
 inline Sym div(const Sym &a, const Sym &b, bool integer) {
-  if (!a.known || !b.known || b.k == 0) return Sym::unknown();
+  if (!a.known || !b.known || b.k == 0)
+    return Sym::unknown();
   std::vector<std::string> rest = a.s;
   for (const std::string &x : b.s) {
     auto it = std::find(rest.begin(), rest.end(), x);
-    if (it == rest.end()) return Sym::unknown();
+    if (it == rest.end())
+      return Sym::unknown();
     rest.erase(it);
   }
   double k = a.k / b.k;
   if (integer) {
-    if (!rest.empty() && k != std::floor(k)) return Sym::unknown();
+    if (!rest.empty() && k != std::floor(k))
+      return Sym::unknown();
     k = std::floor(k);
   }
   return {k, rest, true};
 }
 
 inline Sym add(const Sym &a, const Sym &b, double sign) {
-  if (!a.known || !b.known || a.s != b.s) return Sym::unknown();
+  if (!a.known || !b.known || a.s != b.s)
+    return Sym::unknown();
   return {a.k + sign * b.k, a.s, true};
 }
 

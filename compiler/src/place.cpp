@@ -8,16 +8,19 @@
 namespace anec::compiler {
 
 size_t Placement::count(const std::string &backend) const {
-  return size_t(std::count_if(ops.begin(), ops.end(), [&](const PlacedOp &o) { return o.backend == backend; }));
+  return size_t(
+      std::count_if(ops.begin(), ops.end(), [&](const PlacedOp &o) { return o.backend == backend; }));
 }
 size_t Placement::partitions_on(const std::string &backend) const {
-  return size_t(std::count_if(partitions.begin(), partitions.end(), [&](const Partition &p) { return p.backend == backend; }));
+  return size_t(std::count_if(partitions.begin(), partitions.end(),
+                              [&](const Partition &p) { return p.backend == backend; }));
 }
 
 namespace {
 const Backend *backend(const OpCatalog &catalog, const std::string &name) {
   for (const Backend &b : catalog.backends())
-    if (b.name == name) return &b;
+    if (b.name == name)
+      return &b;
   return nullptr;
 }
 
@@ -25,7 +28,8 @@ const Backend *backend(const OpCatalog &catalog, const std::string &name) {
 // operation with no engine path anywhere (the segmenter never offers it to the engine or the GPU),
 // else the GPU.
 std::string backend_of(const OpSpec *spec, Verdict v) {
-  if (v != Verdict::Reject) return "engine";
+  if (v != Verdict::Reject)
+    return "engine";
   return !spec || !spec->floor ? "cpu" : "gpu";
 }
 
@@ -34,20 +38,26 @@ double coarse_us(const Backend *b, double flops, double bytes) {
 }
 } // namespace
 
-Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, const CheckResult &check, const Estimate &est) {
+Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, const CheckResult &check,
+                const Estimate &est) {
   Placement p;
   p.target = t.name;
   p.complete = est.complete();
   p.unbound = unbound_dimensions(g);
   std::map<std::string, std::vector<const Finding *>> rejects;
   for (const Finding &f : check.findings)
-    if (f.severity == Severity::Reject && !f.object.empty()) rejects[f.object].push_back(&f);
+    if (f.severity == Severity::Reject && !f.object.empty())
+      rejects[f.object].push_back(&f);
   std::map<std::string, size_t> producer; // tensor -> partition
   std::set<std::pair<std::string, size_t>> crossed;
   double bw = est.bandwidth_gbps.value * 1e9, floor_us = est.floor_us;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op &op = g.ops[i];
-    PlacedOp placed{op.name, op.type, backend_of(catalog.find(op.type), check.ops[i].verdict), check.ops[i].verdict, rejects[op.name],
+    PlacedOp placed{op.name,
+                    op.type,
+                    backend_of(catalog.find(op.type), check.ops[i].verdict),
+                    check.ops[i].verdict,
+                    rejects[op.name],
                     est.ops[i].flops};
     if (p.partitions.empty() || p.partitions.back().backend != placed.backend) {
       p.partitions.push_back({placed.backend, i, 0, 0, 0});
@@ -58,11 +68,14 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
     ++part.count;
     part.flops += placed.flops;
     p.flops += placed.flops;
-    if (placed.backend == "engine") p.engine_flops += placed.flops;
+    if (placed.backend == "engine")
+      p.engine_flops += placed.flops;
     for (const std::string &in : op.inputs) {
       auto it = producer.find(in);
-      if (it == producer.end() || p.partitions[it->second].backend == placed.backend) continue;
-      if (!crossed.insert({in, p.partitions.size() - 1}).second) continue; // one transfer per tensor and partition
+      if (it == producer.end() || p.partitions[it->second].backend == placed.backend)
+        continue;
+      if (!crossed.insert({in, p.partitions.size() - 1}).second)
+        continue; // one transfer per tensor and partition
       Boundary b{in, p.partitions[it->second].backend, placed.backend, p.partitions.size() - 1, 0, 0, 0};
       const Tensor &x = *g.tensor(in);
       b.bytes = x.shape.symbolic() ? 0 : double(x.bytes());
@@ -73,7 +86,8 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
       p.transfer_units += b.transfer_units;
       p.boundaries.push_back(std::move(b));
     }
-    for (const std::string &out : op.outputs) producer[out] = p.partitions.size() - 1;
+    for (const std::string &out : op.outputs)
+      producer[out] = p.partitions.size() - 1;
     p.ops.push_back(std::move(placed));
   }
   // Each engine partition is one fused dispatch: its compute at the target's peak against the
@@ -81,30 +95,39 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
   // floor; a fallback partition is the sum of its operations at its backend's coarse anchors.
   std::vector<size_t> part_of(g.ops.size());
   for (size_t k = 0; k < p.partitions.size(); ++k)
-    for (size_t i = p.partitions[k].first; i < p.partitions[k].first + p.partitions[k].count; ++i) part_of[i] = k;
+    for (size_t i = p.partitions[k].first; i < p.partitions[k].first + p.partitions[k].count; ++i)
+      part_of[i] = k;
   std::vector<std::map<std::string, double>> moved(p.partitions.size()); // tensor -> bytes, per partition
-  auto bytes = [&](const std::string &n) { return g.tensor(n)->shape.symbolic() ? 0.0 : double(g.tensor(n)->bytes()); };
+  auto bytes = [&](const std::string &n) {
+    return g.tensor(n)->shape.symbolic() ? 0.0 : double(g.tensor(n)->bytes());
+  };
   for (size_t i = 0; i < g.ops.size(); ++i)
     for (const std::string &in : g.ops[i].inputs) {
       auto it = producer.find(in);
       size_t from = it == producer.end() ? SIZE_MAX : it->second;
-      if (from == part_of[i]) continue;
+      if (from == part_of[i])
+        continue;
       moved[part_of[i]][in] = bytes(in);
-      if (from != SIZE_MAX) moved[from][in] = bytes(in);
+      if (from != SIZE_MAX)
+        moved[from][in] = bytes(in);
     }
   for (const std::string &out : g.outputs)
-    if (auto it = producer.find(out); it != producer.end()) moved[it->second][out] = bytes(out);
+    if (auto it = producer.find(out); it != producer.end())
+      moved[it->second][out] = bytes(out);
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     Partition &part = p.partitions[k];
     double compute = 0, memory = 0;
     for (size_t i = part.first; i < part.first + part.count; ++i) {
       const OpCost &c = est.ops[i];
-      if (part.backend != "engine") part.latency_us += coarse_us(backend(catalog, part.backend), c.flops, c.bytes);
+      if (part.backend != "engine")
+        part.latency_us += coarse_us(backend(catalog, part.backend), c.flops, c.bytes);
       compute += c.compute_us;
       memory += weight_bytes(g, g.ops[i]);
     }
-    for (const auto &[name, b] : moved[k]) memory += b;
-    if (part.backend == "engine") part.latency_us = std::max(compute, bw > 0 ? memory / bw * 1e6 : 0) + floor_us;
+    for (const auto &[name, b] : moved[k])
+      memory += b;
+    if (part.backend == "engine")
+      part.latency_us = std::max(compute, bw > 0 ? memory / bw * 1e6 : 0) + floor_us;
     p.latency_us += part.latency_us;
   }
   p.latency_us += p.transfer_us;

@@ -24,38 +24,47 @@ namespace {
 void walk(const onnx::GraphProto &gp, std::set<std::string> &runtime) {
   for (const auto &n : gp.node()) {
     bool rt = false;
-    for (const auto &i : n.input()) rt |= runtime.count(i) > 0;
+    for (const auto &i : n.input())
+      rt |= runtime.count(i) > 0;
     for (const auto &a : n.attribute())
       if (a.has_g()) {
         std::set<std::string> inner = runtime;
         walk(a.g(), inner);
-        for (const auto &o : a.g().output()) rt |= inner.count(o.name()) > 0;
+        for (const auto &o : a.g().output())
+          rt |= inner.count(o.name()) > 0;
         runtime.insert(inner.begin(), inner.end());
       }
-    if (n.op_type() == "Shape" || n.op_type() == "Size") rt = false;
+    if (n.op_type() == "Shape" || n.op_type() == "Size")
+      rt = false;
     if (rt)
-      for (const auto &o : n.output()) runtime.insert(o);
+      for (const auto &o : n.output())
+        runtime.insert(o);
   }
 }
 
 // The model outputs a runtime input reaches through data.
 std::set<std::string> runtime_outputs(const onnx::ModelProto &m) {
   std::set<std::string> runtime, inits, out;
-  for (const auto &i : m.graph().initializer()) inits.insert(i.name());
+  for (const auto &i : m.graph().initializer())
+    inits.insert(i.name());
   for (const auto &v : m.graph().input())
-    if (!inits.count(v.name())) runtime.insert(v.name());
+    if (!inits.count(v.name()))
+      runtime.insert(v.name());
   walk(m.graph(), runtime);
   for (const auto &o : m.graph().output())
-    if (runtime.count(o.name())) out.insert(o.name());
+    if (runtime.count(o.name()))
+      out.insert(o.name());
   return out;
 }
 
 // The outputs of the graph an operation produces (not folded).
 size_t produced_outputs(const Graph &g) {
   std::set<std::string> made;
-  for (const Op &op : g.ops) made.insert(op.outputs.begin(), op.outputs.end());
+  for (const Op &op : g.ops)
+    made.insert(op.outputs.begin(), op.outputs.end());
   size_t n = 0;
-  for (const std::string &o : g.outputs) n += made.count(o);
+  for (const std::string &o : g.outputs)
+    n += made.count(o);
   return n;
 }
 
@@ -63,7 +72,8 @@ size_t produced_outputs(const Graph &g) {
 void typed(onnx::ValueInfoProto *v, int rank) {
   auto *t = v->mutable_type()->mutable_tensor_type();
   t->set_elem_type(onnx::TensorProto_DataType_FLOAT);
-  for (int k = 0; k < rank; ++k) t->mutable_shape()->add_dim();
+  for (int k = 0; k < rank; ++k)
+    t->mutable_shape()->add_dim();
 }
 
 // Seeded random models: input x [n or 4, 8], a constant [8]; nodes drawn from Relu, Add of two
@@ -86,15 +96,18 @@ onnx::ModelProto random_model(std::mt19937 &rng, bool symbolic) {
     auto *c = g->add_initializer();
     c->set_name(name);
     c->set_data_type(onnx::TensorProto_DataType_FLOAT);
-    for (int64_t d : dims) c->add_dims(d);
-    for (float v : values) c->add_float_data(v);
+    for (int64_t d : dims)
+      c->add_dims(d);
+    for (float v : values)
+      c->add_float_data(v);
   };
   auto int_constant = [&](const std::string &name, std::vector<int64_t> values) {
     auto *c = g->add_initializer();
     c->set_name(name);
     c->set_data_type(onnx::TensorProto_DataType_INT64);
     c->add_dims(int64_t(values.size()));
-    for (int64_t v : values) c->add_int64_data(v);
+    for (int64_t v : values)
+      c->add_int64_data(v);
   };
   constant("c0", {8}, std::vector<float>(8, 1.0f));
   constant("c1", {8}, std::vector<float>(8, 2.0f));
@@ -105,7 +118,8 @@ onnx::ModelProto random_model(std::mt19937 &rng, bool symbolic) {
     auto *n = g->add_node();
     n->set_op_type(type);
     n->set_name(out + "_node");
-    for (auto &i : in) n->add_input(i);
+    for (auto &i : in)
+      n->add_input(i);
     n->add_output(out);
     return n;
   };
@@ -114,14 +128,21 @@ onnx::ModelProto random_model(std::mt19937 &rng, bool symbolic) {
     std::string out = "t" + std::to_string(k);
     const std::string &r = runtime[rng() % runtime.size()];
     switch (rng() % 5) {
-    case 0: node("Relu", {r}, out), runtime.push_back(out); break;
-    case 1: node("Add", {r, constants[rng() % constants.size()]}, out), runtime.push_back(out); break;
+    case 0:
+      node("Relu", {r}, out), runtime.push_back(out);
+      break;
+    case 1:
+      node("Add", {r, constants[rng() % constants.size()]}, out), runtime.push_back(out);
+      break;
     case 2:
       node("Shape", {r}, out + "_shape");
       node("Reshape", {r, out + "_shape"}, out);
       runtime.push_back(out);
       break;
-    case 3: node("Mul", {constants[rng() % constants.size()], constants[rng() % constants.size()]}, out), constants.push_back(out); break;
+    case 3:
+      node("Mul", {constants[rng() % constants.size()], constants[rng() % constants.size()]}, out),
+          constants.push_back(out);
+      break;
     default: {
       node("Shape", {"x"}, out + "_s");
       node("Gather", {out + "_s", "zero"}, out + "_d");
@@ -168,14 +189,16 @@ TEST(FoldProperty, RandomGraphsKeepExactlyTheRuntimeOutputs) {
     EXPECT_EQ(produced_outputs(g), runtime_outputs(m).size());
     EXPECT_EQ(g.ops.size() + g.folded_nodes, g.source_nodes);
     // A symbolic input leaves the If on a dimension in the graph; a static one inlines it.
-    for (const Op &op : g.ops) EXPECT_TRUE(symbolic || op.type != "cond") << op.name;
+    for (const Op &op : g.ops)
+      EXPECT_TRUE(symbolic || op.type != "cond") << op.name;
   }
 }
 
 TEST(FoldProperty, RealModelsFoldNothingAnInputReaches) {
   std::vector<fs::path> models;
   for (const auto &e : fs::recursive_directory_iterator(ANEC_TEST_MODEL_CACHE))
-    if (e.path().extension() == ".onnx") models.push_back(e.path());
+    if (e.path().extension() == ".onnx")
+      models.push_back(e.path());
   ASSERT_GE(models.size(), 20u);
   for (const fs::path &p : models) {
     SCOPED_TRACE(p.filename().string());

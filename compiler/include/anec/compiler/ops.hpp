@@ -77,4 +77,11 @@ const std::vector<std::string> &known_costs();
 const std::vector<std::string> &known_shapes();
 const std::vector<std::string> &known_attr_handlers();
 
+// The names of a name-keyed table (the rule and shape-function tables), in order.
+template <class Map> std::vector<std::string> keys_of(const Map &table) {
+  std::vector<std::string> out;
+  for (const auto &entry : table) out.push_back(entry.first);
+  return out;
+}
+
 } // namespace anec::compiler

@@ -43,12 +43,13 @@ struct Placement {
   std::vector<Boundary> boundaries;
   double flops = 0, engine_flops = 0;
   double latency_us = 0, transfer_us = 0, launch_units = 0, transfer_units = 0;
-  bool complete = true;                // false: some shape is unknown, no total is given
-  std::vector<std::string> unbound;    // the unbound input dimensions and how to bind them
+  bool complete = true;             // false: some shape is unknown, no total is given
+  std::vector<std::string> unbound; // the unbound input dimensions and how to bind them
   size_t count(const std::string &backend) const;
   size_t partitions_on(const std::string &backend) const;
 };
 
-Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &target, const CheckResult &check, const Estimate &estimate);
+Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &target, const CheckResult &check,
+                const Estimate &estimate);
 
 } // namespace anec::compiler
