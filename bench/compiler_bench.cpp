@@ -70,6 +70,14 @@ static void BM_Estimate(benchmark::State &state) {
   for (auto _ : state) benchmark::DoNotOptimize(estimate(g, catalog(), h13()).latency_us);
   state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
 }
+// The calibrated model (the default of `anec estimate`): per-op terms, rates and the error band.
+static void BM_EstimateCalibrated(benchmark::State &state) {
+  static const Calibration cal = Calibration::load(kTables / "calibration" / "fitted.toml");
+  Graph g = chain(size_t(state.range(0)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(estimate(g, catalog(), h13(), cal).latency_us);
+  state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
+}
 // Placement alone, on the checker's and the cost model's results.
 static void BM_Place(benchmark::State &state) {
   Graph g = chain(size_t(state.range(0)));
@@ -81,6 +89,7 @@ static void BM_Place(benchmark::State &state) {
 }
 BENCHMARK(BM_Check)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Estimate)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EstimateCalibrated)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Place)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond)->Complexity(benchmark::oN);
 
 BENCHMARK_MAIN();

@@ -7,14 +7,17 @@
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/checked.hpp"
-#include "anec/support/reasons.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/reasons.hpp"
 #include "anec/support/table.hpp"
 #include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -23,26 +26,40 @@ using namespace anec::compiler;
 
 namespace {
 
-const char *kUsage = R"(usage: anec [--tables DIR] check MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
-       anec [--tables DIR] estimate MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
+const char *kUsage =
+    R"(usage: anec [--tables DIR] check MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
+       anec [--tables DIR] estimate MODEL --target T|all [--model calibrated|analytic] [--calibration FILE]
+                           [--format text|json|csv] [--dim NAME=N ...]
        anec [--tables DIR] place MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
+       anec [--tables DIR] calibrate MEASUREMENTS.tsv [--out FILE] [--check] [--calibration FILE]
+                           [--format text|json]
        anec [--tables DIR] explain CODE | --markdown
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
-ONNX model (.onnx). --dim binds a symbolic input dimension to a value from 1 to 2^40 (the dimension
+ONNX model (.onnx). T is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier
+(Mac16,7): a chip runs its target (tables/reference/chips.toml) and, when it was measured, its own
+calibration. --dim binds a symbolic input dimension to a value from 1 to 2^40 (the dimension
 limit of every model reader; anything else is rejected): by name (an ONNX dim_param, --dim batch=1)
 or, for an unnamed one, by input and axis counted in that input's own shape (--dim x:1=512). `check` validates every
 operation against the target's tables: native, decomposed (into what) or rejected, each finding
 with its reason code, the offending value, the limit and its provenance, and a fix; then padding,
-group/core, working-set and pitfall warnings. `estimate` gives the roofline latency (compute vs memory, plus one dispatch
-floor for the fused program) with the provenance of the target's parameters (anchored on silicon
-or predicted), per-op terms and the placement model's backend order. With --target all, one row
-per target: verdict, rejects, decompositions, warnings, estimated latency, bound. With an unbound
-dimension no latency is given: the unknown shapes are listed with how to bind them.
+group/core, working-set and pitfall warnings. `estimate` gives the latency with an error band:
+by default the calibrated model (per-op rooflines with separate weight and activation bandwidths,
+per-family factors and a per-call floor, fitted to measured silicon: tables/calibration/fitted.toml
+or --calibration FILE); --model analytic gives the guide's ch.18 form (one roofline for the fused
+program plus one dispatch floor). Each rate says where it comes from: measured-fit, published or
+predicted-by-rule. With --target all, one row per target: verdict, rejects, decompositions,
+warnings, estimated latency, bound. With an unbound dimension no latency is given: the unknown
+shapes are listed with how to bind them.
 `place` says where each operation runs on the target (engine, GPU or CPU, ch.18's placement model):
 the engine partitions and their share of the FLOPs, every fallback with its reason codes and the fix
 that would bring it back, the transfer at each boundary, and the estimate of the placed model; with
 --target all, one row per target (partitions, operations off the engine, FLOP share, latency).
+`calibrate` fits the calibrated model to a measurement file (columns chip, model_id, op, params,
+gflop, lat_ms, source_file; see docs/calibration.md) with a robust loss, reports the fit and the
+leave-one-chip-out error per chip and per op family, and with --out writes the calibration table
+(then `anec-hal generate` puts the per-target rates into the target tables). --check fits nothing:
+it reports how the current calibration predicts the file's rows.
 `explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
 about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
 Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
@@ -68,17 +85,29 @@ struct Ctx {
   hal::Schema schema;
   hal::Registry registry;
   OpCatalog catalog;
+  std::vector<Chip> chips;
   explicit Ctx(const fs::path &t)
       : tables(t), schema(hal::Schema::load(t / "schema" / "hal.toml")),
-        registry(hal::Registry::load(schema, hal::load_lineup(t / "reference" / "lineup.toml"), t / "targets")),
-        catalog(OpCatalog::load(t / "schema" / "ops.toml")) {}
-  std::vector<const hal::Target *> targets(const std::string &which) const {
+        registry(
+            hal::Registry::load(schema, hal::load_lineup(t / "reference" / "lineup.toml"), t / "targets")),
+        catalog(OpCatalog::load(t / "schema" / "ops.toml")),
+        chips(load_chips(t / "reference" / "chips.toml", registry)) {}
+  // --target: "all", a target, a chip or a model identifier (then `chip` names the chip).
+  std::vector<const hal::Target *> targets(const std::string &which, std::string *chip = nullptr) const {
     std::vector<const hal::Target *> out;
-    if (which == "all")
+    if (which == "all") {
       for (const hal::Target &t : registry.targets()) out.push_back(&t);
-    else
+    } else if (const Chip *c = find_chip(chips, which)) {
+      out.push_back(&registry.get(c->target));
+      if (chip)
+        *chip = c->name;
+    } else {
       out.push_back(&registry.get(which));
+    }
     return out;
+  }
+  Calibration calibration(const std::string &file) const {
+    return Calibration::load(file.empty() ? tables / "calibration" / "fitted.toml" : fs::path(file));
   }
 };
 
@@ -126,10 +155,19 @@ Doc estimate_doc(const Estimate &e) {
   d.set("kind", Doc::string(e.kind));
   d.set("flops", Doc::number(e.flops));
   d.set("bytes", Doc::number(e.bytes));
+  d.set("model", Doc::string(e.model));
+  d.set("chip", e.chip.empty() ? Doc() : Doc::string(e.chip));
+  d.set("latency_low_us", e.complete() && e.model == "calibrated" ? Doc::number(e.latency_low_us) : Doc());
+  d.set("latency_high_us", e.complete() && e.model == "calibrated" ? Doc::number(e.latency_high_us) : Doc());
   Doc p = Doc::table();
-  p.set("peak_tflops", param_doc(e.peak_tflops));
-  p.set("bandwidth_gbps", param_doc(e.bandwidth_gbps));
-  p.set("dispatch_floor_ms", param_doc(e.floor_ms));
+  if (e.model == "calibrated") {
+    for (const auto &[name, param] : e.rates)
+      p.set(name, param_doc(param));
+  } else {
+    p.set("peak_tflops", param_doc(e.peak_tflops));
+    p.set("bandwidth_gbps", param_doc(e.bandwidth_gbps));
+    p.set("dispatch_floor_ms", param_doc(e.floor_ms));
+  }
   d.set("parameters", std::move(p));
   Doc un = Doc::array();
   for (const std::string &n : e.unestimated) un.push(Doc::string(n));
@@ -193,14 +231,38 @@ std::string unknown_text(const Graph &g, const std::vector<std::string> &unknown
   return out;
 }
 
-std::string estimate_text(const Graph &g, const Estimate &e) {
-  if (!e.complete()) return "estimate " + g.source + " on " + e.target + ": unknown\n" + unknown_text(g, e.unknown);
-  std::string out = "estimate " + g.source + " on " + e.target + ": " + fmt(e.latency_us) + " us, " + e.bound + "-bound (" + e.kind + ")\n";
-  out += "  compute " + fmt(e.compute_us) + " us (" + fmt(e.flops / 1e6, 3) + " MFLOP at " + fmt(e.peak_tflops.value, 3) + " TFLOP/s, " + e.peak_tflops.provenance + ")\n";
+// The calibrated model's header lines: the band and the rates with their provenance.
+std::string calibrated_text(const Estimate &e) {
+  std::string out = "  band " + fmt(e.latency_low_us) + " .. " + fmt(e.latency_high_us) +
+                    " us (10th-90th percentile of the calibration residuals)\n";
+  out += "  compute " + fmt(e.compute_us) + " us, memory " + fmt(e.memory_us) + " us summed over ops (" +
+         fmt(e.flops / 1e6, 3) + " MFLOP, " + fmt(e.bytes / 1e6, 3) + " MB through DRAM)\n";
+  for (const auto &[name, p] : e.rates)
+    out += "  " + name + " = " +
+           (name == "working_set_bytes" ? fmt(p.value / 1e6, 2) + " MB" : fmt(p.value, 4)) + " (" +
+           p.provenance + ")\n";
+  return out + "  floor   " + fmt(e.floor_us) + " us, one call for the fused program\n";
+}
+
+std::string analytic_text(const Estimate &e) {
+  std::string out = "  compute " + fmt(e.compute_us) + " us (" + fmt(e.flops / 1e6, 3) + " MFLOP at " +
+                    fmt(e.peak_tflops.value, 3) + " TFLOP/s, " + e.peak_tflops.provenance + ")\n";
   out += "  memory  " + fmt(e.memory_us) + " us (" + fmt(e.bytes / 1e6, 3) + " MB at " + fmt(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance + ")\n";
-  out += "  floor   " + fmt(e.floor_us) + " us (" + e.floor_ms.provenance + "), one dispatch for the fused program\n";
+  return out + "  floor   " + fmt(e.floor_us) + " us (" + e.floor_ms.provenance +
+         "), one dispatch for the fused program\n";
+}
+
+std::string estimate_text(const Graph &g, const Estimate &e) {
+  std::string on = e.target + (e.chip.empty() ? "" : " (" + e.chip + ")");
+  if (!e.complete())
+    return "estimate " + g.source + " on " + on + ": unknown\n" + unknown_text(g, e.unknown);
+  std::string out = "estimate " + g.source + " on " + on + ": " + fmt(e.latency_us) + " us, " + e.bound +
+                    "-bound (" + e.model + " model" + (e.kind == "decomposed" ? ", decomposed" : "") + ")\n";
+  out += e.model == "calibrated" ? calibrated_text(e) : analytic_text(e);
   for (const std::string &n : e.unestimated) out += "  no cost form for " + n + ": left out of the total\n";
-  if (e.kind == "decomposed") out += "  attention has no analytic cost form (ch.18): estimated as two matmuls and a softmax\n";
+  if (e.kind == "decomposed")
+    out += "  attention has no analytic cost form (ch.18): estimated as a decomposition (score matrix, "
+           "softmax, two matmuls)\n";
   for (const OpCost &c : e.ops)
     out += "  op " + c.op + " (" + c.type + "): " + (c.estimated ? fmt(c.flops / 1e6, 3) + " MFLOP, " + fmt(c.bytes / 1e6, 3) + " MB alone: compute " + fmt(c.compute_us) +
                                                                      " us, memory " + fmt(c.memory_us) + " us, " + c.bound + "-bound"
@@ -320,6 +382,15 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
   return json::write(d);
 }
 
+// Where the estimate's rates come from (the compute rate's provenance stands for the set).
+std::string rates_provenance(const Estimate &e) {
+  return e.model == "calibrated" ? e.rates.at(0).second.provenance : e.peak_tflops.provenance;
+}
+
+std::string band(const Estimate &e, double v) {
+  return e.complete() && e.model == "calibrated" ? fmt(v) : "-";
+}
+
 // The target matrix: one row per target.
 std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimate> &es, const std::string &format, const std::string &model) {
   if (format == "json") {
@@ -334,34 +405,194 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
       r.set("decompositions", Doc::integer(int64_t(cs[i].count(Severity::Decompose))));
       r.set("warnings", Doc::integer(int64_t(cs[i].count(Severity::Warning))));
       r.set("latency_us", es[i].complete() ? Doc::number(es[i].latency_us) : Doc());
+      bool banded = es[i].complete() && es[i].model == "calibrated";
+      r.set("latency_low_us", banded ? Doc::number(es[i].latency_low_us) : Doc());
+      r.set("latency_high_us", banded ? Doc::number(es[i].latency_high_us) : Doc());
       r.set("bound", Doc::string(es[i].bound));
-      r.set("parameters", Doc::string(es[i].peak_tflops.provenance));
+      r.set("parameters", Doc::string(rates_provenance(es[i])));
       rows.push(std::move(r));
     }
     d.set("targets", std::move(rows));
     return json::write(d);
   }
-  Table table{{"target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "bound", "parameters"}, {}, {}};
+  Table table{{"target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "latency_low_us",
+               "latency_high_us", "bound", "parameters"},
+              {},
+              {}};
   for (size_t i = 0; i < cs.size(); ++i)
-    table.rows.push_back({cs[i].target, verdict_name(cs[i].verdict), std::to_string(cs[i].count(Severity::Reject)),
-                          std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warning)),
-                          es[i].complete() ? fmt(es[i].latency_us) : "unknown", es[i].complete() ? es[i].bound : "unknown",
-                          es[i].peak_tflops.provenance});
+    table.rows.push_back(
+        {cs[i].target, verdict_name(cs[i].verdict), std::to_string(cs[i].count(Severity::Reject)),
+         std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warning)),
+         es[i].complete() ? fmt(es[i].latency_us) : "unknown", band(es[i], es[i].latency_low_us),
+         band(es[i], es[i].latency_high_us), es[i].complete() ? es[i].bound : "unknown",
+         rates_provenance(es[i])});
   return format == "csv" ? table_csv(table) : table_text(table);
+}
+
+// The error table of a fit, one row per key: rows, then median, p90 and worst relative error of
+// the fit and of leave-one-chip-out (percent).
+Table error_rows(const ErrorTable &t, const std::string &key_name) {
+  Table table{
+      {key_name, "rows", "fit_median", "fit_p90", "fit_worst", "loco_median", "loco_p90", "loco_worst"},
+      {},
+      {}};
+  for (const auto &[k, f] : t.fit) {
+    ErrorStats l = t.loco.count(k) ? t.loco.at(k) : ErrorStats{};
+    table.rows.push_back({k, std::to_string(f.rows), percent(f.median, 1), percent(f.p90, 1),
+                          percent(f.worst, 1), l.rows ? percent(l.median, 1) : "-",
+                          l.rows ? percent(l.p90, 1) : "-", l.rows ? percent(l.worst, 1) : "-"});
+  }
+  return table;
+}
+
+Table rates_rows(const Calibration &c) {
+  Table table{
+      {"chip", "matmul_tflops", "weight_gbps", "activation_gbps", "call_floor_ms", "working_set_mb"}, {}, {}};
+  for (const auto &[chip, r] : c.chips)
+    table.rows.push_back({chip, fmt(r.tflops(), 2), fmt(r.weight_gbps(), 1), fmt(r.activation_gbps(), 1),
+                          fmt(r.floor_ms(), 3), fmt(r.working_set() / 1e6, 2)});
+  return table;
+}
+
+Table family_rows(const Calibration &c) {
+  Table table{{"family", "compute", "stream", "falloff_mb", "band_fit", "band_loco"}, {}, {}};
+  auto pct = [](double v) { return fmt(100.0 * (std::exp(v) - 1), 0) + "%"; };
+  for (const auto &[name, f] : c.families)
+    table.rows.push_back(
+        {name, fmt(f.compute, 3), fmt(f.stream, 3), f.falloff_bytes > 0 ? fmt(f.falloff_bytes / 1e6, 1) : "-",
+         pct(f.fit_low) + ".." + pct(f.fit_high), pct(f.loco_low) + ".." + pct(f.loco_high)});
+  return table;
+}
+
+// --rows: every row's measurement, prediction and error.
+Table row_rows(const FitReport &rep, const std::vector<Row> &rows) {
+  Table table{{"line", "machine", "op", "params", "family", "measured_ms", "predicted_ms", "error", "loco_ms",
+               "loco_error", "left_out"},
+              {},
+              {}};
+  for (const RowResult &r : rep.rows) {
+    const Row &row = rows[r.row];
+    double m = row.m.lat_ms;
+    table.rows.push_back({std::to_string(row.m.line), row.machine, row.m.op, row.m.params, r.family,
+                          fmt(m, 4), fmt(r.predicted_ms, 4), fmt(100 * (r.predicted_ms / m - 1), 1) + "%",
+                          r.loco_ms > 0 ? fmt(r.loco_ms, 4) : "-",
+                          r.loco_ms > 0 ? fmt(100 * (r.loco_ms / m - 1), 1) + "%" : "-",
+                          r.left_out.empty() ? "-" : r.left_out});
+  }
+  return table;
+}
+
+// `calibrate --check`: how the current calibration predicts the rows (nothing is fitted).
+FitReport check_rows(const Ctx &ctx, const std::vector<Row> &rows, const Calibration &cal) {
+  FitReport rep;
+  rep.calibration = cal;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row &row = rows[i];
+    Estimate e = estimate(row.w.graph, ctx.catalog, ctx.registry.get(row.chip_target), cal, row.chip);
+    RowResult r;
+    r.row = i;
+    r.predicted_ms = (e.latency_us + (row.w.dispatches - 1) * e.floor_us) / 1e3;
+    double most = e.floor_us;
+    r.family = "dispatch";
+    std::map<std::string, double> share;
+    for (const OpCost &c : e.ops)
+      share[c.form] += std::max(c.compute_us, c.memory_us);
+    for (const auto &[form, us] : share)
+      if (us > most)
+        most = us, r.family = form;
+    rep.rows.push_back(r);
+  }
+  return rep;
+}
+
+int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string file, out, format = "text", calibration_file, source;
+  bool only_check = false, per_row = false;
+  o.add_options()("file", po::value(&file))("out,o", po::value(&out))("format", po::value(&format))(
+      "calibration", po::value(&calibration_file))("source", po::value(&source))(
+      "check", po::bool_switch(&only_check))("rows", po::bool_switch(&per_row));
+  po::positional_options_description p;
+  p.add("file", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+  if (file.empty())
+    throw Error("ANEC-CLI-001", "calibrate needs MEASUREMENTS.tsv");
+  if (format != "text" && format != "json")
+    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
+  if (only_check && !out.empty())
+    throw Error("ANEC-CLI-002", "--check fits nothing, so there is nothing to write with --out");
+  std::vector<std::string> skipped;
+  std::vector<Row> rows =
+      measured_rows(read_measurements(read_text_file(file), file), ctx.chips, ctx.catalog, &skipped);
+  std::string credit = source.empty() ? fs::path(file).filename().string() : source;
+  FitReport rep = only_check ? check_rows(ctx, rows, ctx.calibration(calibration_file))
+                             : calibrate(rows, ModelSpec::load(ctx.tables / "calibration" / "model.toml"),
+                                         ctx.chips, ctx.registry, ctx.catalog, credit);
+  ErrorTable by_chip = error_table(rep, rows, "chip"), by_family = error_table(rep, rows, "family");
+  std::string text;
+  if (format == "json") {
+    Doc d = Doc::table();
+    d.set("rows", Doc::integer(int64_t(rows.size())));
+    Doc sk = Doc::array();
+    for (const std::string &s : skipped)
+      sk.push(Doc::string(s));
+    d.set("skipped", std::move(sk));
+    Doc outl = Doc::array();
+    for (const std::string &m : rep.outlier_machines)
+      outl.push(Doc::string(m));
+    d.set("outlier_machines", std::move(outl));
+    d.set("by_chip", table_doc(error_rows(by_chip, "chip")));
+    d.set("by_family", table_doc(error_rows(by_family, "family")));
+    if (per_row)
+      d.set("per_row", table_doc(row_rows(rep, rows)));
+    if (!only_check)
+      d.set("chips", table_doc(rates_rows(rep.calibration)));
+    if (!only_check)
+      d.set("families", table_doc(family_rows(rep.calibration)));
+    text = json::write(d);
+  } else {
+    text = (only_check ? "check " : "calibrate ") + file + ": " + std::to_string(rows.size()) +
+           " rows on known chips";
+    text += skipped.empty() ? "\n"
+                            : ", " + std::to_string(skipped.size()) +
+                                  " skipped (chip not in the line-up: " + skipped.front() + " ...)\n";
+    for (const std::string &m : rep.outlier_machines)
+      text += "outlier machine left out of the fit: " + m + "\n";
+    text += "\nrelative error by chip" + std::string(only_check ? "" : " (fit, and leave-one-chip-out)") +
+            ":\n" + table_text(error_rows(by_chip, "chip"));
+    text += "\nrelative error by op family (the family that takes most of the time):\n" +
+            table_text(error_rows(by_family, "family"));
+    if (per_row)
+      text += "\nper row:\n" + table_text(row_rows(rep, rows));
+    if (!only_check)
+      text += "\nrates per chip:\n" + table_text(rates_rows(rep.calibration)) +
+              "\nfamily factors and error bands:\n" + table_text(family_rows(rep.calibration));
+  }
+  if (!out.empty())
+    write_output(out, fitted_toml(rep, rows));
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
 }
 
 int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {
   po::options_description o;
-  std::string model, target, format = "text";
+  std::string model, target, format = "text", cost_model = "calibrated", calibration_file;
   std::vector<std::string> dim_args;
-  o.add_options()("model", po::value(&model))("target,t", po::value(&target))("format", po::value(&format))("dim", po::value(&dim_args)->composing());
+  o.add_options()("model-file", po::value(&model))("target,t", po::value(&target))(
+      "format", po::value(&format))("dim", po::value(&dim_args)->composing());
+  if (cmd == "estimate")
+    o.add_options()("model", po::value(&cost_model))("calibration", po::value(&calibration_file));
   po::positional_options_description p;
-  p.add("model", 1);
+  p.add("model-file", 1);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
   po::notify(vm);
   if (model.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
   if (format != "text" && format != "json" && format != "csv") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
+  if (cost_model != "calibrated" && cost_model != "analytic")
+    throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
   DimBindings dims;
   for (const std::string &d : dim_args) {
     size_t eq = d.find('=');
@@ -372,18 +603,24 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
     dims[name] = int64_t(parse_uint(d.substr(eq + 1), 1, uint64_t(kMaxDimension), "--dim " + name));
   }
   Graph g = load_model(model, ctx.catalog, dims);
-  auto targets = ctx.targets(target);
+  std::string chip;
+  auto targets = ctx.targets(target, &chip);
+  std::optional<Calibration> calibration;
+  if (cmd == "estimate" && cost_model == "calibrated")
+    calibration = ctx.calibration(calibration_file);
   std::vector<CheckResult> cs;
-  std::vector<Estimate> es;
+  std::vector<Estimate> es, analytic;
   for (const hal::Target *t : targets) {
     cs.push_back(check(g, ctx.catalog, *t));
-    es.push_back(estimate(g, ctx.catalog, *t));
+    analytic.push_back(estimate(g, ctx.catalog, *t));
+    es.push_back(calibration ? estimate(g, ctx.catalog, *t, *calibration, chip) : analytic.back());
   }
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
   // The placement is printed by `place` and by a single-target `check` (text and JSON) only.
   bool placed = cmd == "place" || (cmd == "check" && target != "all" && format != "csv");
   std::vector<Placement> ps;
-  for (size_t i = 0; placed && i < targets.size(); ++i) ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], es[i]));
+  for (size_t i = 0; placed && i < targets.size(); ++i)
+    ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], analytic[i]));
   std::string out;
   if (cmd == "place") {
     if (target == "all" || format == "csv") out = place_matrix(ps, format, model);
@@ -408,8 +645,11 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
 int main(int argc, char **argv) {
   return anec::tools::tool_main("anec", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
     if (cmd == "explain") return explain(tables, args);
-    if (cmd != "check" && cmd != "estimate" && cmd != "place") throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
+    if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate")
+      throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
     Ctx ctx(tables);
+    if (cmd == "calibrate")
+      return calibrate_command(ctx, args);
     return run(ctx, cmd, args);
   });
 }

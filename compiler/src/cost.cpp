@@ -1,7 +1,12 @@
 #include "anec/compiler/cost.hpp"
 
+#include "anec/support/error.hpp"
+
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
+#include <unordered_set>
 #include <variant>
 
 namespace anec::compiler {
@@ -21,6 +26,16 @@ Param param(const hal::Target &t, const char *field) {
   else if (auto *u = std::get_if<uint64_t>(&e->value)) p.value = double(*u);
   p.provenance = e->provenance.confidence == hal::Confidence::Measured ? "anchored" : hal::confidence_name(e->provenance.confidence);
   return p;
+}
+
+// Placement model: coarse per-backend rooflines and the per-segment launch penalty
+// (tables/schema/placement.toml, ch.18 tables 18.2, 18.3).
+void order_backends(Estimate &e, const OpCatalog &catalog) {
+  for (const Backend &b : catalog.backends())
+    e.placement.push_back(
+        {b.name, std::max(e.flops / (b.gflops * 1e9), e.bytes / (b.gbps * 1e9)) * 1e6, b.launch_units});
+  std::stable_sort(e.placement.begin(), e.placement.end(),
+                   [](auto &a, auto &b) { return a.coarse_us < b.coarse_us; });
 }
 
 } // namespace
@@ -82,8 +97,8 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   e.floor_ms = param(t, "dispatch_floor_ms");
   // Without a working-set field no intermediate is assumed to spill.
   double peak = e.peak_tflops.value * 1e12, bw = e.bandwidth_gbps.value * 1e9, on_chip = 0x1p62;
-  if (const hal::Entry *m = t.find("max_operand_bytes"))
-    if (auto *u = std::get_if<uint64_t>(&m->value)) on_chip = double(*u);
+  if (Param ws = param(t, "working_set_bytes"); ws.value > 0)
+    on_chip = ws.value; // ch.9, ch.12
   // Memory traffic of the fused program: graph inputs and outputs, constants, weights, and the
   // intermediates too large to stay on chip (written and read back).
   std::set<std::string> io(g.inputs.begin(), g.inputs.end());
@@ -110,11 +125,83 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   e.floor_us = e.floor_ms.value * 1e3;
   e.latency_us = std::max(e.compute_us, e.memory_us) + e.floor_us;
   e.bound = e.floor_us >= std::max(e.compute_us, e.memory_us) ? "dispatch" : e.memory_us > e.compute_us ? "bandwidth" : "compute";
-  // Placement model: coarse per-backend rooflines and the per-segment launch penalty
-  // (tables/schema/placement.toml, ch.18 tables 18.2, 18.3).
-  for (const Backend &b : catalog.backends())
-    e.placement.push_back({b.name, std::max(e.flops / (b.gflops * 1e9), e.bytes / (b.gbps * 1e9)) * 1e6, b.launch_units});
-  std::stable_sort(e.placement.begin(), e.placement.end(), [](auto &a, auto &b) { return a.coarse_us < b.coarse_us; });
+  order_backends(e, catalog);
+  return e;
+}
+
+} // namespace anec::compiler
+
+namespace anec::compiler {
+
+Rates rates_of(const hal::Target &t, const Calibration &cal, const std::string &chip,
+               std::vector<std::pair<std::string, Param>> *provenance) {
+  auto own = cal.chips.find(chip);
+  Rates r;
+  for (size_t k = 0; k < 5; ++k) {
+    Param p = param(t, kRateFields[k]);
+    if (own != cal.chips.end() && k < 4)
+      p = {own->second.v[k], "measured-fit on " + chip};
+    else if (p.provenance == "anchored")
+      p.provenance = k == 4 && !t.find(kRateFields[k])->provenance.source.starts_with("anec calibrate")
+                         ? "published"
+                         : "measured-fit";
+    else if (p.provenance == "predicted")
+      p.provenance = "predicted-by-rule";
+    if (p.value <= 0)
+      throw Error("ANEC-CAL-005", "target " + t.name + " has no calibrated " + kRateFields[k] +
+                                      " (run anec calibrate and anec-hal generate)");
+    r.v[k] = p.value;
+    if (provenance)
+      provenance->push_back({kRateFields[k], p});
+  }
+  return r;
+}
+
+Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t, const Calibration &cal,
+                  const std::string &chip) {
+  Estimate e;
+  e.target = t.name;
+  e.model = "calibrated";
+  e.chip = cal.chips.count(chip) ? chip : "";
+  Rates r = rates_of(t, cal, e.chip, &e.rates);
+  // A named chip without its own calibration is an unseen chip: its band is the leave-one-chip-out one.
+  bool measured = !e.chip.empty() || (chip.empty() && e.rates[0].second.provenance.starts_with("measured"));
+  std::unordered_set<std::string> io = program_io(g);
+  e.kind = "analytic";
+  std::map<std::string, double> share;
+  for (const Op &op : g.ops) {
+    OpCost c = op_cost(g, op, catalog);
+    OpTerms terms = op_terms(g, op, c, io);
+    OpTime time = op_time(terms, r, cal);
+    c.compute_us = time.compute_us;
+    c.memory_us = time.memory_us;
+    c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
+    if (!c.estimated)
+      (c.form == "none" ? e.unestimated : e.unknown).push_back(c.op);
+    if (c.decomposed)
+      e.kind = "decomposed";
+    e.flops += c.flops;
+    e.bytes += terms.weight_bytes + terms.dram_bytes;
+    e.compute_us += time.compute_us;
+    e.memory_us += time.memory_us;
+    e.latency_us += time.us();
+    share[c.form] += time.us();
+    e.ops.push_back(std::move(c));
+  }
+  double work = e.latency_us;
+  e.floor_us = r.floor_ms() * 1e3;
+  e.latency_us += e.floor_us;
+  share["dispatch"] += e.floor_us;
+  e.bound = e.floor_us >= work ? "dispatch" : e.memory_us > e.compute_us ? "bandwidth" : "compute";
+  double low = 0, high = 0;
+  for (auto &[form, us] : share) {
+    const Family &f = cal.family(form);
+    low += us / e.latency_us * (measured ? f.fit_low : f.loco_low);
+    high += us / e.latency_us * (measured ? f.fit_high : f.loco_high);
+  }
+  e.latency_low_us = e.latency_us * std::exp(std::min(low, 0.0));
+  e.latency_high_us = e.latency_us * std::exp(std::max(high, 0.0));
+  order_backends(e, catalog);
   return e;
 }
 

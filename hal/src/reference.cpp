@@ -24,6 +24,9 @@ struct Layer {
   std::map<std::string, Entry, std::less<>> values;
 };
 
+std::map<std::string, Entry, std::less<>> read_values(const Schema &schema, const Doc &vals,
+                                                      const std::string &src);
+
 Layer read_layer(const Schema &schema, const fs::path &path) {
   std::string src = path.string();
   Doc doc = toml::parse_file(path);
@@ -41,7 +44,17 @@ Layer read_layer(const Schema &schema, const fs::path &path) {
       l.aliases.push_back(a.as_string());
     }
   }
-  const Doc &vals = top.req("values", Doc::Kind::Table);
+  l.values = read_values(schema, top.req("values", Doc::Kind::Table), src);
+  top.finish();
+  return l;
+}
+
+// A table of field = { value, source, confidence } entries (a layer's `values`, a calibration's
+// per-target table).
+std::map<std::string, Entry, std::less<>> read_values(const Schema &schema, const Doc &vals,
+                                                      const std::string &src) {
+  Strict top(vals, src, kCode, "values");
+  std::map<std::string, Entry, std::less<>> out;
   for (const DocMember &m : vals.members()) {
     const Field *f = schema.find(m.key);
     if (!f || f->synthesized) top.fail(m.value, "'" + m.key + "' is not a field of the schema");
@@ -54,10 +67,9 @@ Layer read_layer(const Schema &schema, const fs::path &path) {
     if (!c) e.fail(cd, "unknown confidence '" + cd.as_string() + "'");
     entry.provenance.confidence = *c;
     e.finish();
-    l.values[m.key] = std::move(entry);
+    out[m.key] = std::move(entry);
   }
-  top.finish();
-  return l;
+  return out;
 }
 
 // A value inherited across a layer boundary keeps its confidence only as far as it holds:
@@ -102,8 +114,9 @@ Resolved resolve(const Schema &schema, const fs::path &dir, const Layer &layer, 
   return r;
 }
 
-// Guide ch.18: f = cores x 4 x eff x clock, bandwidth scales with the core count, the dispatch
-// floor with the clock; the fitted anchor supplies the constants.
+// Guide ch.18: f = cores x 4 x eff x clock and the floor scales with the clock; the fitted anchor
+// supplies the constants. The core count is left out (ch.34: num_nes is the per-die field, and
+// measured rates do not follow it), so peak scales by eff x clock and bandwidth is the anchor's.
 void derive_cost(Target &t, const std::vector<Target> &all, const Lineup &lineup) {
   if (t.find("peak_tflops") && t.find("bandwidth_gbps") && t.find("dispatch_floor_ms")) return;
   const Entry *anchor_name = t.find("cost_anchor");
@@ -114,23 +127,40 @@ void derive_cost(Target &t, const std::vector<Target> &all, const Lineup &lineup
     if (o.name == an) a = &o;
   if (!a || !a->find("peak_tflops") || !a->find("bandwidth_gbps") || !a->find("dispatch_floor_ms"))
     throw Error(kCode, "target '" + t.name + "': cost anchor '" + an + "' is not a target with measured parameters");
-  for (const char *need : {"num_nes", "clock_max_mhz", "efficiency_at_clock_max"})
+  for (const char *need : {"clock_max_mhz", "efficiency_at_clock_max"})
     if (!t.find(need) || !a->find(need))
       throw Error(kCode, "target '" + t.name + "': cost derivation needs '" + need + "' on it and on " + an);
-  double cores = double(t.uint("num_nes")), acores = double(a->uint("num_nes"));
   double clk = double(t.uint("clock_max_mhz")), aclk = double(a->uint("clock_max_mhz"));
   double eff = t.real("efficiency_at_clock_max"), aeff = a->real("efficiency_at_clock_max");
-  if (clk <= 0 || aclk <= 0 || acores <= 0 || aeff <= 0)
-    throw Error(kCode, "target '" + t.name + "': zero clock, core count or efficiency in the cost derivation");
+  if (clk <= 0 || aclk <= 0 || aeff <= 0)
+    throw Error(kCode, "target '" + t.name + "': zero clock or efficiency in the cost derivation");
   Provenance p = lineup.derivation;
   p.source += "; anchor " + an;
   auto put = [&](const char *k, double v) {
     if (!t.find(k)) t.values[k] = Entry{v, p};
   };
   // Scale by ratios, so a parameter equal to the anchor's stays exactly the anchor's.
-  put("peak_tflops", a->real("peak_tflops") * ((cores * eff * clk) / (acores * aeff * aclk)));
-  put("bandwidth_gbps", a->real("bandwidth_gbps") * (cores / acores));
+  put("peak_tflops", a->real("peak_tflops") * ((eff * clk) / (aeff * aclk)));
+  put("bandwidth_gbps", a->real("bandwidth_gbps"));
   put("dispatch_floor_ms", a->real("dispatch_floor_ms") * (aclk / clk));
+}
+
+// The calibrated cost parameters `anec calibrate` wrote (tables/calibration/fitted.toml): only
+// its `targets` table is read here; the rest (families, chips, rules) belongs to the cost model.
+void apply_calibration(const Schema &schema, const fs::path &path, std::vector<Target> &targets) {
+  if (!fs::exists(path))
+    return;
+  Doc doc = toml::parse_file(path);
+  const Doc *per_target = doc.find("targets");
+  if (!per_target)
+    return;
+  std::string src = path.string();
+  Strict top(*per_target, src, kCode, "targets");
+  for (Target &t : targets)
+    if (const Doc *vals = top.opt(t.name, Doc::Kind::Table))
+      for (auto &[k, e] : read_values(schema, *vals, src))
+        t.values[k] = e;
+  top.finish();
 }
 
 } // namespace
@@ -193,6 +223,7 @@ std::vector<Target> load_reference(const Schema &schema, const Lineup &lineup, c
     t.values = resolve(schema, dir, l, seen).values;
     out.push_back(std::move(t));
   }
+  apply_calibration(schema, dir.parent_path() / "calibration" / "fitted.toml", out);
   for (auto &t : out) derive_cost(t, out, lineup);
   for (auto &t : out)
     for (const Field &f : schema.fields())

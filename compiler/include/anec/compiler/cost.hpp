@@ -7,7 +7,12 @@
 // labelled so. The placement model's backend order (engine / GPU / CPU) uses the coarse anchors of
 // ch.18 table 18.2 and its launch penalties (table 18.3: 0.05 to the engine, 0.10 to another
 // backend, relative units that do not convert to time, so they are reported beside the order).
+//
+// The calibrated model (the default of `anec estimate`; calibration.hpp) sums per-op rooflines with
+// separate weight and activation bandwidths and per-family factors fitted to measured latencies,
+// and gives an error band from the fit's residuals.
 #pragma once
+#include "anec/compiler/calibration.hpp"
 #include "anec/compiler/check.hpp"
 
 #include <string>
@@ -35,6 +40,10 @@ struct Estimate {
   double flops = 0, bytes = 0, compute_us = 0, memory_us = 0, floor_us = 0, latency_us = 0;
   std::string bound;  // "dispatch", "bandwidth" or "compute"
   std::string kind;   // "analytic", "decomposed" (some op estimated through a decomposition)
+  std::string model = "analytic"; // or "calibrated"
+  std::string chip;               // the chip whose own calibration was used ("" : the target's)
+  double latency_low_us = 0, latency_high_us = 0;   // the error band (calibrated model)
+  std::vector<std::pair<std::string, Param>> rates; // calibrated model: the five rates and their provenance
   std::vector<std::string> unestimated; // ops with no cost form (host operations), left out of the total
   std::vector<std::string> unknown;     // ops whose shapes are not known (unbound dimensions): no total
   bool complete() const { return unknown.empty(); }
@@ -48,6 +57,16 @@ struct Estimate {
 };
 
 OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog);
+// The guide's analytic form (ch.18): max(compute, memory) + floor over the whole graph.
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
+// The calibrated model on a target, or on one measured chip of it (its own rates from the
+// calibration; any other chip uses the target's). The band comes from the fit residuals of the ops'
+// families: the training residuals where the rates were measured, the leave-one-chip-out residuals
+// where they are predicted.
+Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target,
+                  const Calibration &calibration, const std::string &chip = "");
+// The calibrated rates of a target (from its table) or of a measured chip, with provenance.
+Rates rates_of(const hal::Target &target, const Calibration &calibration, const std::string &chip,
+               std::vector<std::pair<std::string, Param>> *provenance = nullptr);
 
 } // namespace anec::compiler

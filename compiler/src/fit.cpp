@@ -1,0 +1,681 @@
+// `anec calibrate`: fits the calibrated cost model to measured latencies with a robust (Huber) loss
+// on log(predicted / measured), leaves out machines that disagree with their siblings, carries the
+// fit to unmeasured targets by a ridge regression on target features, and checks the whole by
+// leaving each chip out in turn.
+#include "anec/compiler/calibration.hpp"
+
+#include "anec/support/error.hpp"
+#include "anec/support/toml.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace anec::compiler {
+
+namespace {
+constexpr size_t kFitted = 4; // matmul_tflops, weight and activation bandwidth, call floor (log units)
+const double kStart[kFitted] = {5.0, 50.0, 10.0, 0.15};
+constexpr double kChipPriorSigma = 3.0; // where a chip's rows do not decide a rate, it stays near kStart
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  double pos = q * double(v.size() - 1);
+  size_t i = size_t(pos);
+  return i + 1 < v.size() ? v[i] + (pos - double(i)) * (v[i + 1] - v[i]) : v[i];
+}
+
+// Solves A x = b (A symmetric positive definite after damping) by Gaussian elimination with pivoting.
+std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double> b) {
+  size_t n = b.size();
+  for (size_t c = 0; c < n; ++c) {
+    size_t p = c;
+    for (size_t r = c + 1; r < n; ++r)
+      if (std::fabs(a[r][c]) > std::fabs(a[p][c]))
+        p = r;
+    std::swap(a[c], a[p]);
+    std::swap(b[c], b[p]);
+    if (std::fabs(a[c][c]) < 1e-300)
+      continue;
+    for (size_t r = c + 1; r < n; ++r) {
+      double f = a[r][c] / a[c][c];
+      for (size_t k = c; k < n; ++k)
+        a[r][k] -= f * a[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  std::vector<double> x(n, 0);
+  for (size_t c = n; c-- > 0;) {
+    double s = b[c];
+    for (size_t k = c + 1; k < n; ++k)
+      s -= a[c][k] * x[k];
+    x[c] = std::fabs(a[c][c]) < 1e-300 ? 0 : s / a[c][c];
+  }
+  return x;
+}
+
+// A fit in progress: which rows, chips and families take part, and where each lives in θ.
+struct Problem {
+  const ModelSpec &spec;
+  std::vector<const Row *> rows;
+  std::vector<std::vector<OpTerms>> terms; // per row, at its chip's working set
+  std::vector<size_t> row_chip;
+  std::vector<std::string> chips, families;
+  std::vector<double> working_set;                    // per chip
+  std::vector<std::string> chip_target;               // per chip
+  std::vector<int> compute_at, stream_at, falloff_at; // θ index per family, -1 when fixed
+  size_t gain_at = 0, size = 0;
+
+  Problem(const ModelSpec &s) : spec(s) {}
+  size_t chip_at(size_t c, size_t p) const { return c * kFitted + p; }
+
+  Calibration calibration(const std::vector<double> &th) const {
+    Calibration c;
+    for (size_t f = 0; f < families.size(); ++f) {
+      Family &x = c.families[families[f]];
+      if (compute_at[f] >= 0)
+        x.compute = std::exp(th[size_t(compute_at[f])]);
+      if (stream_at[f] >= 0)
+        x.stream = std::exp(th[size_t(stream_at[f])]);
+      if (falloff_at[f] >= 0)
+        x.falloff_bytes = std::exp(th[size_t(falloff_at[f])]);
+    }
+    c.on_chip_gain = std::exp(th[gain_at]);
+    return c;
+  }
+  Rates rates(const std::vector<double> &th, size_t chip) const {
+    Rates r;
+    for (size_t p = 0; p < kFitted; ++p)
+      r.v[p] = std::exp(th[chip_at(chip, p)]);
+    r.v[4] = working_set[chip];
+    return r;
+  }
+  // log(predicted / measured) per row.
+  std::vector<double> residuals(const std::vector<double> &th) const {
+    Calibration c = calibration(th);
+    std::vector<double> r(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      double us = predict_us(terms[i], rates(th, row_chip[i]), c, rows[i]->w.dispatches);
+      r[i] = std::log(us / (rows[i]->m.lat_ms * 1e3));
+    }
+    return r;
+  }
+  // Prior residuals (already divided by their sigma): published facts, factors near 1, rates near the start.
+  std::vector<double> priors(const std::vector<double> &th) const {
+    std::vector<double> out;
+    for (size_t c = 0; c < chips.size(); ++c) {
+      for (size_t p = 0; p < kFitted; ++p)
+        out.push_back((th[chip_at(c, p)] - std::log(kStart[p])) / kChipPriorSigma);
+      for (const Prior &pr : spec.priors) {
+        if (pr.target != chip_target[c])
+          continue;
+        size_t p = size_t(std::find(std::begin(kRateFields), std::end(kRateFields), pr.parameter) -
+                          std::begin(kRateFields));
+        out.push_back((th[chip_at(c, p)] - std::log(pr.value)) / pr.sigma);
+      }
+    }
+    for (size_t k = chips.size() * kFitted; k < size; ++k) {
+      double centre = k == gain_at ? std::log(4.0) : 0; // on-chip traffic: a few times DRAM's rate
+      bool falloff = std::find(falloff_at.begin(), falloff_at.end(), int(k)) != falloff_at.end();
+      out.push_back((th[k] - (falloff ? std::log(100e6) : centre)) / spec.factor_prior_sigma);
+    }
+    return out;
+  }
+};
+
+double huber(double r, double d) {
+  return std::fabs(r) <= d ? 0.5 * r * r : d * (std::fabs(r) - 0.5 * d);
+}
+
+double cost(const Problem &p, const std::vector<double> &th) {
+  double s = 0;
+  for (double r : p.residuals(th))
+    s += huber(r, p.spec.huber_delta);
+  for (double r : p.priors(th))
+    s += 0.5 * r * r * p.spec.huber_delta * p.spec.huber_delta;
+  return s;
+}
+
+// Levenberg-Marquardt on the Huber loss by iteratively reweighted least squares, forward-difference
+// Jacobian. Deterministic: the same rows give the same θ.
+std::vector<double> minimise(const Problem &p, std::vector<double> th) {
+  double lambda = 1e-2, current = cost(p, th);
+  const double d = p.spec.huber_delta, h = 1e-5;
+  for (int iter = 0; iter < 200; ++iter) {
+    std::vector<double> r = p.residuals(th), q = p.priors(th);
+    size_t m = r.size() + q.size(), n = th.size();
+    std::vector<double> w(m, d * d), res(m);
+    for (size_t i = 0; i < r.size(); ++i)
+      w[i] = std::fabs(r[i]) <= d ? 1 : d / std::fabs(r[i]);
+    std::copy(r.begin(), r.end(), res.begin());
+    std::copy(q.begin(), q.end(), res.begin() + long(r.size()));
+    std::vector<std::vector<double>> jt(n);
+    for (size_t k = 0; k < n; ++k) {
+      std::vector<double> t = th;
+      t[k] += h;
+      std::vector<double> r2 = p.residuals(t), q2 = p.priors(t);
+      jt[k].resize(m);
+      for (size_t i = 0; i < m; ++i)
+        jt[k][i] = ((i < r2.size() ? r2[i] : q2[i - r2.size()]) - res[i]) / h;
+    }
+    std::vector<std::vector<double>> a(n, std::vector<double>(n, 0));
+    std::vector<double> g(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = i; j < n; ++j) {
+        double s = 0;
+        for (size_t k = 0; k < m; ++k)
+          s += jt[i][k] * w[k] * jt[j][k];
+        a[i][j] = a[j][i] = s;
+      }
+      for (size_t k = 0; k < m; ++k)
+        g[i] -= jt[i][k] * w[k] * res[k];
+    }
+    bool improved = false;
+    for (int tries = 0; tries < 12 && !improved; ++tries) {
+      auto damped = a;
+      for (size_t i = 0; i < n; ++i)
+        damped[i][i] += lambda * (a[i][i] + 1e-9);
+      std::vector<double> step = solve(damped, g), next = th;
+      for (size_t i = 0; i < n; ++i)
+        next[i] += std::clamp(step[i], -2.0, 2.0);
+      double c = cost(p, next);
+      if (c < current) {
+        improved = current - c > 1e-10 * (1 + current);
+        th = std::move(next);
+        current = c;
+        lambda = std::max(lambda / 3, 1e-9);
+      } else {
+        lambda *= 4;
+      }
+    }
+    if (!improved)
+      break;
+  }
+  return th;
+}
+
+std::vector<double> features(const hal::Target &t, const std::vector<std::string> &names) {
+  std::vector<double> x{1.0};
+  for (const std::string &n : names) {
+    bool log2 = n.rfind("log2:", 0) == 0;
+    std::string field = log2 ? n.substr(5) : n;
+    const hal::Entry *e = t.find(field);
+    double v = 0;
+    if (e && std::holds_alternative<uint64_t>(e->value))
+      v = double(std::get<uint64_t>(e->value));
+    else if (e && std::holds_alternative<double>(e->value))
+      v = std::get<double>(e->value);
+    else
+      throw Error("ANEC-CAL-003", "rule feature '" + field + "' is not a number on target " + t.name);
+    x.push_back(log2 ? std::log2(std::max(v, 1.0)) : v);
+  }
+  return x;
+}
+
+// Ridge regression y ≈ X β with the intercept free: the rule that carries a parameter across targets.
+std::vector<double> fit_rule(const std::vector<std::vector<double>> &x, const std::vector<double> &y,
+                             double ridge) {
+  size_t n = x.empty() ? 1 : x[0].size();
+  std::vector<std::vector<double>> a(n, std::vector<double>(n, 0));
+  std::vector<double> b(n, 0);
+  for (size_t i = 0; i < x.size(); ++i)
+    for (size_t j = 0; j < n; ++j) {
+      b[j] += x[i][j] * y[i];
+      for (size_t k = 0; k < n; ++k)
+        a[j][k] += x[i][j] * x[i][k];
+    }
+  for (size_t j = 1; j < n; ++j)
+    a[j][j] += ridge;
+  return solve(a, b);
+}
+
+double apply_rule(const std::vector<double> &beta, const std::vector<double> &x) {
+  return std::inner_product(beta.begin(), beta.end(), x.begin(), 0.0);
+}
+
+// The working set per target: published where the table has it measured, else carried along the rule.
+std::map<std::string, std::pair<double, bool>> working_sets(const hal::Registry &reg, const ModelSpec &spec) {
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (const hal::Target &t : reg.targets())
+    if (const hal::Entry *e = t.find("working_set_bytes");
+        e && e->provenance.confidence == Confidence::Measured) {
+      x.push_back(features(t, spec.working_set_features));
+      y.push_back(std::log(std::get<double>(e->value)));
+    }
+  if (y.empty())
+    throw Error("ANEC-CAL-004", "no target publishes working_set_bytes: nothing to carry to the others");
+  std::vector<double> beta = fit_rule(x, y, 0);
+  std::map<std::string, std::pair<double, bool>> out;
+  for (const hal::Target &t : reg.targets()) {
+    const hal::Entry *e = t.find("working_set_bytes");
+    bool published = e && e->provenance.confidence == Confidence::Measured;
+    out[t.name] = {published ? std::get<double>(e->value)
+                             : std::exp(apply_rule(beta, features(t, spec.working_set_features))),
+                   published};
+  }
+  return out;
+}
+
+struct Context {
+  const ModelSpec &spec;
+  const std::vector<Chip> &chips;
+  const hal::Registry &reg;
+  const OpCatalog &catalog;
+  std::map<std::string, std::pair<double, bool>> ws;
+  std::string target_of(const std::string &chip) const { return find_chip(chips, chip)->target; }
+};
+
+Problem build(const Context &cx, const std::vector<const Row *> &rows) {
+  Problem p(cx.spec);
+  std::set<std::string> chip_set, fam_set;
+  for (const Row *r : rows)
+    chip_set.insert(r->chip);
+  p.chips.assign(chip_set.begin(), chip_set.end());
+  for (const std::string &c : p.chips) {
+    p.chip_target.push_back(cx.target_of(c));
+    p.working_set.push_back(cx.ws.at(p.chip_target.back()).first);
+  }
+  for (const Row *r : rows) {
+    size_t c = size_t(std::find(p.chips.begin(), p.chips.end(), r->chip) - p.chips.begin());
+    p.rows.push_back(r);
+    p.row_chip.push_back(c);
+    p.terms.push_back(op_terms(r->w.graph, cx.catalog));
+    for (const OpTerms &t : p.terms.back()) {
+      if (!t.estimated)
+        continue;
+      if (t.parts.empty())
+        fam_set.insert(t.family);
+      for (const OpTerms &part : t.parts)
+        fam_set.insert(part.family);
+    }
+  }
+  p.families.assign(fam_set.begin(), fam_set.end());
+  p.size = p.chips.size() * kFitted;
+  for (const std::string &f : p.families) {
+    p.compute_at.push_back(f == cx.spec.reference_compute ? -1 : int(p.size++));
+    p.stream_at.push_back(f == cx.spec.reference_stream ? -1 : int(p.size++));
+    bool falloff = std::count(cx.spec.falloff_families.begin(), cx.spec.falloff_families.end(), f) > 0;
+    p.falloff_at.push_back(falloff ? int(p.size++) : -1);
+  }
+  p.gain_at = p.size++;
+  return p;
+}
+
+std::vector<double> start(const Problem &p) {
+  std::vector<double> th(p.size, 0);
+  for (size_t c = 0; c < p.chips.size(); ++c)
+    for (size_t k = 0; k < kFitted; ++k)
+      th[p.chip_at(c, k)] = std::log(kStart[k]);
+  for (int k : p.falloff_at)
+    if (k >= 0)
+      th[size_t(k)] = std::log(100e6);
+  th[p.gain_at] = std::log(4.0);
+  return th;
+}
+
+// Per machine, the median log error; a machine beyond outlier_factor whose chip has another machine
+// within sibling_factor is an outlier.
+std::set<std::string> outliers(const Problem &p, const std::vector<double> &r) {
+  std::map<std::string, std::vector<double>> by_machine;
+  std::map<std::string, std::string> chip_of;
+  for (size_t i = 0; i < p.rows.size(); ++i) {
+    by_machine[p.rows[i]->machine].push_back(r[i]);
+    chip_of[p.rows[i]->machine] = p.rows[i]->chip;
+  }
+  std::map<std::string, double> median;
+  for (auto &[m, v] : by_machine)
+    median[m] = std::fabs(quantile(v, 0.5));
+  std::set<std::string> out;
+  for (auto &[m, e] : median) {
+    if (e <= std::log(p.spec.outlier_factor))
+      continue;
+    for (auto &[other, e2] : median)
+      if (other != m && chip_of[other] == chip_of[m] && e2 <= std::log(p.spec.sibling_factor))
+        out.insert(m);
+  }
+  return out;
+}
+
+struct Fit {
+  Problem problem;
+  std::vector<double> theta;
+  std::set<std::string> outlier_machines;
+};
+
+Fit fit(const Context &cx, const std::vector<const Row *> &rows) {
+  std::set<std::string> left_out;
+  for (int round = 0;; ++round) {
+    std::vector<const Row *> kept;
+    for (const Row *r : rows)
+      if (!left_out.count(r->machine))
+        kept.push_back(r);
+    Problem p = build(cx, kept);
+    std::vector<double> th = minimise(p, start(p));
+    std::set<std::string> more = outliers(p, p.residuals(th));
+    if (more.empty() || round == 2)
+      return {std::move(p), std::move(th), left_out};
+    left_out.insert(more.begin(), more.end());
+  }
+}
+
+// Every target's rates: the mean over its measured chips (weighted by rows), else the rule.
+struct TargetRates {
+  std::map<std::string, Rates> rates;
+  std::map<std::string, bool> measured;
+};
+
+TargetRates carry(const Context &cx, const Fit &f) {
+  const Problem &p = f.problem;
+  std::map<std::string, std::vector<std::pair<size_t, double>>> chips_of; // target -> (chip, rows)
+  std::vector<double> rows_per_chip(p.chips.size(), 0);
+  for (size_t c : p.row_chip)
+    rows_per_chip[c] += 1;
+  for (size_t c = 0; c < p.chips.size(); ++c)
+    chips_of[p.chip_target[c]].push_back({c, rows_per_chip[c]});
+  std::vector<std::vector<double>> x;
+  for (size_t c = 0; c < p.chips.size(); ++c)
+    x.push_back(features(cx.reg.get(p.chip_target[c]), cx.spec.rule_features));
+  TargetRates out;
+  for (size_t k = 0; k < kFitted; ++k) {
+    std::vector<double> y;
+    for (size_t c = 0; c < p.chips.size(); ++c)
+      y.push_back(f.theta[p.chip_at(c, k)]);
+    std::vector<double> beta = fit_rule(x, y, cx.spec.rule_ridge);
+    for (const hal::Target &t : cx.reg.targets()) {
+      Rates &r = out.rates[t.name];
+      r.v[4] = cx.ws.at(t.name).first;
+      auto it = chips_of.find(t.name);
+      out.measured[t.name] = it != chips_of.end();
+      if (it == chips_of.end()) {
+        r.v[k] = std::exp(apply_rule(beta, features(t, cx.spec.rule_features)));
+        continue;
+      }
+      double sum = 0, n = 0;
+      for (auto [c, rows] : it->second) {
+        sum += rows * f.theta[p.chip_at(c, k)];
+        n += rows;
+      }
+      r.v[k] = std::exp(sum / n);
+    }
+  }
+  return out;
+}
+
+// The family that takes most of a row's predicted time ("dispatch" when the floor does).
+std::string dominant(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c, int dispatches) {
+  std::vector<double> per_op;
+  double total = predict_us(ops, r, c, dispatches, &per_op);
+  std::map<std::string, double> share{{"dispatch", dispatches * r.floor_ms() * 1e3}};
+  for (size_t i = 0; i < ops.size(); ++i)
+    share[ops[i].family] += per_op[i];
+  (void)total;
+  return std::max_element(share.begin(), share.end(), [](auto &a, auto &b) { return a.second < b.second; })
+      ->first;
+}
+
+void set_bands(Calibration &c, const std::vector<RowResult> &rows, const std::vector<Row> &all) {
+  std::map<std::string, std::vector<double>> fit, loco;
+  std::vector<double> all_fit, all_loco;
+  for (const RowResult &r : rows) {
+    if (!r.left_out.empty())
+      continue;
+    double meas = all[r.row].m.lat_ms;
+    fit[r.family].push_back(std::log(meas / r.predicted_ms));
+    all_fit.push_back(fit[r.family].back());
+    if (r.loco_ms > 0) {
+      loco[r.family].push_back(std::log(meas / r.loco_ms));
+      all_loco.push_back(loco[r.family].back());
+    }
+  }
+  auto band = [&](Family &f, const std::vector<double> &a, const std::vector<double> &b) {
+    f.fit_low = quantile(a, 0.1);
+    f.fit_high = quantile(a, 0.9);
+    f.loco_low = quantile(b.empty() ? all_loco : b, 0.1);
+    f.loco_high = quantile(b.empty() ? all_loco : b, 0.9);
+    f.rows = a.size();
+  };
+  for (auto &[name, f] : c.families)
+    band(f, fit[name], loco[name]);
+  band(c.families["dispatch"], fit["dispatch"], loco["dispatch"]);
+  band(c.fallback, all_fit, all_loco);
+  c.fallback.fit_low = std::min(quantile(all_fit, 0.05), c.fallback.fit_low);
+  c.fallback.fit_high = std::max(quantile(all_fit, 0.95), c.fallback.fit_high);
+}
+
+} // namespace
+
+std::vector<Row> measured_rows(const std::vector<Measurement> &ms, const std::vector<Chip> &chips,
+                               const OpCatalog &catalog, std::vector<std::string> *skipped) {
+  std::vector<Row> out;
+  for (const Measurement &m : ms) {
+    const Chip *c = find_chip(chips, m.chip);
+    if (!c)
+      c = find_chip(chips, m.model_id);
+    if (!c) {
+      if (skipped)
+        skipped->push_back(m.source_file.empty() ? m.chip
+                                                 : m.chip + " (line " + std::to_string(m.line) + ")");
+      continue;
+    }
+    out.push_back({m, c->name, c->target, c->name + " " + m.model_id, build_workload(m, catalog)});
+  }
+  return out;
+}
+
+FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const std::vector<Chip> &chips,
+                    const hal::Registry &registry, const OpCatalog &catalog, const std::string &source) {
+  if (rows.empty())
+    throw Error("ANEC-CAL-004", "no measured row on a known chip: nothing to calibrate");
+  Context cx{spec, chips, registry, catalog, working_sets(registry, spec)};
+  auto unmodelled = [&](const Row &r) {
+    return std::count(spec.unmodelled_ops.begin(), spec.unmodelled_ops.end(), r.m.op) > 0;
+  };
+  std::vector<const Row *> all;
+  for (const Row &r : rows)
+    if (!unmodelled(r))
+      all.push_back(&r);
+  Fit f = fit(cx, all);
+  FitReport rep;
+  rep.calibration = f.problem.calibration(f.theta);
+  rep.calibration.source = source;
+  TargetRates tr = carry(cx, f);
+  for (size_t c = 0; c < f.problem.chips.size(); ++c)
+    rep.calibration.chips[f.problem.chips[c]] = f.problem.rates(f.theta, c);
+  rep.outlier_machines.assign(f.outlier_machines.begin(), f.outlier_machines.end());
+  // Leave each chip out: refit without its rows, predict them from its target's remaining chips or the rule.
+  std::map<std::string, std::vector<double>> loco;
+  for (const std::string &chip : f.problem.chips) {
+    std::vector<const Row *> rest;
+    for (const Row *r : all)
+      if (r->chip != chip)
+        rest.push_back(r);
+    if (rest.empty())
+      continue;
+    Fit g = fit(cx, rest);
+    Calibration gc = g.problem.calibration(g.theta);
+    Rates r = carry(cx, g).rates.at(cx.target_of(chip));
+    for (const Row &row : rows)
+      if (row.chip == chip)
+        loco[chip].push_back(predict_us(op_terms(row.w.graph, catalog), r, gc, row.w.dispatches) / 1e3);
+  }
+  std::map<std::string, size_t> next;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row &row = rows[i];
+    Rates r = rep.calibration.chips.count(row.chip) ? rep.calibration.chips.at(row.chip)
+                                                    : tr.rates.at(cx.target_of(row.chip));
+    auto terms = op_terms(row.w.graph, catalog);
+    RowResult rr;
+    rr.row = i;
+    rr.predicted_ms = predict_us(terms, r, rep.calibration, row.w.dispatches) / 1e3;
+    if (auto it = loco.find(row.chip); it != loco.end())
+      rr.loco_ms = it->second[next[row.chip]++];
+    rr.left_out = unmodelled(row)                         ? "path not modelled"
+                  : f.outlier_machines.count(row.machine) ? "outlier machine"
+                                                          : "";
+    rr.family = dominant(terms, r, rep.calibration, row.w.dispatches);
+    rep.rows.push_back(rr);
+  }
+  set_bands(rep.calibration, rep.rows, rows);
+  auto joined = [](const std::vector<std::string> &v) {
+    std::string s;
+    for (const std::string &x : v)
+      s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  rep.rule = joined(spec.rule_features);
+  rep.working_set_rule = joined(spec.working_set_features);
+  for (auto &[t, w] : cx.ws)
+    if (w.second)
+      rep.working_set_published.insert(t);
+  for (auto &[t, r] : tr.rates) {
+    for (size_t k = 0; k < 5; ++k)
+      rep.target_rates[t][kRateFields[k]] = r.v[k];
+    rep.target_provenance[t] = tr.measured[t] ? "measured" : "predicted";
+  }
+  return rep;
+}
+
+} // namespace anec::compiler
+
+namespace anec::compiler {
+
+ErrorStats error_stats(const std::vector<double> &e) {
+  if (e.empty())
+    return {};
+  return {e.size(), quantile(e, 0.5), quantile(e, 0.9), *std::max_element(e.begin(), e.end())};
+}
+
+ErrorTable error_table(const FitReport &r, const std::vector<Row> &rows, const std::string &by) {
+  std::map<std::string, std::vector<double>> fit, loco;
+  for (const RowResult &x : r.rows) {
+    if (!x.left_out.empty())
+      continue;
+    const Row &row = rows[x.row];
+    double meas = row.m.lat_ms;
+    for (const std::string &key : {std::string("all"), by == "chip" ? row.chip : x.family}) {
+      fit[key].push_back(std::fabs(x.predicted_ms - meas) / meas);
+      if (x.loco_ms > 0)
+        loco[key].push_back(std::fabs(x.loco_ms - meas) / meas);
+    }
+  }
+  ErrorTable t;
+  for (auto &[k, v] : fit)
+    t.fit[k] = error_stats(v);
+  for (auto &[k, v] : loco)
+    t.loco[k] = error_stats(v);
+  return t;
+}
+
+namespace {
+Doc rounded(double v) {
+  if (v == 0 || !std::isfinite(v))
+    return Doc::number(0);
+  double scale = std::pow(10.0, 4 - std::floor(std::log10(std::fabs(v))));
+  return Doc::number(std::round(v * scale) / scale);
+}
+
+Doc family_doc(const Family &f) {
+  Doc d = Doc::table();
+  d.inline_table = true;
+  d.set("compute", rounded(f.compute));
+  d.set("stream", rounded(f.stream));
+  d.set("falloff_bytes", rounded(f.falloff_bytes));
+  d.set("fit_low", rounded(f.fit_low));
+  d.set("fit_high", rounded(f.fit_high));
+  d.set("loco_low", rounded(f.loco_low));
+  d.set("loco_high", rounded(f.loco_high));
+  d.set("rows", Doc::integer(int64_t(f.rows)));
+  return d;
+}
+
+Doc stats_doc(const ErrorStats &s) {
+  Doc d = Doc::table();
+  d.inline_table = true;
+  d.set("rows", Doc::integer(int64_t(s.rows)));
+  d.set("median", rounded(s.median));
+  d.set("p90", rounded(s.p90));
+  d.set("worst", rounded(s.worst));
+  return d;
+}
+
+Doc target_doc(const FitReport &r, const std::string &target, const std::vector<Row> &rows) {
+  bool measured = r.target_provenance.at(target) == "measured";
+  std::set<std::string> chips;
+  for (const Row &row : rows)
+    if (row.chip_target == target)
+      chips.insert(row.chip);
+  std::string from;
+  for (const std::string &c : chips)
+    from += (from.empty() ? "" : ", ") + c;
+  std::string source = measured ? "anec calibrate: fit to " + from + " (" + r.calibration.source + ")"
+                                : "anec calibrate: rule across the measured chips (" + r.rule + ")";
+  Doc d = Doc::table();
+  for (size_t k = 0; k < 5; ++k) {
+    if (k == 4 && r.working_set_published.count(target))
+      continue; // the reference publishes it
+    Doc e = Doc::table();
+    e.inline_table = true;
+    e.set("value", rounded(r.target_rates.at(target).at(kRateFields[k])));
+    e.set("source", Doc::string(k == 4 ? "anec calibrate: carried along " + r.working_set_rule +
+                                             " from the published working sets"
+                                       : source));
+    e.set("confidence", Doc::string(measured && k < 4 ? "measured" : "predicted"));
+    d.set(kRateFields[k], std::move(e));
+  }
+  return d;
+}
+} // namespace
+
+std::string fitted_toml(const FitReport &r, const std::vector<Row> &rows) {
+  Doc d = Doc::table();
+  d.set("format", Doc::string("anec-calibration/1"));
+  d.set("source", Doc::string(r.calibration.source));
+  d.set("on_chip_gain", rounded(r.calibration.on_chip_gain));
+  Doc fams = Doc::table();
+  for (auto &[name, f] : r.calibration.families)
+    fams.set(name, family_doc(f));
+  d.set("families", std::move(fams));
+  d.set("fallback", family_doc(r.calibration.fallback));
+  Doc chips = Doc::table();
+  for (auto &[name, rates] : r.calibration.chips) {
+    Doc c = Doc::table();
+    c.inline_table = true;
+    std::string target;
+    size_t n = 0;
+    for (const Row &row : rows)
+      if (row.chip == name)
+        target = row.chip_target, n += 1;
+    c.set("target", Doc::string(target));
+    c.set("rows", Doc::integer(int64_t(n)));
+    for (size_t k = 0; k < 5; ++k)
+      c.set(kRateFields[k], rounded(rates.v[k]));
+    chips.set(name, std::move(c));
+  }
+  d.set("chips", std::move(chips));
+  Doc fit = Doc::table();
+  Doc outl = Doc::array();
+  for (const std::string &m : r.outlier_machines)
+    outl.push(Doc::string(m));
+  fit.set("outlier_machines", std::move(outl));
+  for (const char *by : {"chip", "family"}) {
+    ErrorTable t = error_table(r, rows, by);
+    for (auto [kind, table] : {std::pair{"fit", &t.fit}, std::pair{"loco", &t.loco}}) {
+      Doc g = Doc::table();
+      for (auto &[k, s] : *table)
+        g.set(k, stats_doc(s));
+      fit.set(std::string(kind) + "_by_" + by, std::move(g));
+    }
+  }
+  d.set("fit", std::move(fit));
+  Doc targets = Doc::table();
+  for (const auto &[t, _] : r.target_rates)
+    targets.set(t, target_doc(r, t, rows));
+  d.set("targets", std::move(targets));
+  return toml::write(d);
+}
+
+} // namespace anec::compiler
