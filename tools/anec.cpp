@@ -555,9 +555,8 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   } else {
     text = (only_check ? "check " : "calibrate ") + file + ": " + std::to_string(rows.size()) +
            " rows on known chips";
-    text += skipped.empty() ? "\n"
-                            : ", " + std::to_string(skipped.size()) +
-                                  " skipped (chip not in the line-up: " + skipped.front() + " ...)\n";
+    text += skipped.empty() ? "\n" : ", " + std::to_string(skipped.size()) + " skipped:\n";
+    for (const std::string &s : skipped) text += "  skipped " + s + "\n";
     for (const std::string &m : rep.outlier_machines)
       text += "outlier machine left out of the fit: " + m + "\n";
     text += "\nrelative error by chip" + std::string(only_check ? "" : " (fit, and leave-one-chip-out)") +

@@ -457,11 +457,15 @@ std::vector<Row> measured_rows(const std::vector<Measurement> &ms, const std::ve
       c = find_chip(chips, m.model_id);
     if (!c) {
       if (skipped)
-        skipped->push_back(m.source_file.empty() ? m.chip
-                                                 : m.chip + " (line " + std::to_string(m.line) + ")");
+        skipped->push_back("line " + std::to_string(m.line) + ": chip '" + m.chip + "' (" + m.model_id +
+                           ") is not in the line-up");
       continue;
     }
-    out.push_back({m, c->name, c->target, c->name + " " + m.model_id, build_workload(m, catalog)});
+    try {
+      out.push_back({m, c->name, c->target, c->name + " " + m.model_id, build_workload(m, catalog)});
+    } catch (const Error &e) { // a program the builder cannot make: reported, not fatal
+      if (skipped) skipped->push_back(e.what());
+    }
   }
   return out;
 }

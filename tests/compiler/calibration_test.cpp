@@ -159,6 +159,23 @@ TEST(Calibration, MachineThatDisagreesWithItsSiblingIsLeftOut) {
   EXPECT_EQ(fitted().skipped.size(), 7u);
 }
 
+// A row whose program cannot be built, or whose chip is unknown, is skipped with its reason; the
+// others are kept.
+TEST(Calibration, RowsThatCannotBeUsedAreSkippedWithTheirReason) {
+  std::string tsv = "chip\tmodel_id\top\tparams\tgflop\tlat_ms\tsource_file\n"
+                    "Apple M4\tMac16,12\tgemm\tN=512\t0.268435456\t0.2086\tf.json\n"
+                    "Apple M4\tMac16,12\twarp_drive\tN=512\tNA\t0.2\tf.json\n"
+                    "Apple M9\tNA\tgemm\tN=512\tNA\t0.2\tf.json\n";
+  std::vector<std::string> skipped;
+  std::vector<Row> rows = measured_rows(read_measurements(tsv, "t.tsv"), chips(), catalog(), &skipped);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].chip, "M4");
+  EXPECT_EQ(rows[0].chip_target, "h16");
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_NE(skipped[0].find("ANEC-CAL-002"), std::string::npos) << skipped[0];
+  EXPECT_NE(skipped[1].find("line 4: chip 'Apple M9'"), std::string::npos) << skipped[1];
+}
+
 TEST(Calibration, ChipLineUp) {
   const Chip *m5 = find_chip(chips(), "Apple M5"), *m5p = find_chip(chips(), "M5 Pro");
   ASSERT_TRUE(m5 && m5p);

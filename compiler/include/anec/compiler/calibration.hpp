@@ -147,7 +147,8 @@ ErrorTable error_table(const FitReport &r, const std::vector<Row> &rows, const s
 // The fitted table (tables/calibration/fitted.toml), deterministic text: values rounded to five
 // significant digits.
 std::string fitted_toml(const FitReport &r, const std::vector<Row> &rows);
-// Rows of a measurement file on known chips (rows of an unknown chip are skipped and counted).
+// Rows of a measurement file as the fit sees them. A row on a chip the line-up does not know, or whose
+// program cannot be built (ANEC-CAL-002), is skipped with the reason in `skipped`.
 std::vector<Row> measured_rows(const std::vector<Measurement> &ms, const std::vector<Chip> &chips,
                                const OpCatalog &catalog, std::vector<std::string> *skipped);
 
