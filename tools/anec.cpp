@@ -432,15 +432,21 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
 // The error table of a fit, one row per key: rows, then median, p90 and worst relative error of
 // the fit and of leave-one-chip-out (percent).
 Table error_rows(const ErrorTable &t, const std::string &key_name) {
-  Table table{
-      {key_name, "rows", "fit_median", "fit_p90", "fit_worst", "loco_median", "loco_p90", "loco_worst"},
-      {},
-      {}};
+  bool loco = !t.loco.empty(); // a fit has leave-one-chip-out columns, a --check has not
+  Table table{{key_name, "rows", loco ? "fit_median" : "median", loco ? "fit_p90" : "p90",
+               loco ? "fit_worst" : "worst"},
+              {},
+              {}};
+  if (loco)
+    table.columns.insert(table.columns.end(), {"loco_median", "loco_p90", "loco_worst"});
   for (const auto &[k, f] : t.fit) {
+    table.rows.push_back(
+        {k, std::to_string(f.rows), percent(f.median, 1), percent(f.p90, 1), percent(f.worst, 1)});
+    if (!loco)
+      continue;
     ErrorStats l = t.loco.count(k) ? t.loco.at(k) : ErrorStats{};
-    table.rows.push_back({k, std::to_string(f.rows), percent(f.median, 1), percent(f.p90, 1),
-                          percent(f.worst, 1), l.rows ? percent(l.median, 1) : "-",
-                          l.rows ? percent(l.p90, 1) : "-", l.rows ? percent(l.worst, 1) : "-"});
+    for (double v : {l.median, l.p90, l.worst})
+      table.rows.back().push_back(l.rows ? percent(v, 1) : "-");
   }
   return table;
 }
@@ -482,29 +488,6 @@ Table row_rows(const FitReport &rep, const std::vector<Row> &rows) {
   return table;
 }
 
-// `calibrate --check`: how the current calibration predicts the rows (nothing is fitted).
-FitReport check_rows(const Ctx &ctx, const std::vector<Row> &rows, const Calibration &cal) {
-  FitReport rep;
-  rep.calibration = cal;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row &row = rows[i];
-    Estimate e = estimate(row.w.graph, ctx.catalog, ctx.registry.get(row.chip_target), cal, row.chip);
-    RowResult r;
-    r.row = i;
-    r.predicted_ms = (e.latency_us + (row.w.dispatches - 1) * e.floor_us) / 1e3;
-    double most = e.floor_us;
-    r.family = "dispatch";
-    std::map<std::string, double> share;
-    for (const OpCost &c : e.ops)
-      share[c.form] += std::max(c.compute_us, c.memory_us);
-    for (const auto &[form, us] : share)
-      if (us > most)
-        most = us, r.family = form;
-    rep.rows.push_back(r);
-  }
-  return rep;
-}
-
 int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   po::options_description o;
   std::string file, out, format = "text", calibration_file, source;
@@ -527,7 +510,7 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   std::vector<Row> rows =
       measured_rows(read_measurements(read_text_file(file), file), ctx.chips, ctx.catalog, &skipped);
   std::string credit = source.empty() ? fs::path(file).filename().string() : source;
-  FitReport rep = only_check ? check_rows(ctx, rows, ctx.calibration(calibration_file))
+  FitReport rep = only_check ? check_calibration(rows, ctx.calibration(calibration_file), ctx.registry, ctx.catalog)
                              : calibrate(rows, ModelSpec::load(ctx.tables / "calibration" / "model.toml"),
                                          ctx.chips, ctx.registry, ctx.catalog, credit);
   ErrorTable by_chip = error_table(rep, rows, "chip"), by_family = error_table(rep, rows, "family");

@@ -4,6 +4,7 @@
 // leaving each chip out in turn.
 #include "anec/compiler/calibration.hpp"
 
+#include "anec/compiler/cost.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/toml.hpp"
 
@@ -210,7 +211,21 @@ std::vector<double> features(const hal::Target &t, const std::vector<std::string
       v = std::get<double>(e->value);
     else
       throw Error("ANEC-CAL-003", "rule feature '" + field + "' is not a number on target " + t.name);
-    x.push_back(log2 ? std::log2(std::max(v, 1.0)) : v);
+    bool unknown = e->provenance.confidence == Confidence::Placeholder;
+    x.push_back(unknown ? NAN : log2 ? std::log2(std::max(v, 1.0)) : v);
+  }
+  return x;
+}
+
+// A target whose feature is not published (a placeholder: T1 and M11 have no H-number) is taken at
+// the mean of the fitted targets' values.
+std::vector<double> known_or_mean(std::vector<double> x, const std::vector<std::vector<double>> &fitted) {
+  for (size_t j = 0; j < x.size(); ++j) {
+    if (!std::isnan(x[j]))
+      continue;
+    x[j] = 0;
+    for (const auto &f : fitted)
+      x[j] += f[j] / double(fitted.size());
   }
   return x;
 }
@@ -253,8 +268,9 @@ std::map<std::string, std::pair<double, bool>> working_sets(const hal::Registry 
   for (const hal::Target &t : reg.targets()) {
     const hal::Entry *e = t.find("working_set_bytes");
     bool published = e && e->provenance.confidence == Confidence::Measured;
-    out[t.name] = {published ? std::get<double>(e->value)
-                             : std::exp(apply_rule(beta, features(t, spec.working_set_features))),
+    out[t.name] = {published
+                       ? std::get<double>(e->value)
+                       : std::exp(apply_rule(beta, known_or_mean(features(t, spec.working_set_features), x))),
                    published};
   }
   return out;
@@ -377,8 +393,12 @@ TargetRates carry(const Context &cx, const Fit &f) {
   for (size_t c = 0; c < p.chips.size(); ++c)
     chips_of[p.chip_target[c]].push_back({c, rows_per_chip[c]});
   std::vector<std::vector<double>> x;
-  for (size_t c = 0; c < p.chips.size(); ++c)
+  for (size_t c = 0; c < p.chips.size(); ++c) {
     x.push_back(features(cx.reg.get(p.chip_target[c]), cx.spec.rule_features));
+    if (std::any_of(x.back().begin(), x.back().end(), [](double v) { return std::isnan(v); }))
+      throw Error("ANEC-CAL-003", "target " + p.chip_target[c] + " of measured chip " + p.chips[c] +
+                                      " does not publish the rule features");
+  }
   TargetRates out;
   for (size_t k = 0; k < kFitted; ++k) {
     std::vector<double> y;
@@ -391,7 +411,7 @@ TargetRates carry(const Context &cx, const Fit &f) {
       auto it = chips_of.find(t.name);
       out.measured[t.name] = it != chips_of.end();
       if (it == chips_of.end()) {
-        r.v[k] = std::exp(apply_rule(beta, features(t, cx.spec.rule_features)));
+        r.v[k] = std::exp(apply_rule(beta, known_or_mean(features(t, cx.spec.rule_features), x)));
         continue;
       }
       double sum = 0, n = 0;
@@ -405,18 +425,21 @@ TargetRates carry(const Context &cx, const Fit &f) {
   return out;
 }
 
+} // namespace
+
 // The family that takes most of a row's predicted time ("dispatch" when the floor does).
-std::string dominant(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c, int dispatches) {
+std::string dominant_family(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c,
+                            int dispatches) {
   std::vector<double> per_op;
-  double total = predict_us(ops, r, c, dispatches, &per_op);
+  predict_us(ops, r, c, dispatches, &per_op);
   std::map<std::string, double> share{{"dispatch", dispatches * r.floor_ms() * 1e3}};
   for (size_t i = 0; i < ops.size(); ++i)
     share[ops[i].family] += per_op[i];
-  (void)total;
   return std::max_element(share.begin(), share.end(), [](auto &a, auto &b) { return a.second < b.second; })
       ->first;
 }
 
+namespace {
 void set_bands(Calibration &c, const std::vector<RowResult> &rows, const std::vector<Row> &all) {
   std::map<std::string, std::vector<double>> fit, loco;
   std::vector<double> all_fit, all_loco;
@@ -464,7 +487,8 @@ std::vector<Row> measured_rows(const std::vector<Measurement> &ms, const std::ve
     try {
       out.push_back({m, c->name, c->target, c->name + " " + m.model_id, build_workload(m, catalog)});
     } catch (const Error &e) { // a program the builder cannot make: reported, not fatal
-      if (skipped) skipped->push_back(e.what());
+      if (skipped)
+        skipped->push_back(e.what());
     }
   }
   return out;
@@ -520,7 +544,7 @@ FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const s
     rr.left_out = unmodelled(row)                         ? "path not modelled"
                   : f.outlier_machines.count(row.machine) ? "outlier machine"
                                                           : "";
-    rr.family = dominant(terms, r, rep.calibration, row.w.dispatches);
+    rr.family = dominant_family(terms, r, rep.calibration, row.w.dispatches);
     rep.rows.push_back(rr);
   }
   set_bands(rep.calibration, rep.rows, rows);
@@ -546,6 +570,23 @@ FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const s
 } // namespace anec::compiler
 
 namespace anec::compiler {
+
+FitReport check_calibration(const std::vector<Row> &rows, const Calibration &cal,
+                            const hal::Registry &registry, const OpCatalog &catalog) {
+  FitReport rep;
+  rep.calibration = cal;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row &row = rows[i];
+    Rates r = rates_of(registry.get(row.chip_target), cal, row.chip);
+    std::vector<OpTerms> terms = op_terms(row.w.graph, catalog);
+    RowResult rr;
+    rr.row = i;
+    rr.predicted_ms = predict_us(terms, r, cal, row.w.dispatches) / 1e3;
+    rr.family = dominant_family(terms, r, cal, row.w.dispatches);
+    rep.rows.push_back(rr);
+  }
+  return rep;
+}
 
 ErrorStats error_stats(const std::vector<double> &e) {
   if (e.empty())

@@ -132,6 +132,12 @@ struct FitReport {
 // Fits the model to the rows (ANEC-CAL-004 when there is nothing to fit).
 FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const std::vector<Chip> &chips,
                     const hal::Registry &registry, const OpCatalog &catalog, const std::string &source);
+// How a calibration predicts the rows, nothing fitted (`anec calibrate --check`): each row at its
+// chip's own rates when the calibration has them, else its target's.
+FitReport check_calibration(const std::vector<Row> &rows, const Calibration &calibration, const hal::Registry &registry,
+                            const OpCatalog &catalog);
+// The family that takes most of a program's predicted time ("dispatch" when the floor does).
+std::string dominant_family(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c, int dispatches);
 // Relative error |predicted - measured| / measured over a group of rows.
 struct ErrorStats {
   size_t rows = 0;
