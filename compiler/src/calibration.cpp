@@ -133,23 +133,25 @@ const Family &Calibration::family(const std::string &form) const {
   return it == families.end() ? fallback : it->second;
 }
 
+OpTime op_time(const OpTerms &o, const Rates &r, const Family &f, double on_chip_gain) {
+  double falloff = f.falloff_bytes > 0 ? 1 + o.operand_bytes / f.falloff_bytes : 1;
+  double activation =
+      o.dram_bytes / (r.activation_gbps() * 1e3) + o.chip_bytes / (r.activation_gbps() * 1e3 * on_chip_gain);
+  return {o.flops / (r.tflops() * 1e6 * f.compute) * falloff,
+          o.weight_bytes / (r.weight_gbps() * 1e3) + f.stream * activation};
+}
+
 OpTime op_time(const OpTerms &o, const Rates &r, const Calibration &c) {
   if (!o.estimated)
     return {};
-  if (!o.parts.empty()) { // a decomposition: its parts run one after the other
-    OpTime sum;
-    for (const OpTerms &p : o.parts) {
-      OpTime t = op_time(p, r, c);
-      (t.compute_us > t.memory_us ? sum.compute_us : sum.memory_us) += t.us();
-    }
-    return sum;
+  if (o.parts.empty())
+    return op_time(o, r, c.family(o.family), c.on_chip_gain);
+  OpTime sum; // a decomposition: its parts run one after the other
+  for (const OpTerms &p : o.parts) {
+    OpTime t = op_time(p, r, c);
+    (t.compute_us > t.memory_us ? sum.compute_us : sum.memory_us) += t.us();
   }
-  const Family &f = c.family(o.family);
-  double falloff = f.falloff_bytes > 0 ? 1 + o.operand_bytes / f.falloff_bytes : 1;
-  double activation = o.dram_bytes / (r.activation_gbps() * 1e3) +
-                      o.chip_bytes / (r.activation_gbps() * 1e3 * c.on_chip_gain);
-  return {o.flops / (r.tflops() * 1e6 * f.compute) * falloff,
-          o.weight_bytes / (r.weight_gbps() * 1e3) + f.stream * activation};
+  return sum;
 }
 
 double predict_us(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c, int dispatches,

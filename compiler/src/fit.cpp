@@ -9,7 +9,9 @@
 #include "anec/support/toml.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <set>
 
@@ -62,7 +64,12 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
 struct Problem {
   const ModelSpec &spec;
   std::vector<const Row *> rows;
-  std::vector<std::vector<OpTerms>> terms; // per row, at its chip's working set
+  struct Leaf {
+    int family = -1;
+    double count = 0; // identical ops of the row (a decode stack's layers), costed once
+    OpTerms terms;
+  };
+  std::vector<std::vector<Leaf>> ops; // per row, decompositions flattened
   std::vector<size_t> row_chip;
   std::vector<std::string> chips, families;
   std::vector<double> working_set;                    // per chip
@@ -73,17 +80,23 @@ struct Problem {
   Problem(const ModelSpec &s) : spec(s) {}
   size_t chip_at(size_t c, size_t p) const { return c * kFitted + p; }
 
+  std::vector<Family> factors(const std::vector<double> &th) const {
+    std::vector<Family> out(families.size());
+    for (size_t f = 0; f < families.size(); ++f) {
+      if (compute_at[f] >= 0)
+        out[f].compute = std::exp(th[size_t(compute_at[f])]);
+      if (stream_at[f] >= 0)
+        out[f].stream = std::exp(th[size_t(stream_at[f])]);
+      if (falloff_at[f] >= 0)
+        out[f].falloff_bytes = std::exp(th[size_t(falloff_at[f])]);
+    }
+    return out;
+  }
   Calibration calibration(const std::vector<double> &th) const {
     Calibration c;
-    for (size_t f = 0; f < families.size(); ++f) {
-      Family &x = c.families[families[f]];
-      if (compute_at[f] >= 0)
-        x.compute = std::exp(th[size_t(compute_at[f])]);
-      if (stream_at[f] >= 0)
-        x.stream = std::exp(th[size_t(stream_at[f])]);
-      if (falloff_at[f] >= 0)
-        x.falloff_bytes = std::exp(th[size_t(falloff_at[f])]);
-    }
+    std::vector<Family> f = factors(th);
+    for (size_t i = 0; i < families.size(); ++i)
+      c.families[families[i]] = f[i];
     c.on_chip_gain = std::exp(th[gain_at]);
     return c;
   }
@@ -94,12 +107,22 @@ struct Problem {
     r.v[4] = working_set[chip];
     return r;
   }
-  // log(predicted / measured) per row.
-  std::vector<double> residuals(const std::vector<double> &th) const {
-    Calibration c = calibration(th);
+  // log(predicted / measured) per row; with `only_chip`, rows of other chips keep their `base` value
+  // (a chip's rates move only its own rows).
+  std::vector<double> residuals(const std::vector<double> &th, const std::vector<double> *base = nullptr,
+                                size_t only_chip = SIZE_MAX) const {
+    std::vector<Family> f = factors(th);
+    double gain = std::exp(th[gain_at]);
     std::vector<double> r(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) {
-      double us = predict_us(terms[i], rates(th, row_chip[i]), c, rows[i]->w.dispatches);
+      if (only_chip != SIZE_MAX && row_chip[i] != only_chip) {
+        r[i] = (*base)[i];
+        continue;
+      }
+      Rates rt = rates(th, row_chip[i]);
+      double us = rows[i]->w.dispatches * rt.floor_ms() * 1e3;
+      for (const Leaf &o : ops[i])
+        us += o.count * op_time(o.terms, rt, f[size_t(o.family)], gain).us();
       r[i] = std::log(us / (rows[i]->m.lat_ms * 1e3));
     }
     return r;
@@ -157,7 +180,8 @@ std::vector<double> minimise(const Problem &p, std::vector<double> th) {
     for (size_t k = 0; k < n; ++k) {
       std::vector<double> t = th;
       t[k] += h;
-      std::vector<double> r2 = p.residuals(t), q2 = p.priors(t);
+      bool chip_rate = k < p.chips.size() * kFitted;
+      std::vector<double> r2 = p.residuals(t, &r, chip_rate ? k / kFitted : SIZE_MAX), q2 = p.priors(t);
       jt[k].resize(m);
       for (size_t i = 0; i < m; ++i)
         jt[k][i] = ((i < r2.size() ? r2[i] : q2[i - r2.size()]) - res[i]) / h;
@@ -285,6 +309,20 @@ struct Context {
   std::string target_of(const std::string &chip) const { return find_chip(chips, chip)->target; }
 };
 
+// Adds an op to a row's list, counting it where an identical one is there already.
+void add_leaf(std::vector<Problem::Leaf> &row, const OpTerms &t) {
+  auto same = [&](const Problem::Leaf &l) {
+    const OpTerms &o = l.terms;
+    return o.family == t.family && o.flops == t.flops && o.weight_bytes == t.weight_bytes &&
+           o.dram_bytes == t.dram_bytes && o.chip_bytes == t.chip_bytes && o.operand_bytes == t.operand_bytes;
+  };
+  auto it = std::find_if(row.begin(), row.end(), same);
+  if (it != row.end())
+    it->count += 1;
+  else
+    row.push_back({-1, 1, t});
+}
+
 Problem build(const Context &cx, const std::vector<const Row *> &rows) {
   Problem p(cx.spec);
   std::set<std::string> chip_set, fam_set;
@@ -299,17 +337,20 @@ Problem build(const Context &cx, const std::vector<const Row *> &rows) {
     size_t c = size_t(std::find(p.chips.begin(), p.chips.end(), r->chip) - p.chips.begin());
     p.rows.push_back(r);
     p.row_chip.push_back(c);
-    p.terms.push_back(op_terms(r->w.graph, cx.catalog));
-    for (const OpTerms &t : p.terms.back()) {
+    p.ops.emplace_back();
+    for (const OpTerms &t : op_terms(r->w.graph, cx.catalog)) {
       if (!t.estimated)
         continue;
-      if (t.parts.empty())
-        fam_set.insert(t.family);
-      for (const OpTerms &part : t.parts)
-        fam_set.insert(part.family);
+      for (const OpTerms &leaf : t.parts.empty() ? std::vector<OpTerms>{t} : t.parts) {
+        fam_set.insert(leaf.family);
+        add_leaf(p.ops.back(), leaf);
+      }
     }
   }
   p.families.assign(fam_set.begin(), fam_set.end());
+  for (auto &row : p.ops)
+    for (Problem::Leaf &o : row)
+      o.family = int(std::find(p.families.begin(), p.families.end(), o.terms.family) - p.families.begin());
   p.size = p.chips.size() * kFitted;
   for (const std::string &f : p.families) {
     p.compute_at.push_back(f == cx.spec.reference_compute ? -1 : int(p.size++));

@@ -86,6 +86,8 @@ struct OpTime {
   double us() const { return compute_us > memory_us ? compute_us : memory_us; }
 };
 OpTime op_time(const OpTerms &o, const Rates &r, const Calibration &c);
+// The same for one op that is not a decomposition, with its family's factors given.
+OpTime op_time(const OpTerms &o, const Rates &r, const Family &f, double on_chip_gain);
 // Latency of a program in µs (one floor per dispatch); per_op receives each op's time.
 double predict_us(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c, int dispatches = 1,
                   std::vector<double> *per_op = nullptr);
@@ -134,10 +136,11 @@ FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const s
                     const hal::Registry &registry, const OpCatalog &catalog, const std::string &source);
 // How a calibration predicts the rows, nothing fitted (`anec calibrate --check`): each row at its
 // chip's own rates when the calibration has them, else its target's.
-FitReport check_calibration(const std::vector<Row> &rows, const Calibration &calibration, const hal::Registry &registry,
-                            const OpCatalog &catalog);
+FitReport check_calibration(const std::vector<Row> &rows, const Calibration &calibration,
+                            const hal::Registry &registry, const OpCatalog &catalog);
 // The family that takes most of a program's predicted time ("dispatch" when the floor does).
-std::string dominant_family(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c, int dispatches);
+std::string dominant_family(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c,
+                            int dispatches);
 // Relative error |predicted - measured| / measured over a group of rows.
 struct ErrorStats {
   size_t rows = 0;
