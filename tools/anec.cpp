@@ -31,8 +31,8 @@ const char *kUsage =
        anec [--tables DIR] estimate MODEL --target T|all [--model calibrated|analytic] [--calibration FILE]
                            [--format text|json|csv] [--dim NAME=N ...]
        anec [--tables DIR] place MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
-       anec [--tables DIR] calibrate MEASUREMENTS.tsv [--out FILE] [--check] [--calibration FILE]
-                           [--format text|json]
+       anec [--tables DIR] calibrate MEASUREMENTS.tsv [--out FILE] [--check [--model calibrated|analytic]]
+                           [--calibration FILE] [--rows] [--format text|json]
        anec [--tables DIR] explain CODE | --markdown
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
@@ -59,7 +59,8 @@ that would bring it back, the transfer at each boundary, and the estimate of the
 gflop, lat_ms, source_file; see docs/calibration.md) with a robust loss, reports the fit and the
 leave-one-chip-out error per chip and per op family, and with --out writes the calibration table
 (then `anec-hal generate` puts the per-target rates into the target tables). --check fits nothing:
-it reports how the current calibration predicts the file's rows.
+it reports how the current calibration (or, with --model analytic, the guide's form) predicts the
+file's rows; --rows lists every row.
 `explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
 about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
 Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
@@ -490,11 +491,11 @@ Table row_rows(const FitReport &rep, const std::vector<Row> &rows) {
 
 int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   po::options_description o;
-  std::string file, out, format = "text", calibration_file, source;
+  std::string file, out, format = "text", calibration_file, source, cost_model = "calibrated";
   bool only_check = false, per_row = false;
   o.add_options()("file", po::value(&file))("out,o", po::value(&out))("format", po::value(&format))(
       "calibration", po::value(&calibration_file))("source", po::value(&source))(
-      "check", po::bool_switch(&only_check))("rows", po::bool_switch(&per_row));
+      "check", po::bool_switch(&only_check))("rows", po::bool_switch(&per_row))("model", po::value(&cost_model));
   po::positional_options_description p;
   p.add("file", 1);
   po::variables_map vm;
@@ -504,13 +505,18 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
     throw Error("ANEC-CLI-001", "calibrate needs MEASUREMENTS.tsv");
   if (format != "text" && format != "json")
     throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
+  if (cost_model != "calibrated" && cost_model != "analytic")
+    throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
+  if (cost_model == "analytic" && !only_check)
+    throw Error("ANEC-CLI-002", "--model analytic has nothing to fit: use it with --check");
   if (only_check && !out.empty())
     throw Error("ANEC-CLI-002", "--check fits nothing, so there is nothing to write with --out");
   std::vector<std::string> skipped;
   std::vector<Row> rows =
       measured_rows(read_measurements(read_text_file(file), file), ctx.chips, ctx.catalog, &skipped);
   std::string credit = source.empty() ? fs::path(file).filename().string() : source;
-  FitReport rep = only_check ? check_calibration(rows, ctx.calibration(calibration_file), ctx.registry, ctx.catalog)
+  FitReport rep = only_check ? check_calibration(rows, ctx.calibration(calibration_file), ctx.registry, ctx.catalog,
+                                               cost_model == "analytic")
                              : calibrate(rows, ModelSpec::load(ctx.tables / "calibration" / "model.toml"),
                                          ctx.chips, ctx.registry, ctx.catalog, credit);
   ErrorTable by_chip = error_table(rep, rows, "chip"), by_family = error_table(rep, rows, "family");

@@ -613,16 +613,21 @@ FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const s
 namespace anec::compiler {
 
 FitReport check_calibration(const std::vector<Row> &rows, const Calibration &cal,
-                            const hal::Registry &registry, const OpCatalog &catalog) {
+                            const hal::Registry &registry, const OpCatalog &catalog, bool analytic) {
   FitReport rep;
   rep.calibration = cal;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row &row = rows[i];
-    Rates r = rates_of(registry.get(row.chip_target), cal, row.chip);
+    const hal::Target &t = registry.get(row.chip_target);
+    Rates r = rates_of(t, cal, row.chip);
     std::vector<OpTerms> terms = op_terms(row.w.graph, catalog);
     RowResult rr;
     rr.row = i;
     rr.predicted_ms = predict_us(terms, r, cal, row.w.dispatches) / 1e3;
+    if (analytic) {
+      Estimate e = estimate(row.w.graph, catalog, t);
+      rr.predicted_ms = (e.latency_us + (row.w.dispatches - 1) * e.floor_us) / 1e3;
+    }
     rr.family = dominant_family(terms, r, cal, row.w.dispatches);
     rep.rows.push_back(rr);
   }

@@ -329,6 +329,16 @@ TEST(Calibration, Cli) {
   EXPECT_NE(out.find("M4 Max"), std::string::npos) << out;
   EXPECT_EQ(cli("calibrate " + kTrain.string() + " --check --out /tmp/x.toml", &out), 2) << out;
   EXPECT_EQ(cli("calibrate /nonexistent.tsv", &out), 2) << out;
+  // The guide's analytic form on the same rows, for comparison: far off (about 50% median).
+  ASSERT_EQ(cli("calibrate " + kTrain.string() + " --check --model analytic --format json", &out), 0) << out;
+  Doc analytic = json::parse(out, "check.json");
+  const Doc *all = nullptr;
+  for (const Doc &r : analytic.find("by_chip")->items())
+    if (r.find("chip")->as_string() == "all")
+      all = &r;
+  ASSERT_NE(all, nullptr);
+  EXPECT_GT(std::stod(all->find("median")->as_string()), 30.0);
+  EXPECT_EQ(cli("calibrate " + kTrain.string() + " --model analytic", &out), 2) << out;
   fs::path g = fs::temp_directory_path() / "anec-cal-cli.json";
   std::ofstream(g)
       << R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 64, 32, 32]}],

@@ -135,9 +135,10 @@ struct FitReport {
 FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const std::vector<Chip> &chips,
                     const hal::Registry &registry, const OpCatalog &catalog, const std::string &source);
 // How a calibration predicts the rows, nothing fitted (`anec calibrate --check`): each row at its
-// chip's own rates when the calibration has them, else its target's.
+// chip's own rates when the calibration has them, else its target's; with `analytic`, the guide's
+// analytic form at the target's ch.18 parameters instead (rows grouped by the same families).
 FitReport check_calibration(const std::vector<Row> &rows, const Calibration &calibration,
-                            const hal::Registry &registry, const OpCatalog &catalog);
+                            const hal::Registry &registry, const OpCatalog &catalog, bool analytic = false);
 // The family that takes most of a program's predicted time ("dispatch" when the floor does).
 std::string dominant_family(const std::vector<OpTerms> &ops, const Rates &r, const Calibration &c,
                             int dispatches);
