@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ struct Graph {
   std::vector<Tensor> tensors;
   std::vector<std::string> inputs, outputs;
   std::vector<Op> ops;
-  std::map<std::string, size_t> index; // tensor name -> position
+  std::unordered_map<std::string, size_t> index; // tensor name -> position
 
   const Tensor *tensor(const std::string &name) const;
   Tensor &add(Tensor t); // ANEC-GRAPH-002 on a duplicate name
