@@ -18,12 +18,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const hal::Schema schema = hal::Schema::load(tables / "schema" / "hal.toml");
   static const hal::Registry registry = hal::Registry::load(schema, hal::load_lineup(tables / "reference" / "lineup.toml"), tables / "targets");
   static const OpCatalog catalog = OpCatalog::load(tables / "schema" / "ops.toml");
+  static const Calibration calibration = Calibration::load(tables / "calibration" / "fitted.toml");
   std::string_view text(reinterpret_cast<const char *>(data), size);
   auto run = [&](Graph g) {
     infer_shapes(g, catalog);
     const hal::Target &t = registry.get("h13");
     CheckResult r = check(g, catalog, t);
     place(g, catalog, t, r, estimate(g, catalog, t));
+    estimate(g, catalog, t, calibration, "M1");
   };
   try {
     run(read_graph_json(json::parse(text, "fuzz.json"), "fuzz.json"));
@@ -38,6 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const hal::Target &t = registry.get("h13");
     CheckResult r = check(g, catalog, t);
     place(g, catalog, t, r, estimate(g, catalog, t));
+    estimate(g, catalog, t, calibration);
   } catch (const Error &) {
   }
   return 0;

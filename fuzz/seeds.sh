@@ -23,7 +23,7 @@ out=$2
 target=$3
 shared=$root/../shared/testdata
 external=$shared/external
-targets="hal_blob hal_toml schema binary td_chain hwx anec model command package im4p"
+targets="hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p"
 
 if [ "$target" = all ]; then
   for t in $targets; do "$0" "$build" "$out/$t" "$t"; done
@@ -99,6 +99,14 @@ model) # committed graphs, the real network plist, and the plist in binary form 
     python3 -c 'import plistlib, sys; plistlib.dump(plistlib.load(open(sys.argv[1], "rb")), open(sys.argv[2], "wb"), fmt=plistlib.FMT_BINARY)' \
       "$external"/tinygrad/net.plist "$out"/net-binary.plist
   fi
+  ;;
+measurements) # the measured-latency training file, whole and cut into a few rows per chip
+  data=$root/../shared/data/ane-measured
+  shared_files "$data"/train.tsv
+  head -1 "$data"/train.tsv > "$out"/header.tsv
+  for c in "Apple M1" "Apple M4" "M5 Pro"; do
+    { head -1 "$data"/train.tsv; grep -P "^$c\t" "$data"/train.tsv | head -8; } > "$out/rows-${c// /-}.tsv"
+  done
   ;;
 command) # the described test commands, encoded
   fw=$(tool anec-fw)

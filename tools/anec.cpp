@@ -543,7 +543,7 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
     text = json::write(d);
   } else {
     text = (only_check ? "check " : "calibrate ") + file + ": " + std::to_string(rows.size()) +
-           " rows on known chips";
+           " rows used";
     text += skipped.empty() ? "\n" : ", " + std::to_string(skipped.size()) + " skipped:\n";
     for (const std::string &s : skipped) text += "  skipped " + s + "\n";
     for (const std::string &m : rep.outlier_machines)
