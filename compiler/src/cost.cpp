@@ -129,10 +129,6 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   return e;
 }
 
-} // namespace anec::compiler
-
-namespace anec::compiler {
-
 Rates rates_of(const hal::Target &t, const Calibration &cal, const std::string &chip,
                std::vector<std::pair<std::string, Param>> *provenance) {
   auto own = cal.chips.find(chip);

@@ -22,9 +22,11 @@ struct Lineup {
 
 Lineup load_lineup(const std::filesystem::path &path);
 
-// Resolves every target of the line-up from reference_dir/targets/<name>.toml and its tiers,
-// derives the cost parameters of unmeasured targets from their anchor, and completes every field
-// the reference does not publish with a zero placeholder. Errors: ANEC-REF-001.
+// Resolves every target of the line-up from reference_dir/targets/<name>.toml and its tiers, adds
+// the calibrated cost-model rates `anec calibrate` wrote (the `targets` table of
+// reference_dir/../calibration/fitted.toml, when it exists), derives the analytic cost parameters of
+// unmeasured targets from their anchor, and completes every field the reference does not publish
+// with a zero placeholder. Errors: ANEC-REF-001.
 std::vector<Target> load_reference(const Schema &schema, const Lineup &lineup,
                                    const std::filesystem::path &reference_dir);
 
