@@ -105,7 +105,7 @@ measurements) # the measured-latency training file, whole and cut into a few row
   shared_files "$data"/train.tsv
   head -1 "$data"/train.tsv > "$out"/header.tsv
   for c in "Apple M1" "Apple M4" "M5 Pro"; do
-    { head -1 "$data"/train.tsv; grep -P "^$c\t" "$data"/train.tsv | head -8; } > "$out/rows-${c// /-}.tsv"
+    { head -1 "$data"/train.tsv; grep -m 8 -P "^$c\t" "$data"/train.tsv; } > "$out/rows-${c// /-}.tsv"
   done
   ;;
 command) # the described test commands, encoded
