@@ -4,6 +4,8 @@
 #include "anec/support/file.hpp"
 #include "anec/support/toml.hpp"
 
+#include "anec/support/crc32.hpp"
+
 #include <benchmark/benchmark.h>
 
 using namespace anec;
@@ -33,6 +35,21 @@ static void BM_ValidateCommand(benchmark::State &state) {
   state.SetBytesProcessed(int64_t(bytes));
 }
 BENCHMARK(BM_ValidateCommand);
+
+// The reference in the same run: zlib's CRC-32 alone over the same messages (the validator's checksum
+// check is one such pass; the rest is the validator's own work).
+static void BM_Crc32SameBytes(benchmark::State &state) {
+  static const auto ms = messages();
+  size_t i = 0, bytes = 0;
+  for (auto _ : state) {
+    const auto &m = ms[i++ % ms.size()];
+    benchmark::DoNotOptimize(anec::crc32(m));
+    bytes += m.size();
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()));
+  state.SetBytesProcessed(int64_t(bytes));
+}
+BENCHMARK(BM_Crc32SameBytes);
 
 static void BM_EncodeCommand(benchmark::State &state) {
   static const fw::Command c = fw::command_from_doc(toml::parse_file(std::filesystem::path(ANEC_BENCH_COMMANDS_DIR) / "procedure_call.toml"), table(), "pc");

@@ -61,7 +61,9 @@ Word decode_word(const TdSchema &s, const std::string &block, uint32_t address, 
   w.address = address;
   w.raw = raw;
   uint32_t covered = 0;
-  for (const TdField *f : s.fields_at(block, address)) {
+  const std::vector<const TdField *> &fields = s.fields_at(block, address);
+  w.fields.reserve(fields.size());
+  for (const TdField *f : fields) {
     w.fields.push_back({f, f->get(raw)});
     covered |= f->mask();
   }
@@ -94,6 +96,7 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
                                    "-byte header, " + hex(b.size() - offset) + " bytes remain");
   Td td;
   td.offset = offset;
+  td.header.reserve(s.header_bytes / 4);
   for (uint32_t a = 0; a < s.header_bytes; a += 4)
     td.header.push_back(decode_word(s, "Header", a, le32(b, offset + a), offset + a));
   td.eon = header_field(td, "EON").value_or(0) != 0;
@@ -114,6 +117,7 @@ Td decode_td(std::span<const uint8_t> b, uint64_t offset, uint64_t end, const Td
                                      ") runs past the descriptor end " +
                                      hex(std::min<uint64_t>(end, b.size())));
     const TdBlock *blk = s.block_at(st.address);
+    st.words.reserve(st.count);
     if (!blk)
       findings.push_back(finding_at(
           "ANEC-TD-101", p, "stream at register address " + hex(st.address) + " is in no known block"));

@@ -176,8 +176,13 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
         return f.block == "Header" && f.address == 0 && f.name == "TaskWords";
       }))
     top.fail(doc, "a sized chain needs the Header field TaskWords in its first word");
-  for (const TdField &f : s.fields)
-    s.by_word_[{f.block, f.address}].push_back(&f);
+  for (const TdField &f : s.fields) {
+    auto &blocks = s.by_word_[f.address];
+    auto it = std::find_if(blocks.begin(), blocks.end(), [&](const auto &b) { return b.first == f.block; });
+    if (it == blocks.end())
+      it = blocks.insert(blocks.end(), {f.block, {}});
+    it->second.push_back(&f);
+  }
   return s;
 }
 
@@ -194,8 +199,12 @@ const TdBlock *TdSchema::block_at(uint32_t address) const {
 
 const std::vector<const TdField *> &TdSchema::fields_at(const std::string &block, uint32_t address) const {
   static const std::vector<const TdField *> none;
-  auto it = by_word_.find({block, address});
-  return it == by_word_.end() ? none : it->second;
+  auto it = by_word_.find(address);
+  if (it != by_word_.end())
+    for (const auto &[name, fields] : it->second)
+      if (name == block)
+        return fields;
+  return none;
 }
 
 } // namespace anec::desc

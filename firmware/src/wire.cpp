@@ -1,5 +1,7 @@
 #include "anec/firmware/wire.hpp"
 
+#include "anec/support/crc32.hpp"
+
 #include "anec/support/bytes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -47,22 +49,7 @@ const layout::Struct &envelope_layout() {
   return layout::Database::builtin().get("fw.command_envelope");
 }
 
-uint32_t crc32(std::span<const uint8_t> bytes) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k)
-        c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xffffffffu; // the register's initialized state
-  for (uint8_t b : bytes)
-    c = table[(c ^ b) & 0xff] ^ (c >> 8);
-  return c ^ 0xffffffffu;
-}
+uint32_t crc32(std::span<const uint8_t> bytes) { return anec::crc32(bytes); }
 
 const char *disposition_name(Disposition d) {
   switch (d) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,9 @@ struct TdSchema {
   const std::vector<const TdField *> &fields_at(const std::string &block, uint32_t address) const;
 
 private:
-  std::map<std::pair<std::string, uint32_t>, std::vector<const TdField *>> by_word_; // built by from_doc
+  // Built by from_doc: per word address, the blocks with fields there and their fields (the decoder
+  // looks a word up by its address, an integer, and compares a block name or two).
+  std::unordered_map<uint32_t, std::vector<std::pair<std::string, std::vector<const TdField *>>>> by_word_;
 };
 
 } // namespace anec::desc
