@@ -1,10 +1,9 @@
 // Validation throughput of host-to-firmware commands: the described test commands, encoded, then
 // validated in a loop (commands per second and bytes per second).
 #include "anec/firmware/wire.hpp"
+#include "anec/support/crc32.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/toml.hpp"
-
-#include "anec/support/crc32.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -50,6 +49,32 @@ static void BM_Crc32SameBytes(benchmark::State &state) {
   state.SetBytesProcessed(int64_t(bytes));
 }
 BENCHMARK(BM_Crc32SameBytes);
+
+// `anec-fw validate --stream` without the file: N described commands back to back, then zlib's
+// CRC-32 over the same capture as the reference.
+std::vector<uint8_t> capture(size_t n) {
+  static const auto ms = messages();
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i < n; ++i)
+    out.insert(out.end(), ms[i % ms.size()].begin(), ms[i % ms.size()].end());
+  return out;
+}
+static void BM_ValidateStream(benchmark::State &state) {
+  const std::vector<uint8_t> c = capture(size_t(state.range(0)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(fw::validate_stream(c, table()).accepted);
+  state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
+  state.SetBytesProcessed(int64_t(state.iterations() * c.size()));
+}
+BENCHMARK(BM_ValidateStream)->Arg(1 << 16)->Unit(benchmark::kMillisecond);
+static void BM_Crc32Stream(benchmark::State &state) {
+  const std::vector<uint8_t> c = capture(size_t(state.range(0)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(anec::crc32(c));
+  state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
+  state.SetBytesProcessed(int64_t(state.iterations() * c.size()));
+}
+BENCHMARK(BM_Crc32Stream)->Arg(1 << 16)->Unit(benchmark::kMillisecond);
 
 static void BM_EncodeCommand(benchmark::State &state) {
   static const fw::Command c = fw::command_from_doc(toml::parse_file(std::filesystem::path(ANEC_BENCH_COMMANDS_DIR) / "procedure_call.toml"), table(), "pc");

@@ -5,6 +5,7 @@
 #include "anec/firmware/image.hpp"
 #include "anec/firmware/simulate.hpp"
 #include "anec/firmware/wire.hpp"
+#include "anec/support/diagnostic.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
@@ -25,7 +26,7 @@ namespace {
 const char *kUsage = R"(usage: anec-fw [--tables DIR] commands [--format text|json|csv]
        anec-fw [--tables DIR] encode CMD.toml|CMD.json -o FILE
        anec-fw [--tables DIR] decode FILE [--format text|json]
-       anec-fw [--tables DIR] validate FILE [--channel ring|exeloop] [--format text|json]
+       anec-fw [--tables DIR] validate FILE [--stream] [--channel ring|exeloop] [--format text|json]
        anec-fw [--tables DIR] package build SPEC.toml|SPEC.json|FILE.hwx -o FILE
        anec-fw [--tables DIR] package read FILE
        anec-fw [--tables DIR] package audit FILE
@@ -41,7 +42,10 @@ command described in TOML or JSON; `decode` prints one; `validate` applies every
 magic, checksum, padding, known id, direction, priority band, program/process/procedure ranges,
 body size, field limits, events, chained buffers, and on the exeloop channel the accepted ids —
 each with its reason code and the firmware's disposition (reject with a status, drop, fault and
-reset, warn). `package` builds a program container (ANEH -> ANEP -> ANES, docs/firmware-container.md)
+reset, warn); `validate --stream` walks a capture of commands laid back to back (a ring dump), framing
+each by its header's size, and prints one summary: messages, accepted, per-disposition counts,
+granules that could not be framed (the walk resumes at the next granule), and the first findings.
+`package` builds a program container (ANEH -> ANEP -> ANES, docs/firmware-container.md)
 from a description or from an hwx program, prints one, and audits it as the firmware does at load
 (section bounds, overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR
 indices, the task-descriptor chain of text sections). `tables` recovers the command-name string
@@ -161,17 +165,58 @@ int encode(const fs::path &tables, const std::vector<std::string> &args) {
   return 0;
 }
 
+// `validate --stream`: a capture of commands back to back, one summary.
+int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Channel on, const std::string &format) {
+  InputFile input = InputFile::open(file, 1ull << 32);
+  fw::StreamValidation s = fw::validate_stream(input.bytes(), t, on);
+  const fw::Disposition all[] = {fw::Disposition::Reject, fw::Disposition::Drop, fw::Disposition::Fault, fw::Disposition::Warn};
+  std::string out;
+  if (format == "json") {
+    Doc d = Doc::table();
+    d.set("bytes", Doc::integer(int64_t(s.bytes)));
+    d.set("messages", Doc::integer(int64_t(s.messages)));
+    d.set("accepted", Doc::integer(int64_t(s.accepted)));
+    d.set("unframed", Doc::integer(int64_t(s.unframed)));
+    Doc by = Doc::table();
+    for (fw::Disposition x : all) by.set(fw::disposition_name(x), Doc::integer(int64_t(s.by_disposition[int(x)])));
+    d.set("by_disposition", std::move(by));
+    Doc first = Doc::array();
+    for (const auto &f : s.first) {
+      Doc x = diagnostic_doc(f.violation);
+      x.set("message_offset", Doc::integer(int64_t(f.offset)));
+      x.set("check", Doc::string(f.violation.check));
+      x.set("disposition", Doc::string(fw::disposition_name(f.violation.disposition)));
+      first.push(std::move(x));
+    }
+    d.set("first_findings", std::move(first));
+    out = json::write(d);
+  } else {
+    out = "stream " + file + ": " + std::to_string(s.messages) + " message(s) in " + std::to_string(s.bytes) + " bytes, " +
+          std::to_string(s.accepted) + " accepted";
+    for (fw::Disposition x : all) out += ", " + std::to_string(s.by_disposition[int(x)]) + " " + fw::disposition_name(x);
+    out += ", " + std::to_string(s.unframed) + " granule(s) unframed\n";
+    for (const auto &f : s.first)
+      out += "  message at " + hex(f.offset) + ": " + f.violation.code + " " + f.violation.check + ": " +
+             fw::disposition_name(f.violation.disposition) + " at +" + hex(f.violation.offset) + ": " + f.violation.message + "\n";
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return s.accepted == s.messages && s.unframed == 0 ? 0 : 1;
+}
+
 int decode_or_validate(const fs::path &tables, const std::vector<std::string> &args, bool verdict) {
   po::options_description o;
   std::string file, format = "text", channel = "ring";
+  bool stream = false;
   o.add_options()("file", po::value(&file))("format", po::value(&format))("channel", po::value(&channel));
+  if (verdict) o.add_options()("stream", po::bool_switch(&stream));
   parse(args, o);
   if (file.empty()) throw Error("ANEC-CLI-001", std::string(verdict ? "validate" : "decode") + " needs FILE");
   check_format(format, {"text", "json"});
   if (channel != "ring" && channel != "exeloop") throw Error("ANEC-CLI-002", "--channel " + channel + " is not ring or exeloop");
   fw::CommandTable t = table(tables);
-  InputFile input = InputFile::open(file, 1ull << 24);
   fw::Channel on = channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring;
+  if (stream) return validate_stream(file, t, on, format);
+  InputFile input = InputFile::open(file, 1ull << 24);
   fw::Validation v = fw::validate(input.bytes(), t, on);
   if (!verdict && !v.decoded) {
     std::string why = v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;

@@ -12,7 +12,8 @@ namespace {
 constexpr const char *kCode = "ANEC-FWT-001";
 
 uint64_t uint_of(Strict &r, const Doc &d, const std::string &what) {
-  if (!d.is(Doc::Kind::Int) || d.as_int() < 0) r.fail(d, what + " must be a non-negative integer");
+  if (!d.is(Doc::Kind::Int) || d.as_int() < 0)
+    r.fail(d, what + " must be a non-negative integer");
   return uint64_t(d.as_int());
 }
 
@@ -21,11 +22,16 @@ FieldSpec field_of(const Doc &d, const std::string &source) {
   FieldSpec f;
   f.name = r.req("name", Doc::Kind::String).as_string();
   f.type = r.req("type", Doc::Kind::String).as_string();
-  if (f.type != "u32" && f.type != "i32" && f.type != "u64") r.fail(d, "field " + f.name + ": type must be u32, i32 or u64");
-  if (const Doc *x = r.opt("equals", Doc::Kind::Int)) f.equals = uint_of(r, *x, "equals");
-  if (const Doc *x = r.opt("min", Doc::Kind::Int)) f.min = uint_of(r, *x, "min");
-  if (const Doc *x = r.opt("max", Doc::Kind::Int)) f.max = uint_of(r, *x, "max");
-  if (const Doc *x = r.opt("nonzero", Doc::Kind::Bool)) f.nonzero = x->as_bool();
+  if (f.type != "u32" && f.type != "i32" && f.type != "u64")
+    r.fail(d, "field " + f.name + ": type must be u32, i32 or u64");
+  if (const Doc *x = r.opt("equals", Doc::Kind::Int))
+    f.equals = uint_of(r, *x, "equals");
+  if (const Doc *x = r.opt("min", Doc::Kind::Int))
+    f.min = uint_of(r, *x, "min");
+  if (const Doc *x = r.opt("max", Doc::Kind::Int))
+    f.max = uint_of(r, *x, "max");
+  if (const Doc *x = r.opt("nonzero", Doc::Kind::Bool))
+    f.nonzero = x->as_bool();
   r.finish();
   return f;
 }
@@ -124,15 +130,34 @@ CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
     t.bodies_.push_back(std::move(b));
   }
   top.finish();
+  t.index();
   return t;
+}
+
+void CommandTable::index() {
+  by_id_.clear();
+  body_of_.assign(commands_.size(), -1);
+  for (size_t i = 0; i < commands_.size(); ++i) {
+    if (commands_[i].id >= by_id_.size()) by_id_.resize(commands_[i].id + 1, -1);
+    by_id_[commands_[i].id] = int(i);
+    for (size_t b = 0; b < bodies_.size(); ++b)
+      if (bodies_[b].command == commands_[i].name) body_of_[i] = int(b);
+  }
 }
 
 CommandTable CommandTable::load(const std::filesystem::path &path) { return from_doc(toml::parse_file(path), path.string()); }
 
 const CommandSpec *CommandTable::by_id(uint32_t id) const {
-  for (const CommandSpec &c : commands_)
-    if (c.id == id) return &c;
+  if (id < by_id_.size() && by_id_[id] >= 0) return &commands_[size_t(by_id_[id])];
+  if (by_id_.empty()) // still loading (from_doc's duplicate check)
+    for (const CommandSpec &c : commands_)
+      if (c.id == id) return &c;
   return nullptr;
+}
+const BodySpec *CommandTable::body_of(const CommandSpec &c) const {
+  auto i = size_t(&c - commands_.data());
+  if (i < body_of_.size()) return body_of_[i] < 0 ? nullptr : &bodies_[size_t(body_of_[i])];
+  return body(c.name);
 }
 const CommandSpec *CommandTable::by_name(const std::string &name) const {
   for (const CommandSpec &c : commands_)

@@ -43,10 +43,12 @@ uint64_t get_int(const Doc &d, const std::string &what, const std::string &sourc
 } // namespace
 
 const layout::Struct &command_header_layout() {
-  return layout::Database::builtin().get("fw.command_header");
+  static const layout::Struct &s = layout::Database::builtin().get("fw.command_header");
+  return s;
 }
 const layout::Struct &envelope_layout() {
-  return layout::Database::builtin().get("fw.command_envelope");
+  static const layout::Struct &s = layout::Database::builtin().get("fw.command_envelope");
+  return s;
 }
 
 uint32_t crc32(std::span<const uint8_t> bytes) { return anec::crc32(bytes); }
@@ -287,18 +289,30 @@ void add(Validation &v, const char *check, const char *code, Disposition d, uint
   v.violations.push_back(std::move(x));
 }
 
+// The header's fields, looked up by name once.
+struct HeaderFields {
+  const layout::Field &id, &size, &priority, &program_id, &process_id, &procedure_id;
+};
+const HeaderFields &header_fields() {
+  static const layout::Struct &h = command_header_layout();
+  static const HeaderFields f{h.at("id"),        h.at("size"),      h.at("priority"),
+                              h.at("programId"), h.at("processId"), h.at("procedureId")};
+  return f;
+}
+
 void read_header(Command &c, const layout::View &h) {
-  c.id = uint32_t(h.get("id"));
-  c.priority = uint32_t(h.get("priority"));
-  c.program_id = int32_t(h.get("programId"));
-  c.process_id = int32_t(h.get("processId"));
-  c.procedure_id = uint32_t(h.get("procedureId"));
+  const HeaderFields &f = header_fields();
+  c.id = uint32_t(h.raw(f.id));
+  c.priority = uint32_t(h.raw(f.priority));
+  c.program_id = int32_t(h.raw(f.program_id));
+  c.process_id = int32_t(h.raw(f.process_id));
+  c.procedure_id = uint32_t(h.raw(f.procedure_id));
 }
 
 // The envelope's checks in the firmware's order: length, granule, magic, checksum, padding. False
 // when the size puts the envelope outside the message or the slot.
 bool check_envelope(Validation &v, std::span<const uint8_t> m, const CommandTable &t, const layout::View &h) {
-  uint64_t size = h.get("size");
+  uint64_t size = h.raw(header_fields().size);
   uint64_t end = h.end() + size + envelope_layout().bytes;
   v.total_bytes = uint32_t(std::min<uint64_t>(align_up(end, kGranule), UINT32_MAX));
   if (end > m.size() || v.total_bytes > t.limits().max_command_bytes) {
@@ -363,6 +377,7 @@ bool decode_body(Validation &v, std::span<const uint8_t> body, const CommandSpec
                  const BodySpec &layout, uint64_t at, uint64_t size_field) {
   Command &c = v.command;
   size_t off = 0;
+  c.scalars.reserve(layout.scalars.size());
   for (const FieldSpec &f : layout.scalars) {
     if (off + f.bytes() > body.size()) {
       add(v, "body_size", "ANEC-FW-009", Disposition::Reject, at + off,
@@ -488,19 +503,49 @@ Validation validate(std::span<const uint8_t> m, const CommandTable &t, Channel c
     return v;
   }
   check_header(v, *spec, t, h);
-  const BodySpec *layout = t.body(spec->name);
-  std::span<const uint8_t> body = m.subspan(h.end(), h.get("size"));
+  const BodySpec *layout = t.body_of(*spec);
+  std::span<const uint8_t> body = m.subspan(h.end(), h.raw(header_fields().size));
   if (!layout) {
     c.raw_body.assign(body.begin(), body.end());
     v.decoded = true;
     return v;
   }
-  if (!decode_body(v, body, *spec, *layout, h.end(), h.offset_of("size")))
+  if (!decode_body(v, body, *spec, *layout, h.end(), h.at() + header_fields().size.offset))
     return v;
   v.decoded = true;
   check_fields(v, *layout, h.end());
   check_rules(v, *layout, t, h.end());
   return v;
+}
+
+StreamValidation validate_stream(std::span<const uint8_t> capture, const CommandTable &t, Channel channel,
+                                 size_t keep_findings) {
+  StreamValidation s;
+  s.bytes = capture.size();
+  const layout::Struct &hl = command_header_layout();
+  const uint64_t overhead = uint64_t(hl.bytes) + envelope_layout().bytes, size_at = hl.at("size").offset;
+  for (uint64_t at = 0; at < capture.size();) {
+    uint64_t left = capture.size() - at, size = left >= size_at + 4 ? le32(capture, at + size_at) : UINT64_MAX;
+    uint64_t length = size == UINT64_MAX ? UINT64_MAX : align_up(overhead + size, kGranule);
+    if (length > left || length > t.limits().max_command_bytes) { // cannot be framed: resume at the next granule
+      ++s.unframed;
+      at = align_up(at + 1, kGranule);
+      continue;
+    }
+    Validation v = validate(capture.subspan(at, length), t, channel);
+    ++s.messages;
+    s.accepted += v.accepted();
+    bool seen[4] = {false, false, false, false};
+    for (Violation &x : v.violations) {
+      seen[int(x.disposition)] = true;
+      if (s.first.size() < keep_findings)
+        s.first.push_back({at, std::move(x)});
+    }
+    for (int d = 0; d < 4; ++d)
+      s.by_disposition[d] += seen[d];
+    at += length;
+  }
+  return s;
 }
 
 } // namespace anec::fw

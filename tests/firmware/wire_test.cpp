@@ -161,6 +161,16 @@ TEST(Wire, DecodeOfBytesThatAreNoCommandFails) {
   r = fw("validate " + (dir / "short.bin").string());
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.out.find("ANEC-FW-001 length: reject"), std::string::npos) << r.out;
+  // --stream: a capture of two good messages passes; the short one leaves unframed granules.
+  std::vector<uint8_t> two = good;
+  two.insert(two.end(), good.begin(), good.end());
+  write_output(dir / "two.bin", two);
+  r = fw("validate --stream " + (dir / "two.bin").string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("2 message(s) in " + std::to_string(two.size()) + " bytes, 2 accepted"), std::string::npos) << r.out;
+  r = fw("validate --stream " + (dir / "short.bin").string() + " --format json");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("\"unframed\": 2"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
 
@@ -299,6 +309,34 @@ TEST(Wire, EverySingleBitFlipIsDetected) {
     }
   EXPECT_EQ(messages.size(), 80u); // 11 described commands and the 69 host commands without a body layout
   EXPECT_GT(flips, 20000u);
+}
+
+// A capture of commands back to back: each framed by its size, a granule that frames nothing
+// skipped and counted, a damaged message reported at its offset, the rest accepted.
+TEST(Wire, StreamOfCommands) {
+  std::vector<uint8_t> capture;
+  std::vector<uint64_t> starts;
+  for (const std::string &f : described_files()) {
+    std::vector<uint8_t> m = encode(described(f), table());
+    if (starts.size() == 1) // before the second message: a granule whose size field frames nothing
+      capture.insert(capture.end(), 16, 0xff);
+    starts.push_back(capture.size());
+    capture.insert(capture.end(), m.begin(), m.end());
+  }
+  capture[starts[1] + 0x18] ^= 0x01; // the second message's first body byte: its checksum no longer holds
+  StreamValidation s = validate_stream(capture, table());
+  EXPECT_EQ(s.messages, starts.size());
+  EXPECT_EQ(s.unframed, 1u);
+  EXPECT_EQ(s.accepted, starts.size() - 1);
+  EXPECT_EQ(s.by_disposition[int(Disposition::Reject)], 1u);
+  ASSERT_FALSE(s.first.empty());
+  EXPECT_EQ(s.first[0].offset, starts[1]);
+  EXPECT_EQ(s.first[0].violation.code, "ANEC-FW-003");
+  // A capture that ends inside a message: the tail is unframed, nothing is read past the end.
+  StreamValidation cut = validate_stream(std::span(capture).first(capture.size() - 8), table());
+  EXPECT_EQ(cut.messages, starts.size() - 1);
+  EXPECT_GE(cut.unframed, 1u);
+  EXPECT_EQ(validate_stream({}, table()).messages, 0u);
 }
 
 TEST(Wire, DescriptionErrors) {
