@@ -29,37 +29,70 @@ nlohmann::ordered_json convert(const Doc &d) {
   return nullptr;
 }
 
-Doc from_json(const nlohmann::ordered_json &j, int depth = 0) {
-  if (depth > 256) throw Error("ANEC-JSON-001", "nesting deeper than 256 levels");
-  switch (j.type()) {
-  case nlohmann::ordered_json::value_t::null: return Doc();
-  case nlohmann::ordered_json::value_t::boolean: return Doc::boolean(j.get<bool>());
-  case nlohmann::ordered_json::value_t::number_integer: return Doc::integer(j.get<int64_t>());
-  case nlohmann::ordered_json::value_t::number_unsigned: {
-    uint64_t u = j.get<uint64_t>();
-    return u <= uint64_t(INT64_MAX) ? Doc::integer(int64_t(u)) : Doc::number(double(u));
+// Builds the Doc while nlohmann's SAX parser reads (no intermediate JSON tree): a stack of open
+// containers and, per open object, the key of the value that comes next. A duplicate key replaces
+// the earlier value, as the tree parser did.
+class DocBuilder {
+public:
+  Doc root;
+
+  bool null() { return put(Doc()); }
+  bool boolean(bool v) { return put(Doc::boolean(v)); }
+  bool number_integer(int64_t v) { return put(Doc::integer(v)); }
+  bool number_unsigned(uint64_t v) {
+    return put(v <= uint64_t(INT64_MAX) ? Doc::integer(int64_t(v)) : Doc::number(double(v)));
   }
-  case nlohmann::ordered_json::value_t::number_float: return Doc::number(j.get<double>());
-  case nlohmann::ordered_json::value_t::string: return Doc::string(j.get<std::string>());
-  case nlohmann::ordered_json::value_t::array: {
-    Doc a = Doc::array();
-    for (auto &i : j) a.push(from_json(i, depth + 1));
-    return a;
+  bool number_float(double v, const std::string &) { return put(Doc::number(v)); }
+  bool string(std::string &v) { return put(Doc::string(std::move(v))); }
+  bool binary(nlohmann::ordered_json::binary_t &) { return put(Doc()); }
+  bool start_object(std::size_t) { return open(Doc::table()); }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(Doc::array()); }
+  bool end_array() { return close(); }
+  bool key(std::string &k) {
+    keys_.back() = std::move(k);
+    return true;
   }
-  case nlohmann::ordered_json::value_t::object: {
-    Doc t = Doc::table();
-    for (auto &[k, v] : j.items()) t.set(k, from_json(v, depth + 1));
-    return t;
+  bool parse_error(std::size_t byte, const std::string &, const nlohmann::detail::exception &e) {
+    throw Error("ANEC-JSON-001", "byte " + std::to_string(byte) + ": " + excerpt(e.what(), 160));
   }
-  default: return Doc();
+
+private:
+  std::vector<Doc> open_;
+  std::vector<std::string> keys_;
+
+  bool put(Doc v) {
+    if (open_.empty())
+      root = std::move(v);
+    else if (open_.back().is(Doc::Kind::Table))
+      open_.back().set(std::move(keys_.back()), std::move(v));
+    else
+      open_.back().push(std::move(v));
+    return true;
   }
-}
+  bool open(Doc container) {
+    if (open_.size() >= 256) throw Error("ANEC-JSON-001", "nesting deeper than 256 levels");
+    open_.push_back(std::move(container));
+    keys_.emplace_back();
+    return true;
+  }
+  bool close() {
+    Doc done = std::move(open_.back());
+    open_.pop_back();
+    keys_.pop_back();
+    return put(std::move(done));
+  }
+};
 
 } // namespace
 
 Doc parse(std::string_view text, const std::string &source_name) {
   try {
-    return from_json(nlohmann::ordered_json::parse(text.begin(), text.end()));
+    DocBuilder b;
+    nlohmann::ordered_json::sax_parse(text.begin(), text.end(), &b);
+    return std::move(b.root);
+  } catch (const Error &e) { // the builder's, without the source: "CODE: message"
+    throw Error(e.code(), source_name + ": " + std::string(e.what()).substr(e.code().size() + 2));
   } catch (const nlohmann::ordered_json::parse_error &e) {
     // The parser's message quotes the token it was reading, which may be most of the input.
     throw Error("ANEC-JSON-001",
