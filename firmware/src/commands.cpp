@@ -4,6 +4,7 @@
 #include "anec/support/toml.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace anec::fw {
 using anec::detail::Strict;
@@ -155,9 +156,11 @@ const CommandSpec *CommandTable::by_id(uint32_t id) const {
   return nullptr;
 }
 const BodySpec *CommandTable::body_of(const CommandSpec &c) const {
-  auto i = size_t(&c - commands_.data());
-  if (i < body_of_.size()) return body_of_[i] < 0 ? nullptr : &bodies_[size_t(body_of_[i])];
-  return body(c.name);
+  std::less<const CommandSpec *> before;
+  bool ours = !before(&c, commands_.data()) && before(&c, commands_.data() + commands_.size());
+  if (!ours || body_of_.size() != commands_.size()) return body(c.name); // another table's spec
+  int b = body_of_[size_t(&c - commands_.data())];
+  return b < 0 ? nullptr : &bodies_[size_t(b)];
 }
 const CommandSpec *CommandTable::by_name(const std::string &name) const {
   for (const CommandSpec &c : commands_)
