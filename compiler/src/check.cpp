@@ -27,7 +27,8 @@ struct Checker {
   OpVerdict *verdict = nullptr;
 
   // A numeric table value, or nullopt when the table lacks it.
-  std::optional<double> num(const std::string &field) const {
+  // Field names are string views: most are literals, and a std::string would be built per call.
+  std::optional<double> num(std::string_view field) const {
     const hal::Entry *e = t.find(field);
     if (!e) return std::nullopt;
     if (auto *u = std::get_if<uint64_t>(&e->value)) return double(*u);
@@ -35,7 +36,7 @@ struct Checker {
     if (auto *b = std::get_if<bool>(&e->value)) return *b ? 1.0 : 0.0;
     return std::nullopt;
   }
-  std::string conf(const std::string &field) const {
+  std::string conf(std::string_view field) const {
     const hal::Entry *e = t.find(field);
     return e ? hal::confidence_name(e->provenance.confidence) : "absent";
   }
@@ -54,14 +55,22 @@ struct Checker {
   }
   // value > table limit: reject with the limit's provenance. A placeholder is no limit (it stands
   // for "not published", often as 0), so nothing is judged against it.
-  bool over(int64_t value, const std::string &field, const std::string &code, const std::string &what, const std::string &fix,
+  bool over(int64_t value, std::string_view field, const std::string &code, const std::string &what, const std::string &fix,
             Severity s = Severity::Reject) {
     auto lim = num(field);
     if (!lim || conf(field) == "placeholder" || value < 0 || double(value) <= *lim) return false;
-    add(code, s, what + " " + str(value) + " exceeds " + str(int64_t(*lim)), str(value), str(int64_t(*lim)), field, fix);
+    add(code, s, what + " " + str(value) + " exceeds " + str(int64_t(*lim)), str(value), str(int64_t(*lim)), std::string(field), fix);
     return true;
   }
-  const Tensor &in(size_t i) const { return *g.tensor(op->inputs.at(i)); }
+  std::vector<const Tensor *> ins = {}, outs = {}; // the current op's operands, looked up once per op
+  void begin(const Op &o) {
+    op = &o;
+    ins.clear();
+    outs.clear();
+    for (const std::string &n : o.inputs) ins.push_back(g.tensor(n));
+    for (const std::string &n : o.outputs) outs.push_back(g.tensor(n));
+  }
+  const Tensor &in(size_t i) const { return *ins.at(i); }
   // Extent plus pads, and other sums and products of extents and attribute values: an overflow is
   // a bad model (ANEC-GRAPH-003), never a wrapped comparison.
   int64_t padded(int64_t extent, int64_t before, int64_t after) const {
@@ -75,7 +84,7 @@ struct Checker {
   int64_t times(int64_t a, int64_t b, const std::string &what) const {
     return mul_or_throw(a, b, "ANEC-GRAPH-003", g.source + ": op '" + op->name + "' " + what);
   }
-  const Tensor &out() const { return *g.tensor(op->outputs.at(0)); }
+  const Tensor &out() const { return *outs.at(0); }
 
   void extents(const Tensor &x) {
     static const char *fields[5] = {"max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
@@ -86,6 +95,8 @@ struct Checker {
     // An extent above the limit is met by tiling along that axis (a decomposition, not a reject).
     for (int a = 0; a < 5; ++a) {
       auto lim = num(fields[a]);
+      if (!lim || x.shape.d[a] < 0 || double(x.shape.d[a]) <= *lim)
+        continue; // within the limit: no message to build
       std::string tiles = lim && *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
       std::string along = std::string(" along ") + kAxisNames[a];
       if (over(x.shape.d[a], fields[a], codes[a], "tensor '" + x.name + "' " + names[a],
@@ -380,7 +391,7 @@ CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   std::string family_name = t.find("family") && std::holds_alternative<std::string>(t.find("family")->value) ? std::get<std::string>(t.find("family")->value) : "?";
   for (const Op &op : g.ops) {
     r.ops.push_back({op.name, op.type, Verdict::Native, ""});
-    c.op = &op;
+    c.begin(op);
     c.verdict = &r.ops.back();
     const OpSpec *spec = catalog.find(op.type);
     if (!spec) {
