@@ -18,6 +18,8 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <thread>
+#include <atomic>
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -27,8 +29,8 @@ using namespace anec::compiler;
 namespace {
 
 const char *kUsage =
-    R"(usage: anec [--tables DIR] check MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
-       anec [--tables DIR] estimate MODEL --target T|all [--model calibrated|analytic] [--calibration FILE]
+    R"(usage: anec [--tables DIR] check MODEL... --target T|all [--format text|json|csv] [--dim NAME=N ...]
+       anec [--tables DIR] estimate MODEL... --target T|all [--model calibrated|analytic] [--calibration FILE]
                            [--format text|json|csv] [--dim NAME=N ...]
        anec [--tables DIR] place MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
        anec [--tables DIR] calibrate MEASUREMENTS.tsv [--out FILE] [--check [--model calibrated|analytic]]
@@ -36,7 +38,9 @@ const char *kUsage =
        anec [--tables DIR] explain CODE | --markdown
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
-ONNX model (.onnx). T is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier
+ONNX model (.onnx). `check` and `estimate` take several MODELs or a directory (its .json, .plist and
+.onnx files): they are spread over the cores and reported one row per file and target with one
+summary; an unreadable file is a row with its error (exit 2 if any, else 1 for a reject in check). T is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier
 (Mac16,7): a chip runs its target (tables/reference/chips.toml) and, when it was measured, its own
 calibration. --dim binds a symbolic input dimension to a value from 1 to 2^40 (the dimension
 limit of every model reader; anything else is rejected): by name (an ONNX dim_param, --dim batch=1)
@@ -564,20 +568,95 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   return 0;
 }
 
+// The model files a list of paths names: files as given, a directory's .json, .plist and .onnx files
+// (not recursive), sorted.
+std::vector<fs::path> model_files(const std::vector<std::string> &paths) {
+  std::vector<fs::path> out;
+  for (const std::string &p : paths) {
+    if (!fs::is_directory(p)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<fs::path> in;
+    for (const auto &e : fs::directory_iterator(p)) {
+      std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".json" || ext == ".plist" || ext == ".onnx")) in.push_back(e.path());
+    }
+    std::sort(in.begin(), in.end());
+    out.insert(out.end(), in.begin(), in.end());
+  }
+  return out;
+}
+
+// Many models at once (`check`/`estimate` with several files or a directory): the files are spread
+// over the cores, one row per file and target, one summary. A file that cannot be read is a row
+// with its error, not the end of the run.
+int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &files, const std::string &target,
+           const std::string &format, const DimBindings &dims, const std::optional<Calibration> &calibration) {
+  std::string chip;
+  auto targets = ctx.targets(target, &chip);
+  std::vector<std::vector<std::vector<std::string>>> rows(files.size());
+  std::vector<int> outcome(files.size(), 0); // 0 pass, 1 a reject, 2 unreadable
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) {
+      try {
+        Graph g = load_model(files[i], ctx.catalog, dims);
+        for (const hal::Target *t : targets) {
+          CheckResult c = check(g, ctx.catalog, *t);
+          Estimate e = calibration ? estimate(g, ctx.catalog, *t, *calibration, chip) : estimate(g, ctx.catalog, *t);
+          outcome[i] = std::max(outcome[i], c.verdict == Verdict::Reject ? 1 : 0);
+          rows[i].push_back({files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
+                             std::to_string(c.count(Severity::Decompose)), std::to_string(c.count(Severity::Warning)),
+                             e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? e.bound : "unknown", ""});
+        }
+      } catch (const Error &e) {
+        outcome[i] = 2;
+        rows[i].push_back({files[i].string(), "", "error", "", "", "", "", "", e.what()});
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(files.size()))); ++k)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &th : pool) th.join();
+  Table table{{"file", "target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "bound", "error"}, {}, {}};
+  for (auto &r : rows) table.rows.insert(table.rows.end(), r.begin(), r.end());
+  size_t rejected = size_t(std::count(outcome.begin(), outcome.end(), 1)), unreadable = size_t(std::count(outcome.begin(), outcome.end(), 2));
+  std::string out;
+  if (format == "json") {
+    Doc d = Doc::table();
+    d.set("files", Doc::integer(int64_t(files.size())));
+    d.set("rejected", Doc::integer(int64_t(rejected)));
+    d.set("unreadable", Doc::integer(int64_t(unreadable)));
+    d.set("rows", table_doc(table));
+    out = json::write(d);
+  } else if (format == "csv") {
+    out = table_csv(table);
+  } else {
+    out = table_text(table) + std::to_string(files.size()) + " file(s): " + std::to_string(files.size() - rejected - unreadable) +
+          " without a reject, " + std::to_string(rejected) + " with one, " + std::to_string(unreadable) + " unreadable\n";
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return unreadable ? 2 : cmd == "check" && rejected ? 1 : 0;
+}
+
 int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {
   po::options_description o;
   std::string model, target, format = "text", cost_model = "calibrated", calibration_file;
-  std::vector<std::string> dim_args;
-  o.add_options()("model-file", po::value(&model))("target,t", po::value(&target))(
+  std::vector<std::string> dim_args, models;
+  o.add_options()("model-file", po::value(&models))("target,t", po::value(&target))(
       "format", po::value(&format))("dim", po::value(&dim_args)->composing());
   if (cmd == "estimate")
     o.add_options()("model", po::value(&cost_model))("calibration", po::value(&calibration_file));
   po::positional_options_description p;
-  p.add("model-file", 1);
+  p.add("model-file", -1);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
   po::notify(vm);
-  if (model.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
+  if (models.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
+  model = models.front();
   if (format != "text" && format != "json" && format != "csv") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
   if (cost_model != "calibrated" && cost_model != "analytic")
     throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
@@ -589,6 +668,12 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
     // The same cap as every model reader, so a bound dimension cannot overflow the shape arithmetic.
     std::string name = d.substr(0, eq);
     dims[name] = int64_t(parse_uint(d.substr(eq + 1), 1, uint64_t(kMaxDimension), "--dim " + name));
+  }
+  if (models.size() > 1 || fs::is_directory(model)) {
+    if (cmd == "place") throw Error("ANEC-CLI-001", "place takes one MODEL");
+    std::optional<Calibration> calibration;
+    if (cmd == "estimate" && cost_model == "calibrated") calibration = ctx.calibration(calibration_file);
+    return corpus(ctx, cmd, model_files(models), target, format, dims, calibration);
   }
   Graph g = load_model(model, ctx.catalog, dims);
   std::string chip;

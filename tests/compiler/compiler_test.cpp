@@ -560,6 +560,17 @@ TEST(Cli, ExitCodes) {
   EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format xml", &out), 2);
   EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format json", &out), 0);
   EXPECT_EQ(json::parse(out, "m").find("targets")->items().size(), 28u);
+  // Many models at once: a directory (its .json, .plist, .onnx files) or several paths; one row per
+  // file and target and one summary; an unreadable file is a row, and the exit code is the worst.
+  EXPECT_EQ(cli("check " + dir.string() + " --target h13", &out), 2) << out;
+  EXPECT_NE(out.find("3 file(s): 1 without a reject, 1 with one, 1 unreadable"), std::string::npos) << out;
+  EXPECT_NE(out.find("ANEC-JSON-001"), std::string::npos) << out;
+  EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h13", &out), 1) << out;
+  EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h16 --format json", &out), 0);
+  Doc many = json::parse(out, "many");
+  EXPECT_EQ(many.find("files")->as_int(), 2);
+  EXPECT_EQ(many.find("rows")->items().size(), 2u);
+  EXPECT_EQ(cli("place " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h16", &out), 2);
   fs::remove_all(dir);
 }
 
