@@ -59,15 +59,13 @@ struct Program {
 bool is_hwx(const std::vector<uint8_t> &b) { return b.size() >= 12 && b[0] == 0xce && b[1] == 0xfa && b[2] == 0xef && b[3] == 0xbe; }
 
 // The descriptor generation of the targets whose hwx cpusubtype is `subtype`, from the tables.
+// The index generate writes (targets/index.tsv) is enough: the 28 tables are not loaded.
 int generation_of_subtype(const std::filesystem::path &tables, uint32_t subtype) {
-  auto schema = hal::Schema::load(tables / "schema" / "hal.toml");
-  auto registry = hal::Registry::load(schema, hal::load_lineup(tables / "reference" / "lineup.toml"), tables / "targets");
   std::set<uint64_t> generations;
   std::string names;
-  for (const hal::Target &t : registry.targets()) {
-    const hal::Entry *e = t.find("cpusubtype");
-    if (!e || e->provenance.confidence == hal::Confidence::Placeholder || t.uint("cpusubtype") != subtype) continue;
-    generations.insert(t.uint("td_generation"));
+  for (const hal::IndexEntry &t : hal::load_index(tables / "targets")) {
+    if (t.cpusubtype != subtype) continue;
+    generations.insert(t.td_generation);
     names += (names.empty() ? "" : ", ") + t.name;
   }
   if (generations.size() != 1)

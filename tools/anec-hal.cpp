@@ -314,6 +314,7 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
     files.push_back({t.name + ".toml", to_toml(c.schema, t)});
     generated.push_back(std::move(t));
   }
+  files.push_back({"index.tsv", index_text(generated)});
   auto line = validate_line(c.schema, generated);
   findings.insert(findings.end(), line.begin(), line.end());
   if (!findings.empty()) {
@@ -334,7 +335,7 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
     std::printf("%zu of %zu target tables %s\n", stale, files.size(), stale ? "differ from a regeneration" : "up to date");
     return stale ? 1 : 0;
   }
-  if (!quiet) std::fprintf(stderr, "generate: %zu targets, %zu table(s) rewritten in %s\n", files.size(), stale, dir.c_str());
+  if (!quiet) std::fprintf(stderr, "generate: %zu targets, %zu file(s) rewritten in %s\n", generated.size(), stale, dir.c_str());
   return 0;
 }
 

@@ -1,5 +1,8 @@
 #include "anec/hal/registry.hpp"
 
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+
 #include "anec/hal/target_io.hpp"
 #include "anec/support/error.hpp"
 
@@ -77,6 +80,49 @@ const Target &Registry::get(std::string_view name) const {
   std::string msg = "unknown target '" + std::string(name) + "'; closest:";
   for (auto &c : closest(name)) msg += " " + c;
   throw Error("ANEC-HAL-006", msg);
+}
+
+std::string index_text(const std::vector<Target> &targets) {
+  std::string out = "# Written by anec-hal generate: target, hwx cpusubtype (- when not published), descriptor generation.\n";
+  for (const Target &t : targets) {
+    const Entry *sub = t.find("cpusubtype");
+    bool known = sub && sub->provenance.confidence != Confidence::Placeholder;
+    out += t.name + "\t" + (known ? std::to_string(t.uint("cpusubtype")) : "-") + "\t" + std::to_string(t.uint("td_generation")) + "\n";
+  }
+  return out;
+}
+
+std::vector<IndexEntry> load_index(const std::filesystem::path &targets_dir) {
+  std::filesystem::path path = targets_dir / "index.tsv";
+  std::string text;
+  try {
+    text = read_text_file(path, 1 << 20);
+  } catch (const Error &e) {
+    throw Error("ANEC-HAL-009", path.string() + ": " + e.what() + " (regenerate it with anec-hal generate)");
+  }
+  std::vector<IndexEntry> out;
+  size_t line_no = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    at = end == std::string::npos ? text.size() : end + 1;
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    size_t a = line.find('\t'), b = a == std::string::npos ? a : line.find('\t', a + 1);
+    auto bad = [&] { return Error("ANEC-HAL-009", path.string() + ":" + std::to_string(line_no) + ": not 'name<TAB>cpusubtype<TAB>generation': " + line); };
+    if (b == std::string::npos) throw bad();
+    IndexEntry e;
+    e.name = line.substr(0, a);
+    try {
+      std::string sub = line.substr(a + 1, b - a - 1);
+      if (sub != "-") e.cpusubtype = std::stoull(sub);
+      e.td_generation = std::stoull(line.substr(b + 1));
+    } catch (const std::exception &) {
+      throw bad();
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 } // namespace anec::hal

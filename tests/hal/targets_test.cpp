@@ -1,4 +1,5 @@
 #include "anec/hal/codec.hpp"
+#include "anec/hal/registry.hpp"
 #include "anec/hal/target_io.hpp"
 #include "anec/hal/validate.hpp"
 #include "anec/support/error.hpp"
@@ -281,4 +282,29 @@ TEST(TargetFiles, DatesAreRefused) {
   EXPECT_EQ(code_of([&] { from_doc(Tables::get().schema, toml::parse(text, "x.toml"), "x.toml"); }, &msg),
             "ANEC-TOML-002");
   EXPECT_NE(msg.find(where + ": dates and times are not used by anec tables"), std::string::npos) << msg;
+}
+
+// The index generate writes agrees with the tables it was written from, and a broken one is an error.
+TEST(Targets, IndexAgreesWithTheTables) {
+  std::vector<hal::IndexEntry> index = hal::load_index(anec::test::tables() / "targets");
+  const auto &targets = Tables::get().registry.targets();
+  ASSERT_EQ(index.size(), targets.size());
+  for (size_t i = 0; i < index.size(); ++i) {
+    const hal::Target &t = targets[i];
+    EXPECT_EQ(index[i].name, t.name);
+    EXPECT_EQ(index[i].td_generation, t.uint("td_generation"));
+    bool published = t.find("cpusubtype")->provenance.confidence != Confidence::Placeholder;
+    EXPECT_EQ(index[i].cpusubtype.has_value(), published) << t.name;
+    if (published) {
+      EXPECT_EQ(*index[i].cpusubtype, t.uint("cpusubtype")) << t.name;
+    }
+  }
+  fs::path dir = fs::temp_directory_path() / ("anec-index-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  EXPECT_EQ(anec::test::code_of([&] { hal::load_index(dir); }), "ANEC-HAL-009");
+  write_output(dir / "index.tsv", std::string("h13\t4\n"));
+  EXPECT_EQ(anec::test::code_of([&] { hal::load_index(dir); }), "ANEC-HAL-009");
+  write_output(dir / "index.tsv", std::string("h13\tx\t7\n"));
+  EXPECT_EQ(anec::test::code_of([&] { hal::load_index(dir); }), "ANEC-HAL-009");
+  fs::remove_all(dir);
 }

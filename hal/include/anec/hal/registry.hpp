@@ -5,6 +5,7 @@
 #include "anec/hal/target.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,17 @@ public:
 private:
   std::vector<Target> targets_;
 };
+
+// The small index `anec-hal generate` writes beside the tables (targets/index.tsv), for tools that
+// need one fact of a target without loading all 28 tables: per target its name, its published hwx
+// cpusubtype (none when a placeholder) and its descriptor generation.
+struct IndexEntry {
+  std::string name;
+  std::optional<uint64_t> cpusubtype;
+  uint64_t td_generation = 0;
+};
+std::string index_text(const std::vector<Target> &targets);
+// ANEC-HAL-009 when the file is missing or malformed (regenerate with anec-hal generate).
+std::vector<IndexEntry> load_index(const std::filesystem::path &targets_dir);
 
 } // namespace anec::hal
