@@ -522,7 +522,7 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   FitReport rep = only_check ? check_calibration(rows, ctx.calibration(calibration_file), ctx.registry, ctx.catalog,
                                                cost_model == "analytic")
                              : calibrate(rows, ModelSpec::load(ctx.tables / "calibration" / "model.toml"),
-                                         ctx.chips, ctx.registry, ctx.catalog, credit);
+                                         ctx.chips, ctx.registry, credit);
   ErrorTable by_chip = error_table(rep, rows, "chip"), by_family = error_table(rep, rows, "family");
   std::string text;
   if (format == "json") {

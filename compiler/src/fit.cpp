@@ -304,7 +304,6 @@ struct Context {
   const ModelSpec &spec;
   const std::vector<Chip> &chips;
   const hal::Registry &reg;
-  const OpCatalog &catalog;
   std::map<std::string, std::pair<double, bool>> ws;
   std::string target_of(const std::string &chip) const { return find_chip(chips, chip)->target; }
 };
@@ -338,7 +337,7 @@ Problem build(const Context &cx, const std::vector<const Row *> &rows) {
     p.rows.push_back(r);
     p.row_chip.push_back(c);
     p.ops.emplace_back();
-    for (const OpTerms &t : op_terms(r->w.graph, cx.catalog)) {
+    for (const OpTerms &t : r->terms) {
       if (!t.estimated)
         continue;
       for (const OpTerms &leaf : t.parts.empty() ? std::vector<OpTerms>{t} : t.parts) {
@@ -526,7 +525,9 @@ std::vector<Row> measured_rows(const std::vector<Measurement> &ms, const std::ve
       continue;
     }
     try {
-      out.push_back({m, c->name, c->target, c->name + " " + m.model_id, build_workload(m, catalog)});
+      Workload w = build_workload(m, catalog);
+      std::vector<OpTerms> terms = op_terms(w.graph, catalog);
+      out.push_back({m, c->name, c->target, c->name + " " + m.model_id, std::move(w), std::move(terms)});
     } catch (const Error &e) { // a program the builder cannot make: reported, not fatal
       if (skipped)
         skipped->push_back(e.what());
@@ -536,10 +537,10 @@ std::vector<Row> measured_rows(const std::vector<Measurement> &ms, const std::ve
 }
 
 FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const std::vector<Chip> &chips,
-                    const hal::Registry &registry, const OpCatalog &catalog, const std::string &source) {
+                    const hal::Registry &registry, const std::string &source) {
   if (rows.empty())
     throw Error("ANEC-CAL-004", "no measured row on a known chip: nothing to calibrate");
-  Context cx{spec, chips, registry, catalog, working_sets(registry, spec)};
+  Context cx{spec, chips, registry, working_sets(registry, spec)};
   auto unmodelled = [&](const Row &r) {
     return std::count(spec.unmodelled_ops.begin(), spec.unmodelled_ops.end(), r.m.op) > 0;
   };
@@ -556,7 +557,7 @@ FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const s
     rep.calibration.chips[f.problem.chips[c]] = f.problem.rates(f.theta, c);
   rep.outlier_machines.assign(f.outlier_machines.begin(), f.outlier_machines.end());
   // Leave each chip out: refit without its rows, predict them from its target's remaining chips or the rule.
-  std::map<std::string, std::vector<double>> loco;
+  std::vector<double> loco_ms(rows.size(), 0);
   for (const std::string &chip : f.problem.chips) {
     std::vector<const Row *> rest;
     for (const Row *r : all)
@@ -567,25 +568,22 @@ FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const s
     Fit g = fit(cx, rest);
     Calibration gc = g.problem.calibration(g.theta);
     Rates r = carry(cx, g).rates.at(cx.target_of(chip));
-    for (const Row &row : rows)
-      if (row.chip == chip)
-        loco[chip].push_back(predict_us(op_terms(row.w.graph, catalog), r, gc, row.w.dispatches) / 1e3);
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].chip == chip)
+        loco_ms[i] = predict_us(rows[i].terms, r, gc, rows[i].w.dispatches) / 1e3;
   }
-  std::map<std::string, size_t> next;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row &row = rows[i];
     Rates r = rep.calibration.chips.count(row.chip) ? rep.calibration.chips.at(row.chip)
                                                     : tr.rates.at(cx.target_of(row.chip));
-    auto terms = op_terms(row.w.graph, catalog);
     RowResult rr;
     rr.row = i;
-    rr.predicted_ms = predict_us(terms, r, rep.calibration, row.w.dispatches) / 1e3;
-    if (auto it = loco.find(row.chip); it != loco.end())
-      rr.loco_ms = it->second[next[row.chip]++];
+    rr.predicted_ms = predict_us(row.terms, r, rep.calibration, row.w.dispatches) / 1e3;
+    rr.loco_ms = loco_ms[i];
     rr.left_out = unmodelled(row)                         ? "path not modelled"
                   : f.outlier_machines.count(row.machine) ? "outlier machine"
                                                           : "";
-    rr.family = dominant_family(terms, r, rep.calibration, row.w.dispatches);
+    rr.family = dominant_family(row.terms, r, rep.calibration, row.w.dispatches);
     rep.rows.push_back(rr);
   }
   set_bands(rep.calibration, rep.rows, rows);
@@ -620,15 +618,14 @@ FitReport check_calibration(const std::vector<Row> &rows, const Calibration &cal
     const Row &row = rows[i];
     const hal::Target &t = registry.get(row.chip_target);
     Rates r = rates_of(t, cal, row.chip);
-    std::vector<OpTerms> terms = op_terms(row.w.graph, catalog);
     RowResult rr;
     rr.row = i;
-    rr.predicted_ms = predict_us(terms, r, cal, row.w.dispatches) / 1e3;
+    rr.predicted_ms = predict_us(row.terms, r, cal, row.w.dispatches) / 1e3;
     if (analytic) {
       Estimate e = estimate(row.w.graph, catalog, t);
       rr.predicted_ms = (e.latency_us + (row.w.dispatches - 1) * e.floor_us) / 1e3;
     }
-    rr.family = dominant_family(terms, r, cal, row.w.dispatches);
+    rr.family = dominant_family(row.terms, r, cal, row.w.dispatches);
     rep.rows.push_back(rr);
   }
   return rep;

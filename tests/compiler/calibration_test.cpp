@@ -54,7 +54,7 @@ const Fitted &fitted() {
     x.rows = measured_rows(read_measurements(read_text_file(kTrain), kTrain.string()), chips(), catalog(),
                            &x.skipped);
     x.report = calibrate(x.rows, ModelSpec::load(kTables / "calibration" / "model.toml"), chips(), registry(),
-                         catalog(), shipped().source);
+                         shipped().source);
     return x;
   }();
   return f;
@@ -307,7 +307,7 @@ TEST(Calibration, MalformedTablesAreErrors) {
   fs::remove(file);
   EXPECT_EQ(code_of([] {
               calibrate({}, ModelSpec::load(kTables / "calibration" / "model.toml"), chips(), registry(),
-                        catalog(), "none");
+                        "none");
             }),
             "ANEC-CAL-004");
 }

@@ -115,6 +115,7 @@ struct Row {
   std::string chip_target; // its target
   std::string machine;     // chip + model id (outliers are per machine)
   Workload w;
+  std::vector<OpTerms> terms; // op_terms of w.graph, made once
 };
 struct RowResult {
   size_t row = 0;
@@ -133,7 +134,7 @@ struct FitReport {
 };
 // Fits the model to the rows (ANEC-CAL-004 when there is nothing to fit).
 FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const std::vector<Chip> &chips,
-                    const hal::Registry &registry, const OpCatalog &catalog, const std::string &source);
+                    const hal::Registry &registry, const std::string &source);
 // How a calibration predicts the rows, nothing fitted (`anec calibrate --check`): each row at its
 // chip's own rates when the calibration has them, else its target's; with `analytic`, the guide's
 // analytic form at the target's ch.18 parameters instead (rows grouped by the same families).
