@@ -682,18 +682,17 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   if (cmd == "estimate" && cost_model == "calibrated")
     calibration = ctx.calibration(calibration_file);
   std::vector<CheckResult> cs;
-  std::vector<Estimate> es, analytic;
+  std::vector<Estimate> es;
   for (const hal::Target *t : targets) {
     cs.push_back(check(g, ctx.catalog, *t));
-    analytic.push_back(estimate(g, ctx.catalog, *t));
-    es.push_back(calibration ? estimate(g, ctx.catalog, *t, *calibration, chip) : analytic.back());
+    es.push_back(calibration ? estimate(g, ctx.catalog, *t, *calibration, chip) : estimate(g, ctx.catalog, *t));
   }
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
   // The placement is printed by `place` and by a single-target `check` (text and JSON) only.
   bool placed = cmd == "place" || (cmd == "check" && target != "all" && format != "csv");
   std::vector<Placement> ps;
   for (size_t i = 0; placed && i < targets.size(); ++i)
-    ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], analytic[i]));
+    ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], es[i])); // analytic: only `estimate` calibrates
   std::string out;
   if (cmd == "place") {
     if (target == "all" || format == "csv") out = place_matrix(ps, format, model);
