@@ -6,6 +6,7 @@
 
 #include "anec/compiler/cost.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 #include "anec/support/toml.hpp"
 
 #include <algorithm>
@@ -587,14 +588,8 @@ FitReport calibrate(const std::vector<Row> &rows, const ModelSpec &spec, const s
     rep.rows.push_back(rr);
   }
   set_bands(rep.calibration, rep.rows, rows);
-  auto joined = [](const std::vector<std::string> &v) {
-    std::string s;
-    for (const std::string &x : v)
-      s += (s.empty() ? "" : ", ") + x;
-    return s;
-  };
-  rep.rule = joined(spec.rule_features);
-  rep.working_set_rule = joined(spec.working_set_features);
+  rep.rule = join(spec.rule_features, ", ");
+  rep.working_set_rule = join(spec.working_set_features, ", ");
   for (auto &[t, w] : cx.ws)
     if (w.second)
       rep.working_set_published.insert(t);
@@ -696,9 +691,7 @@ Doc target_doc(const FitReport &r, const std::string &target, const std::vector<
   for (const Row &row : rows)
     if (row.chip_target == target)
       chips.insert(row.chip);
-  std::string from;
-  for (const std::string &c : chips)
-    from += (from.empty() ? "" : ", ") + c;
+  std::string from = join(std::vector<std::string>(chips.begin(), chips.end()), ", ");
   std::string source = measured ? "anec calibrate: fit to " + from + " (" + r.calibration.source + ")"
                                 : "anec calibrate: rule across the measured chips (" + r.rule + ")";
   Doc d = Doc::table();

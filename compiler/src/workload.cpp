@@ -6,6 +6,7 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 
 #include <array>
 #include <charconv>
@@ -31,13 +32,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
       return out;
     at = end + 1;
   }
-}
-
-std::string join(const std::vector<std::string> &v, const char *sep) {
-  std::string out;
-  for (const std::string &s : v)
-    out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 std::string columns() {

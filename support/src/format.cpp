@@ -26,6 +26,15 @@ std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset) {
   return out;
 }
 
+std::string join(const std::vector<std::string> &items, std::string_view separator) {
+  std::string out;
+  for (const std::string &s : items) {
+    if (!out.empty()) out += separator;
+    out += s;
+  }
+  return out;
+}
+
 std::string excerpt(std::string_view text, size_t limit) {
   if (text.size() <= limit) return std::string(text);
   return std::string(text.substr(0, limit)) + "... (" + std::to_string(text.size() - limit) + " more bytes)";

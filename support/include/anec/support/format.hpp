@@ -4,6 +4,7 @@
 #include <string>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace anec {
 
@@ -17,5 +18,8 @@ std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset);
 // At most `limit` characters of a text that came from an input, for an error message: a longer
 // one is cut, with the count of what was left out ("... (33012 more bytes)").
 std::string excerpt(std::string_view text, size_t limit = 80);
+
+// The items with `separator` between them ("a, b, c").
+std::string join(const std::vector<std::string> &items, std::string_view separator);
 
 } // namespace anec
