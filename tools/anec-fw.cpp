@@ -166,10 +166,12 @@ int encode(const fs::path &tables, const std::vector<std::string> &args) {
 }
 
 // `validate --stream`: a capture of commands back to back, one summary.
-int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Channel on, const std::string &format) {
+int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Channel on,
+                    const std::string &format) {
   InputFile input = InputFile::open(file, 1ull << 32);
   fw::StreamValidation s = fw::validate_stream(input.bytes(), t, on);
-  const fw::Disposition all[] = {fw::Disposition::Reject, fw::Disposition::Drop, fw::Disposition::Fault, fw::Disposition::Warn};
+  const fw::Disposition all[] = {fw::Disposition::Reject, fw::Disposition::Drop, fw::Disposition::Fault,
+                                 fw::Disposition::Warn};
   std::string out;
   if (format == "json") {
     Doc d = Doc::table();
@@ -178,7 +180,8 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
     d.set("accepted", Doc::integer(int64_t(s.accepted)));
     d.set("unframed", Doc::integer(int64_t(s.unframed)));
     Doc by = Doc::table();
-    for (fw::Disposition x : all) by.set(fw::disposition_name(x), Doc::integer(int64_t(s.by_disposition[int(x)])));
+    for (fw::Disposition x : all)
+      by.set(fw::disposition_name(x), Doc::integer(int64_t(s.by_disposition[int(x)])));
     d.set("by_disposition", std::move(by));
     Doc first = Doc::array();
     for (const auto &f : s.first) {
@@ -191,13 +194,15 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
     d.set("first_findings", std::move(first));
     out = json::write(d);
   } else {
-    out = "stream " + file + ": " + std::to_string(s.messages) + " message(s) in " + std::to_string(s.bytes) + " bytes, " +
-          std::to_string(s.accepted) + " accepted";
-    for (fw::Disposition x : all) out += ", " + std::to_string(s.by_disposition[int(x)]) + " " + fw::disposition_name(x);
+    out = "stream " + file + ": " + std::to_string(s.messages) + " message(s) in " + std::to_string(s.bytes) +
+          " bytes, " + std::to_string(s.accepted) + " accepted";
+    for (fw::Disposition x : all)
+      out += ", " + std::to_string(s.by_disposition[int(x)]) + " " + fw::disposition_name(x);
     out += ", " + std::to_string(s.unframed) + " granule(s) unframed\n";
     for (const auto &f : s.first)
       out += "  message at " + hex(f.offset) + ": " + f.violation.code + " " + f.violation.check + ": " +
-             fw::disposition_name(f.violation.disposition) + " at +" + hex(f.violation.offset) + ": " + f.violation.message + "\n";
+             fw::disposition_name(f.violation.disposition) + " at +" + hex(f.violation.offset) + ": " +
+             f.violation.message + "\n";
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return s.accepted == s.messages && s.unframed == 0 ? 0 : 1;

@@ -335,7 +335,9 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
     std::printf("%zu of %zu target tables %s\n", stale, files.size(), stale ? "differ from a regeneration" : "up to date");
     return stale ? 1 : 0;
   }
-  if (!quiet) std::fprintf(stderr, "generate: %zu targets, %zu file(s) rewritten in %s\n", generated.size(), stale, dir.c_str());
+  if (!quiet)
+    std::fprintf(stderr, "generate: %zu targets, %zu file(s) rewritten in %s\n", generated.size(), stale,
+                 dir.c_str());
   return 0;
 }
 

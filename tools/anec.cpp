@@ -40,11 +40,12 @@ const char *kUsage =
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
 ONNX model (.onnx). `check` and `estimate` take several MODELs or a directory (its .json, .plist and
 .onnx files): they are spread over the cores and reported one row per file and target with one
-summary; an unreadable file is a row with its error (exit 2 if any, else 1 for a reject in check). T is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier
-(Mac16,7): a chip runs its target (tables/reference/chips.toml) and, when it was measured, its own
-calibration. --dim binds a symbolic input dimension to a value from 1 to 2^40 (the dimension
-limit of every model reader; anything else is rejected): by name (an ONNX dim_param, --dim batch=1)
-or, for an unnamed one, by input and axis counted in that input's own shape (--dim x:1=512). `check` validates every
+summary; an unreadable file is a row with its error (exit 2 if any, else 1 for a reject in check).
+T is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier (Mac16,7): a chip runs
+its target (tables/reference/chips.toml) and, when it was measured, its own calibration. --dim binds
+a symbolic input dimension to a value from 1 to 2^40 (the dimension limit of every model reader;
+anything else is rejected): by name (an ONNX dim_param, --dim batch=1) or, for an unnamed one, by
+input and axis counted in that input's own shape (--dim x:1=512). `check` validates every
 operation against the target's tables: native, decomposed (into what) or rejected, each finding
 with its reason code, the offending value, the limit and its provenance, and a fix; then padding,
 group/core, working-set and pitfall warnings. `estimate` gives the latency with an error band:
@@ -230,8 +231,9 @@ std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &
 
 // With unknown shapes there is no total: what is unknown and how to bind it.
 std::string unknown_text(const Graph &g, const std::vector<std::string> &unknown) {
-  std::string out = "  unknown: " + std::to_string(unknown.size()) + " operation(s) have shapes that depend on unbound dimensions (first: " +
-                    unknown.front() + "); no total is given\n";
+  std::string out = "  unknown: " + std::to_string(unknown.size()) +
+                    " operation(s) have shapes that depend on unbound dimensions (first: " + unknown.front() +
+                    "); no total is given\n";
   for (const std::string &d : unbound_dimensions(g)) out += "  unbound " + d + "\n";
   return out;
 }
@@ -281,41 +283,48 @@ std::string percent(double part, double whole) { return whole > 0 ? fmt(100.0 * 
 
 // The placement report of one target.
 std::string place_text(const Graph &g, const Placement &p) {
-  std::string out = "place " + g.source + " on " + p.target + ": " + std::to_string(p.partitions_on("engine")) + " engine partition(s), " +
-                    std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) + " operation(s) on the engine (" +
-                    percent(p.engine_flops, p.flops) + " of the FLOPs), " + std::to_string(p.count("gpu")) + " on the GPU, " +
-                    std::to_string(p.count("cpu")) + " on the CPU\n";
+  std::string out =
+      "place " + g.source + " on " + p.target + ": " + std::to_string(p.partitions_on("engine")) +
+      " engine partition(s), " + std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) +
+      " operation(s) on the engine (" + percent(p.engine_flops, p.flops) + " of the FLOPs), " +
+      std::to_string(p.count("gpu")) + " on the GPU, " + std::to_string(p.count("cpu")) + " on the CPU\n";
   out += "partitions:\n";
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     const Partition &part = p.partitions[k];
-    out += "  " + std::to_string(k + 1) + " " + part.backend + ": " + std::to_string(part.count) + " op(s) " + p.ops[part.first].op +
-           (part.count > 1 ? " .. " + p.ops[part.first + part.count - 1].op : "") + ", " + fmt(part.flops / 1e6, 3) + " MFLOP" +
+    out += "  " + std::to_string(k + 1) + " " + part.backend + ": " + std::to_string(part.count) + " op(s) " +
+           p.ops[part.first].op + (part.count > 1 ? " .. " + p.ops[part.first + part.count - 1].op : "") +
+           ", " + fmt(part.flops / 1e6, 3) + " MFLOP" +
            (p.complete ? ", " + fmt(part.latency_us) + " us" : "") + "\n";
   }
   out += "fallbacks:\n";
   for (const PlacedOp &o : p.ops) {
     if (o.backend == "engine") continue;
     out += "  " + o.op + " (" + o.type + ") -> " + o.backend + "\n";
-    for (const Finding *f : o.reasons) out += "    " + f->code + ": " + f->message + (f->fix.empty() ? "" : "; would come back: " + f->fix) + "\n";
+    for (const Finding *f : o.reasons)
+      out += "    " + f->code + ": " + f->message + (f->fix.empty() ? "" : "; would come back: " + f->fix) +
+             "\n";
   }
   out += "boundaries:\n";
   for (const Boundary &b : p.boundaries)
-    out += "  " + b.tensor + " " + g.tensor(b.tensor)->shape.str() + " " + b.from + " -> " + b.to + " (into partition " + std::to_string(b.partition + 1) +
-           "): " + fmt(b.bytes / 1e3, 1) + " kB, " + fmt(b.transfer_us, 2) + " us, " + fmt(b.transfer_units, 2) + " transfer units\n";
+    out += "  " + b.tensor + " " + g.tensor(b.tensor)->shape.str() + " " + b.from + " -> " + b.to +
+           " (into partition " + std::to_string(b.partition + 1) + "): " + fmt(b.bytes / 1e3, 1) + " kB, " +
+           fmt(b.transfer_us, 2) + " us, " + fmt(b.transfer_units, 2) + " transfer units\n";
   if (!p.complete) {
     out += "estimate: unknown (shapes depend on unbound dimensions; no total is given)\n";
     for (const std::string &d : p.unbound) out += "  unbound " + d + "\n";
     return out;
   }
-  return out + "estimate: " + fmt(p.latency_us) + " us placed (" + fmt(p.transfer_us, 2) + " us of transfers; penalties " + fmt(p.launch_units, 2) +
-         " launch and " + fmt(p.transfer_units, 2) + " transfer units, ch.18 table 18.3)\n";
+  return out + "estimate: " + fmt(p.latency_us) + " us placed (" + fmt(p.transfer_us, 2) +
+         " us of transfers; penalties " + fmt(p.launch_units, 2) + " launch and " + fmt(p.transfer_units, 2) +
+         " transfer units, ch.18 table 18.3)\n";
 }
 
 Doc place_doc(const Graph &g, const Placement &p) {
   Doc d = Doc::table();
   d.set("target", Doc::string(p.target));
   d.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
-  for (const char *b : {"engine", "gpu", "cpu"}) d.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
+  for (const char *b : {"engine", "gpu", "cpu"})
+    d.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
   d.set("engine_flops_share", p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc());
   d.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
   d.set("transfer_us", Doc::number(p.transfer_us));
@@ -363,12 +372,17 @@ Doc place_doc(const Graph &g, const Placement &p) {
 }
 
 // The placement matrix: one row per target.
-std::string place_matrix(const std::vector<Placement> &ps, const std::string &format, const std::string &model) {
-  Table table{{"target", "engine_partitions", "engine_ops", "gpu_ops", "cpu_ops", "engine_flops", "boundaries", "latency_us"}, {}, {}};
+std::string place_matrix(const std::vector<Placement> &ps, const std::string &format,
+                         const std::string &model) {
+  Table table{{"target", "engine_partitions", "engine_ops", "gpu_ops", "cpu_ops", "engine_flops",
+               "boundaries", "latency_us"},
+              {},
+              {}};
   for (const Placement &p : ps)
-    table.rows.push_back({p.target, std::to_string(p.partitions_on("engine")), std::to_string(p.count("engine")), std::to_string(p.count("gpu")),
-                          std::to_string(p.count("cpu")), percent(p.engine_flops, p.flops), std::to_string(p.boundaries.size()),
-                          p.complete ? fmt(p.latency_us) : "unknown"});
+    table.rows.push_back({p.target, std::to_string(p.partitions_on("engine")),
+                          std::to_string(p.count("engine")), std::to_string(p.count("gpu")),
+                          std::to_string(p.count("cpu")), percent(p.engine_flops, p.flops),
+                          std::to_string(p.boundaries.size()), p.complete ? fmt(p.latency_us) : "unknown"});
   if (format != "json") return format == "csv" ? table_csv(table) : table_text(table);
   Doc d = Doc::table();
   d.set("model", Doc::string(model));
@@ -377,7 +391,8 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
     Doc r = Doc::table();
     r.set("target", Doc::string(p.target));
     r.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
-    for (const char *b : {"engine", "gpu", "cpu"}) r.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
+    for (const char *b : {"engine", "gpu", "cpu"})
+      r.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
     r.set("engine_flops_share", p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc());
     r.set("boundaries", Doc::integer(int64_t(p.boundaries.size())));
     r.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
@@ -499,7 +514,8 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   bool only_check = false, per_row = false;
   o.add_options()("file", po::value(&file))("out,o", po::value(&out))("format", po::value(&format))(
       "calibration", po::value(&calibration_file))("source", po::value(&source))(
-      "check", po::bool_switch(&only_check))("rows", po::bool_switch(&per_row))("model", po::value(&cost_model));
+      "check", po::bool_switch(&only_check))("rows", po::bool_switch(&per_row))("model",
+                                                                                po::value(&cost_model));
   po::positional_options_description p;
   p.add("file", 1);
   po::variables_map vm;
@@ -519,8 +535,8 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   std::vector<Row> rows =
       measured_rows(read_measurements(read_text_file(file), file), ctx.chips, ctx.catalog, &skipped);
   std::string credit = source.empty() ? fs::path(file).filename().string() : source;
-  FitReport rep = only_check ? check_calibration(rows, ctx.calibration(calibration_file), ctx.registry, ctx.catalog,
-                                               cost_model == "analytic")
+  FitReport rep = only_check ? check_calibration(rows, ctx.calibration(calibration_file), ctx.registry,
+                                                 ctx.catalog, cost_model == "analytic")
                              : calibrate(rows, ModelSpec::load(ctx.tables / "calibration" / "model.toml"),
                                          ctx.chips, ctx.registry, credit);
   ErrorTable by_chip = error_table(rep, rows, "chip"), by_family = error_table(rep, rows, "family");
@@ -580,7 +596,8 @@ std::vector<fs::path> model_files(const std::vector<std::string> &paths) {
     std::vector<fs::path> in;
     for (const auto &e : fs::directory_iterator(p)) {
       std::string ext = e.path().extension().string();
-      if (e.is_regular_file() && (ext == ".json" || ext == ".plist" || ext == ".onnx")) in.push_back(e.path());
+      if (e.is_regular_file() && (ext == ".json" || ext == ".plist" || ext == ".onnx"))
+        in.push_back(e.path());
     }
     std::sort(in.begin(), in.end());
     out.insert(out.end(), in.begin(), in.end());
@@ -591,8 +608,9 @@ std::vector<fs::path> model_files(const std::vector<std::string> &paths) {
 // Many models at once (`check`/`estimate` with several files or a directory): the files are spread
 // over the cores, one row per file and target, one summary. A file that cannot be read is a row
 // with its error, not the end of the run.
-int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &files, const std::string &target,
-           const std::string &format, const DimBindings &dims, const std::optional<Calibration> &calibration) {
+int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &files,
+           const std::string &target, const std::string &format, const DimBindings &dims,
+           const std::optional<Calibration> &calibration) {
   std::string chip;
   auto targets = ctx.targets(target, &chip);
   std::vector<std::vector<std::vector<std::string>>> rows(files.size());
@@ -604,11 +622,13 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
         Graph g = load_model(files[i], ctx.catalog, dims);
         for (const hal::Target *t : targets) {
           CheckResult c = check(g, ctx.catalog, *t);
-          Estimate e = calibration ? estimate(g, ctx.catalog, *t, *calibration, chip) : estimate(g, ctx.catalog, *t);
+          Estimate e =
+              calibration ? estimate(g, ctx.catalog, *t, *calibration, chip) : estimate(g, ctx.catalog, *t);
           outcome[i] = std::max(outcome[i], c.verdict == Verdict::Reject ? 1 : 0);
-          rows[i].push_back({files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
-                             std::to_string(c.count(Severity::Decompose)), std::to_string(c.count(Severity::Warning)),
-                             e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? e.bound : "unknown", ""});
+          rows[i].push_back(
+              {files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
+               std::to_string(c.count(Severity::Decompose)), std::to_string(c.count(Severity::Warning)),
+               e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? e.bound : "unknown", ""});
         }
       } catch (const Error &e) {
         outcome[i] = 2;
@@ -617,13 +637,18 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(files.size()))); ++k)
+  for (unsigned k = 1;
+       k < std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(files.size()))); ++k)
     pool.emplace_back(work);
   work();
   for (std::thread &th : pool) th.join();
-  Table table{{"file", "target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "bound", "error"}, {}, {}};
+  Table table{
+      {"file", "target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "bound", "error"},
+      {},
+      {}};
   for (auto &r : rows) table.rows.insert(table.rows.end(), r.begin(), r.end());
-  size_t rejected = size_t(std::count(outcome.begin(), outcome.end(), 1)), unreadable = size_t(std::count(outcome.begin(), outcome.end(), 2));
+  size_t rejected = size_t(std::count(outcome.begin(), outcome.end(), 1)),
+         unreadable = size_t(std::count(outcome.begin(), outcome.end(), 2));
   std::string out;
   if (format == "json") {
     Doc d = Doc::table();
@@ -635,8 +660,9 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
   } else if (format == "csv") {
     out = table_csv(table);
   } else {
-    out = table_text(table) + std::to_string(files.size()) + " file(s): " + std::to_string(files.size() - rejected - unreadable) +
-          " without a reject, " + std::to_string(rejected) + " with one, " + std::to_string(unreadable) + " unreadable\n";
+    out = table_text(table) + std::to_string(files.size()) +
+          " file(s): " + std::to_string(files.size() - rejected - unreadable) + " without a reject, " +
+          std::to_string(rejected) + " with one, " + std::to_string(unreadable) + " unreadable\n";
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return unreadable ? 2 : cmd == "check" && rejected ? 1 : 0;
@@ -685,7 +711,8 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   std::vector<Estimate> es;
   for (const hal::Target *t : targets) {
     cs.push_back(check(g, ctx.catalog, *t));
-    es.push_back(calibration ? estimate(g, ctx.catalog, *t, *calibration, chip) : estimate(g, ctx.catalog, *t));
+    es.push_back(calibration ? estimate(g, ctx.catalog, *t, *calibration, chip)
+                             : estimate(g, ctx.catalog, *t));
   }
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
   // The placement is printed by `place` and by a single-target `check` (text and JSON) only.
@@ -706,7 +733,8 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   } else if (format == "csv") {
     out = matrix(cs, es, format, model);
   } else {
-    out = cmd == "check" ? check_text(g, cs[0], *targets[0]) + "\n" + place_text(g, ps[0]) : estimate_text(g, es[0]);
+    out = cmd == "check" ? check_text(g, cs[0], *targets[0]) + "\n" + place_text(g, ps[0])
+                         : estimate_text(g, es[0]);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return cmd == "check" && rejected ? 1 : 0;

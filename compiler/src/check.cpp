@@ -55,11 +55,12 @@ struct Checker {
   }
   // value > table limit: reject with the limit's provenance. A placeholder is no limit (it stands
   // for "not published", often as 0), so nothing is judged against it.
-  bool over(int64_t value, std::string_view field, const std::string &code, const std::string &what, const std::string &fix,
-            Severity s = Severity::Reject) {
+  bool over(int64_t value, std::string_view field, const std::string &code, const std::string &what,
+            const std::string &fix, Severity s = Severity::Reject) {
     auto lim = num(field);
     if (!lim || conf(field) == "placeholder" || value < 0 || double(value) <= *lim) return false;
-    add(code, s, what + " " + str(value) + " exceeds " + str(int64_t(*lim)), str(value), str(int64_t(*lim)), std::string(field), fix);
+    add(code, s, what + " " + str(value) + " exceeds " + str(int64_t(*lim)), str(value), str(int64_t(*lim)),
+        std::string(field), fix);
     return true;
   }
   std::vector<const Tensor *> ins = {}, outs = {}; // the current op's operands, looked up once per op
@@ -97,7 +98,8 @@ struct Checker {
       auto lim = num(fields[a]);
       if (!lim || x.shape.d[a] < 0 || double(x.shape.d[a]) <= *lim)
         continue; // within the limit: no message to build
-      std::string tiles = lim && *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
+      std::string tiles =
+          lim && *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
       std::string along = std::string(" along ") + kAxisNames[a];
       if (over(x.shape.d[a], fields[a], codes[a], "tensor '" + x.name + "' " + names[a],
                "the compiler tiles it into " + tiles + " parts" + along, Severity::Decompose) &&
@@ -110,13 +112,19 @@ struct Checker {
     for (const std::string &n : op->inputs) {
       const Tensor &x = *g.tensor(n);
       bool io = std::find(g.inputs.begin(), g.inputs.end(), n) != g.inputs.end();
-      if (x.dtype == "bf16" && io) add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16", "fp16", "", "declare the input fp16");
+      if (x.dtype == "bf16" && io)
+        add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16",
+            "fp16", "", "declare the input fp16");
       if ((x.dtype == "fp32" || x.dtype == "int32") && io)
-        add("ANEC-CHK-017", Severity::Warning, "tensor '" + n + "' is " + x.dtype + "; the engine computes fp16 (the annotation does not widen the arithmetic)", x.dtype, "fp16", "", "use fp16 activations");
+        add("ANEC-CHK-017", Severity::Warning,
+            "tensor '" + n + "' is " + x.dtype +
+                "; the engine computes fp16 (the annotation does not widen the arithmetic)",
+            x.dtype, "fp16", "", "use fp16 activations");
     }
     for (const std::string &n : op->outputs)
       if (std::find(g.outputs.begin(), g.outputs.end(), n) != g.outputs.end() && g.tensor(n)->dtype == "bf16")
-        add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program output dtype", "bf16", "fp16", "", "produce fp16");
+        add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program output dtype", "bf16", "fp16",
+            "", "produce fp16");
   }
 
   void rule_extent() {
@@ -126,16 +134,20 @@ struct Checker {
 
   // Constant inputs (a linear's weight, a norm's gamma and beta) are embedded, not streamed inputs.
   void rule_single_input() {
-    auto n = int64_t(std::count_if(op->inputs.begin(), op->inputs.end(), [&](const std::string &i) { return !g.tensor(i)->constant; }));
+    auto n = int64_t(std::count_if(op->inputs.begin(), op->inputs.end(),
+                                   [&](const std::string &i) { return !g.tensor(i)->constant; }));
     if (n != 1)
-      add("ANEC-CHK-030", Severity::Reject, op->type + " takes exactly one non-constant input, has " + str(n), str(n), "1", "", "");
+      add("ANEC-CHK-030", Severity::Reject, op->type + " takes exactly one non-constant input, has " + str(n),
+          str(n), "1", "", "");
   }
 
   void rule_conv_kernel() {
     auto k = op->attrs_of("kernel", {1, 1});
     auto p = op->attrs_of("pad", {0, 0, 0, 0});
-    over(k[1], "max_kernel_width_small_fp16", "ANEC-CHK-020", "fp16 kernel width", "split the kernel along width into narrower convolutions and add the results");
-    over(k[0], "max_conv_kernel_height", "ANEC-CHK-021", "kernel height", "split the kernel along height into shorter convolutions and add the results");
+    over(k[1], "max_kernel_width_small_fp16", "ANEC-CHK-020", "fp16 kernel width",
+         "split the kernel along width into narrower convolutions and add the results");
+    over(k[0], "max_conv_kernel_height", "ANEC-CHK-021", "kernel height",
+         "split the kernel along height into shorter convolutions and add the results");
     int64_t height = in(0).shape.d[kH] > 0 ? padded(in(0).shape.d[kH], p[0], p[1]) : 0;
     if (in(0).shape.d[kH] > 0 && k[0] > height)
       add("ANEC-CHK-021", Severity::Reject,
@@ -146,39 +158,59 @@ struct Checker {
   void rule_groups() {
     int64_t groups = op->attr("groups", 1), cin = in(0).shape.d[kC], cout = out().shape.d[kC];
     if (groups < 1 || (cin > 0 && cin % groups) || (cout > 0 && cout % groups))
-      add("ANEC-CHK-022", Severity::Reject, "group count " + str(groups) + " does not divide input channels " + str(cin) + " and output channels " + str(cout),
-          str(groups), "a divisor of both channel counts", "", "choose a group count dividing both channel counts");
+      add("ANEC-CHK-022", Severity::Reject,
+          "group count " + str(groups) + " does not divide input channels " + str(cin) +
+              " and output channels " + str(cout),
+          str(groups), "a divisor of both channel counts", "",
+          "choose a group count dividing both channel counts");
     auto cores = num("num_nes");
     if (groups > 1 && groups != cin && cores && int64_t(*cores) % groups)
-      add("ANEC-CHK-042", Severity::Warning, "group count " + str(groups) + " does not divide the " + str(int64_t(*cores)) + " cores: the one-to-one core-to-lookup-table mapping is lost (slower)",
+      add("ANEC-CHK-042", Severity::Warning,
+          "group count " + str(groups) + " does not divide the " + str(int64_t(*cores)) +
+              " cores: the one-to-one core-to-lookup-table mapping is lost (slower)",
           str(groups), str(int64_t(*cores)), "num_nes", "use a group count dividing " + str(int64_t(*cores)));
   }
 
   void rule_dynamic_weight_batch() {
     bool runtime = op->text("weight") == "runtime" || (op->inputs.size() >= 2 && !in(1).constant);
-    if (runtime) over(in(0).shape.d[kN], "dynamic_weight_conv_max_batch", "ANEC-CHK-051", "dynamic-weight convolution batch", "run batch one per dispatch, or embed the weight as a constant");
+    if (runtime)
+      over(in(0).shape.d[kN], "dynamic_weight_conv_max_batch", "ANEC-CHK-051",
+           "dynamic-weight convolution batch",
+           "run batch one per dispatch, or embed the weight as a constant");
     auto t2 = op->attrs.find("trainable");
     if (t2 && t2->is(Doc::Kind::Bool) && t2->as_bool() && in(0).shape.d[kN] >= 64)
-      add("ANEC-CHK-054", Severity::Warning, "trainable convolution at batch " + str(in(0).shape.d[kN]) + ": compile time grows with the batch (about 35 s at 64 and 79 s at 128 on the M1; 1000 never finishes)",
+      add("ANEC-CHK-054", Severity::Warning,
+          "trainable convolution at batch " + str(in(0).shape.d[kN]) +
+              ": compile time grows with the batch (about 35 s at 64 and 79 s at 128 on the M1; 1000 never "
+              "finishes)",
           str(in(0).shape.d[kN]), "64", "", "compile smaller batches and accumulate");
   }
 
   void rule_linear_rank() {
-    if (in(0).shape.d[kD] > 1) add("ANEC-CHK-027", Severity::Reject, "linear input has rank 5 (depth " + str(in(0).shape.d[kD]) + ")", str(in(0).shape.d[kD]), "depth 1", "", "fold depth into batch");
+    if (in(0).shape.d[kD] > 1)
+      add("ANEC-CHK-027", Severity::Reject, "linear input has rank 5 (depth " + str(in(0).shape.d[kD]) + ")",
+          str(in(0).shape.d[kD]), "depth 1", "", "fold depth into batch");
   }
 
   void rule_matmul() {
     if (op->inputs.size() != 2) {
-      add("ANEC-CHK-030", Severity::Reject, "matmul takes exactly two inputs", str(int64_t(op->inputs.size())), "2", "", "");
+      add("ANEC-CHK-030", Severity::Reject, "matmul takes exactly two inputs",
+          str(int64_t(op->inputs.size())), "2", "", "");
       return;
     }
     const Shape &a = in(0).shape, &b = in(1).shape;
-    if (a.d[kD] > 1 || b.d[kD] > 1) add("ANEC-CHK-023", Severity::Reject, "matmul operand depth above one", str(std::max(a.d[kD], b.d[kD])), "1", "", "fold depth into batch");
+    if (a.d[kD] > 1 || b.d[kD] > 1)
+      add("ANEC-CHK-023", Severity::Reject, "matmul operand depth above one", str(std::max(a.d[kD], b.d[kD])),
+          "1", "", "fold depth into batch");
     if (a.d[kW] != b.d[kC] && !op->attrs.find("contraction_checked"))
-      add("ANEC-CHK-024", Severity::Reject, "left width " + str(a.d[kW]) + " does not match right channels " + str(b.d[kC]), str(a.d[kW]), str(b.d[kC]), "", "transpose or pad so the contracted dimensions agree");
+      add("ANEC-CHK-024", Severity::Reject,
+          "left width " + str(a.d[kW]) + " does not match right channels " + str(b.d[kC]), str(a.d[kW]),
+          str(b.d[kC]), "", "transpose or pad so the contracted dimensions agree");
     for (int ax : {kN, kH})
       if (a.d[ax] != b.d[ax] && a.d[ax] != 1 && b.d[ax] != 1)
-        add("ANEC-CHK-024", Severity::Reject, std::string("matmul operands differ on ") + kAxisNames[ax] + " and neither is one", str(a.d[ax]), str(b.d[ax]), "", "");
+        add("ANEC-CHK-024", Severity::Reject,
+            std::string("matmul operands differ on ") + kAxisNames[ax] + " and neither is one", str(a.d[ax]),
+            str(b.d[ax]), "", "");
     over(times(out().shape.d[kC], 2, "output-channel bytes"), "kmem_dense_cap", "ANEC-CHK-025",
          "matmul output-channel bytes", "split the output channels across several matmuls");
   }
@@ -187,7 +219,8 @@ struct Checker {
     auto k = op->attrs_of("kernel", {1, 1});
     auto p = op->attrs_of("pad", {0, 0, 0, 0});
     if (k[0] > padded(in(0).shape.d[kH], p[0], p[1]) || k[1] > padded(in(0).shape.d[kW], p[2], p[3]))
-      add("ANEC-CHK-034", Severity::Reject, "pooling window larger than the padded input", str(k[0]) + "x" + str(k[1]), in(0).shape.str(), "", "shrink the window or use a global reduction");
+      add("ANEC-CHK-034", Severity::Reject, "pooling window larger than the padded input",
+          str(k[0]) + "x" + str(k[1]), in(0).shape.str(), "", "shrink the window or use a global reduction");
   }
 
   void rule_broadcast() {
@@ -195,15 +228,21 @@ struct Checker {
       for (int a = 0; a < 5; ++a) {
         int64_t x = in(0).shape.d[a], y = in(i).shape.d[a];
         if (x != y && x != 1 && y != 1 && x > 0 && y > 0)
-          add("ANEC-CHK-035", Severity::Reject, std::string("operands differ on ") + kAxisNames[a] + " and neither is one", str(y), str(x), "", "broadcast only from a length-one axis");
+          add("ANEC-CHK-035", Severity::Reject,
+              std::string("operands differ on ") + kAxisNames[a] + " and neither is one", str(y), str(x), "",
+              "broadcast only from a length-one axis");
       }
   }
 
   void rule_reshape() {
     auto s = op->attrs_of("shape", {});
-    if (s.size() > 5) add("ANEC-CHK-015", Severity::Reject, "reshape to rank " + str(int64_t(s.size())), str(int64_t(s.size())), "5", "", "keep at most five axes");
-    else if (!out().shape.symbolic() && !in(0).shape.symbolic() && out().shape.elements() != in(0).shape.elements())
-      add("ANEC-CHK-029", Severity::Reject, "reshape changes the element count", str(out().shape.elements()), str(in(0).shape.elements()), "", "");
+    if (s.size() > 5)
+      add("ANEC-CHK-015", Severity::Reject, "reshape to rank " + str(int64_t(s.size())),
+          str(int64_t(s.size())), "5", "", "keep at most five axes");
+    else if (!out().shape.symbolic() && !in(0).shape.symbolic() &&
+             out().shape.elements() != in(0).shape.elements())
+      add("ANEC-CHK-029", Severity::Reject, "reshape changes the element count", str(out().shape.elements()),
+          str(in(0).shape.elements()), "", "");
   }
 
   void rule_transpose() {
@@ -212,8 +251,10 @@ struct Checker {
     std::sort(sorted.begin(), sorted.end());
     if (sorted != std::vector<int64_t>{0, 1, 2, 3, 4})
       add("ANEC-CHK-029", Severity::Reject, "perm must name each of the five axes once", "", "", "", "");
-    else if (over(out().shape.d[kH], "max_transpose_height", "ANEC-CHK-031", "transpose height", "", Severity::Decompose) ||
-             over(out().shape.d[kW], "max_transpose_width", "ANEC-CHK-031", "transpose width", "", Severity::Decompose))
+    else if (over(out().shape.d[kH], "max_transpose_height", "ANEC-CHK-031", "transpose height", "",
+                  Severity::Decompose) ||
+             over(out().shape.d[kW], "max_transpose_width", "ANEC-CHK-031", "transpose width", "",
+                  Severity::Decompose))
       verdict->decompose_with = "multiple transpose passes";
   }
 
@@ -221,13 +262,16 @@ struct Checker {
     std::string axis = op->text("axis", "C");
     int a = axis_index(axis, -1);
     if (a < 0) {
-      add("ANEC-CHK-028", Severity::Reject, "concat axis must be a constant axis letter (N, D, C, H, W)", axis, "", "", "");
+      add("ANEC-CHK-028", Severity::Reject, "concat axis must be a constant axis letter (N, D, C, H, W)",
+          axis, "", "", "");
       return;
     }
     for (size_t i = 1; i < op->inputs.size(); ++i)
       for (int x = 0; x < 5; ++x)
         if (x != a && in(i).shape.d[x] != in(0).shape.d[x])
-          add("ANEC-CHK-028", Severity::Reject, "concat input '" + op->inputs[i] + "' differs from the first on " + kAxisNames[x], in(i).shape.str(), in(0).shape.str(), "", "");
+          add("ANEC-CHK-028", Severity::Reject,
+              "concat input '" + op->inputs[i] + "' differs from the first on " + kAxisNames[x],
+              in(i).shape.str(), in(0).shape.str(), "", "");
   }
 
   void rule_slice_saturation() {
@@ -236,25 +280,34 @@ struct Checker {
     auto threshold = num("slice_saturation_threshold");
     if (begin.size() == 5 && begin[kW] != 0 && hazard && *hazard && threshold) {
       const Doc *m = op->attrs.find("max_abs");
-      double v = m && m->is(Doc::Kind::Int) ? double(m->as_int()) : m && m->is(Doc::Kind::Float) ? m->as_float() : -1;
+      double v = m && m->is(Doc::Kind::Int)     ? double(m->as_int())
+                 : m && m->is(Doc::Kind::Float) ? m->as_float()
+                                                : -1;
       if (v > *threshold)
         add("ANEC-CHK-050", Severity::Reject,
             "width-offset slice of values up to " + whole(v) + " saturates to infinity above " +
                 std::to_string(int64_t(*threshold)),
-            std::to_string(v), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0, or keep the values under the bound");
+            std::to_string(v), std::to_string(int64_t(*threshold)), "slice_offset_saturation",
+            "slice from width offset 0, or keep the values under the bound");
       else if (v < 0)
-        add("ANEC-CHK-050", Severity::Warning, "width-offset slice: values above " + std::to_string(int64_t(*threshold)) + " would saturate to infinity on this target (give attrs.max_abs to decide)",
-            "begin W " + str(begin[kW]), std::to_string(int64_t(*threshold)), "slice_offset_saturation", "slice from width offset 0");
+        add("ANEC-CHK-050", Severity::Warning,
+            "width-offset slice: values above " + std::to_string(int64_t(*threshold)) +
+                " would saturate to infinity on this target (give attrs.max_abs to decide)",
+            "begin W " + str(begin[kW]), std::to_string(int64_t(*threshold)), "slice_offset_saturation",
+            "slice from width offset 0");
     }
   }
 
   void rule_pad() {
     auto cp = op->attrs_of("channel_pad", {0, 0});
-    if (cp.size() == 2 && (cp[0] || cp[1])) add("ANEC-CHK-032", Severity::Reject, "channel padding is not supported", str(cp[0]) + "," + str(cp[1]), "0", "", "pad with a concat of constants instead");
+    if (cp.size() == 2 && (cp[0] || cp[1]))
+      add("ANEC-CHK-032", Severity::Reject, "channel padding is not supported", str(cp[0]) + "," + str(cp[1]),
+          "0", "", "pad with a concat of constants instead");
     std::string mode = op->text("mode", "constant");
     auto te = num("texture_engine");
     if ((mode == "reflect" || mode == "symmetric") && te && !*te) {
-      add("ANEC-CHK-032", Severity::Decompose, mode + " padding needs the texture engine", mode, "constant", "texture_engine", "");
+      add("ANEC-CHK-032", Severity::Decompose, mode + " padding needs the texture engine", mode, "constant",
+          "texture_engine", "");
       verdict->decompose_with = "slices and concats";
     }
   }
@@ -263,7 +316,8 @@ struct Checker {
     auto sq = op->attrs.find("square");
     auto cap = num("square_after_reduction");
     if (sq && sq->is(Doc::Kind::Bool) && sq->as_bool() && cap && !*cap) {
-      add("ANEC-CHK-033", Severity::Decompose, "square after reduction is not fused on this family", "square", "", "square_after_reduction", "");
+      add("ANEC-CHK-033", Severity::Decompose, "square after reduction is not fused on this family", "square",
+          "", "square_after_reduction", "");
       verdict->decompose_with = "the reduction then a separate square";
     }
   }
@@ -271,7 +325,8 @@ struct Checker {
   void rule_argminmax() {
     std::string axis = op->text("axis", "C");
     int a = axis_index(axis, kC);
-    over(in(0).shape.d[a], "argminmax_max_axis", "ANEC-CHK-026", "arg reduction axis", "reduce in chunks of at most the limit, then reduce the partial results");
+    over(in(0).shape.d[a], "argminmax_max_axis", "ANEC-CHK-026", "arg reduction axis",
+         "reduce in chunks of at most the limit, then reduce the partial results");
   }
 
   // The software gather envelope (appendix A, appendix B validator Gather): without the texture
@@ -281,8 +336,10 @@ struct Checker {
     if (!te || *te || op->inputs.empty()) return;
     const Shape &x = in(0).shape;
     if (x.d[kN] > 1 || x.d[kD] > 1)
-      add("ANEC-CHK-036", Severity::Reject, "gather outside the software envelope: batch " + str(x.d[kN]) + ", depth " + str(x.d[kD]),
-          x.str(), "batch 1, depth 1", "texture_engine", "gather per batch item, or target a family with the texture engine");
+      add("ANEC-CHK-036", Severity::Reject,
+          "gather outside the software envelope: batch " + str(x.d[kN]) + ", depth " + str(x.d[kD]), x.str(),
+          "batch 1, depth 1", "texture_engine",
+          "gather per batch item, or target a family with the texture engine");
   }
 
   // An operation with a symbolic dimension cannot be compiled until the dimension is bound (the
@@ -302,7 +359,9 @@ struct Checker {
       std::string hint = binding_hint(g, n);
       if (fix.find(hint) == std::string::npos) fix += (fix.empty() ? "" : "; ") + hint;
     }
-    add("ANEC-CHK-053", Severity::Reject, "shape depends on the symbolic dimension(s) " + list + "; the direct path compiles one program per concrete shape",
+    add("ANEC-CHK-053", Severity::Reject,
+        "shape depends on the symbolic dimension(s) " + list +
+            "; the direct path compiles one program per concrete shape",
         list, "", "", "a fixed shape would make it compile: " + fix);
   }
 
@@ -319,9 +378,12 @@ struct Checker {
       int64_t row = times(x.shape.d[kW], dtype_bytes(x.dtype), "row bytes of '" + n + "'");
       int64_t granule = int64_t(num("dram_alignment").value_or(16));
       if (granule > 1 && row % granule)
-        add("ANEC-CHK-041", Severity::Warning, "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the " + str(granule) + "-byte DMA granule",
+        add("ANEC-CHK-041", Severity::Warning,
+            "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the " + str(granule) +
+                "-byte DMA granule",
             str(row), "multiple of " + str(granule) + " bytes", "dram_alignment",
-            "make the width a multiple of " + str(std::max<int64_t>(1, granule / std::max<int64_t>(1, dtype_bytes(x.dtype)))));
+            "make the width a multiple of " +
+                str(std::max<int64_t>(1, granule / std::max<int64_t>(1, dtype_bytes(x.dtype)))));
     }
     int64_t largest = 0;
     std::string which;
@@ -404,7 +466,8 @@ CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t
       continue;
     }
     if (!spec->lowered_as.empty()) {
-      c.add("ANEC-CHK-006", Severity::Decompose, op.type + " lowers to " + spec->lowered_as + " on every family", op.type, "", "", "");
+      c.add("ANEC-CHK-006", Severity::Decompose,
+            op.type + " lowers to " + spec->lowered_as + " on every family", op.type, "", "", "");
       c.verdict->decompose_with = spec->lowered_as;
     }
     if (family && *family < *spec->floor) {

@@ -137,7 +137,8 @@ Rates rates_of(const hal::Target &t, const Calibration &cal, const std::string &
     Param p = param(t, kRateFields[k]);
     if (own != cal.chips.end() && k < 4)
       p = {own->second.v[k], "measured-fit on " + chip};
-    else if (p.provenance == "anchored") // a measured working set is the guide's; calibrate writes others as predicted
+    else if (p.provenance ==
+             "anchored") // a measured working set is the guide's; calibrate writes others as predicted
       p.provenance = k == 4 ? "published" : "measured-fit";
     else if (p.provenance == "predicted")
       p.provenance = "predicted-by-rule";

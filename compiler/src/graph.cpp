@@ -248,7 +248,8 @@ std::vector<std::string> unbound_dimensions(const Graph &g) {
     const Shape &s = g.tensor(n)->shape;
     for (int a = 0; a < 5; ++a) {
       if (s.d[a] >= 0) continue;
-      std::string line = "input '" + n + "' " + s.str() + " " + kAxisNames[a] + " = " + s.symbol[a] + ": " + binding_hint(g, s.symbol[a]);
+      std::string line = "input '" + n + "' " + s.str() + " " + kAxisNames[a] + " = " + s.symbol[a] + ": " +
+                         binding_hint(g, s.symbol[a]);
       if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
     }
   }
@@ -266,7 +267,8 @@ struct ShapeFn {
 
   Error bad(const std::string &why) const { return Error("ANEC-GRAPH-003", m.context + ": " + why); }
   void need(size_t n) const {
-    if (in.size() < n) throw bad("needs " + std::to_string(n) + " input(s), has " + std::to_string(in.size()));
+    if (in.size() < n)
+      throw bad("needs " + std::to_string(n) + " input(s), has " + std::to_string(in.size()));
   }
   void set(const std::vector<int64_t> &v) {
     if (v.size() != 5) throw bad("shape attribute of the wrong length");

@@ -25,15 +25,21 @@ void bind(Graph &g, const std::string &name, int64_t value, const std::string &s
     std::string axis = name.substr(colon + 1);
     int rank = t.source_rank == 4 ? 4 : 5;
     int k = axis.size() == 1 && axis[0] >= '0' && axis[0] < char('0' + rank) ? axis[0] - '0' : -1;
-    if (k < 0) throw Error("ANEC-MODEL-003", source + ": input '" + in + "' has " + std::to_string(rank) + " axes; --dim " + name + " names axis " + axis);
+    if (k < 0)
+      throw Error("ANEC-MODEL-003", source + ": input '" + in + "' has " + std::to_string(rank) +
+                                        " axes; --dim " + name + " names axis " + axis);
     int a = rank == 4 && k > 0 ? k + 1 : k;
     if (t.shape.d[a] >= 0 && t.shape.d[a] != value)
-      throw Error("ANEC-MODEL-003", source + ": input '" + in + "' axis " + axis + " is fixed at " + std::to_string(t.shape.d[a]) + "; --dim gives " + std::to_string(value));
+      throw Error("ANEC-MODEL-003", source + ": input '" + in + "' axis " + axis + " is fixed at " +
+                                        std::to_string(t.shape.d[a]) + "; --dim gives " +
+                                        std::to_string(value));
     t.shape.d[a] = value;
     t.shape.symbol[a].clear();
     used = true;
   }
-  if (!used) throw Error("ANEC-MODEL-003", source + ": no input dimension is named '" + name + "' (an unnamed one binds as INPUT:AXIS)");
+  if (!used)
+    throw Error("ANEC-MODEL-003",
+                source + ": no input dimension is named '" + name + "' (an unnamed one binds as INPUT:AXIS)");
 }
 } // namespace
 
@@ -45,7 +51,8 @@ Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, co
   if (ext == ".json") {
     g = read_graph_json(json::parse(read_text_file(path, 256ull << 20), path.string()), path.string());
   } else if (ext == ".plist") {
-    g = read_network_plist(plist::parse(read_text_file(path, 256ull << 20), path.string()), path.string(), catalog);
+    g = read_network_plist(plist::parse(read_text_file(path, 256ull << 20), path.string()), path.string(),
+                           catalog);
   } else {
     throw Error("ANEC-MODEL-001", path.string() + ": no front-end reads '" + ext + "' files (known: .json anec-graph, .plist network, .onnx)");
   }

@@ -10,8 +10,9 @@ namespace anec::compiler {
 using anec::detail::Strict;
 
 const std::vector<std::string> &known_attr_handlers() {
-  static const std::vector<std::string> h = {"none", "window", "gemm",  "axis", "axis_last", "reduce", "global",
-                                             "perm", "slice",  "pad",   "conv", "pool",      "linear"};
+  static const std::vector<std::string> h = {"none",   "window", "gemm",  "axis",  "axis_last",
+                                             "reduce", "global", "perm",  "slice", "pad",
+                                             "conv",   "pool",   "linear"};
   return h;
 }
 const std::vector<std::string> &known_costs() {
@@ -62,7 +63,8 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
       }
     if (const Doc *d = r.opt("decompose_with", Doc::Kind::String)) o.decompose_with = d->as_string();
     if (const Doc *d = r.opt("shape", Doc::Kind::String)) o.shape = d->as_string();
-    if (!known(known_shapes(), o.shape)) r.fail(od, "op " + o.name + ": unknown shape function '" + o.shape + "'");
+    if (!known(known_shapes(), o.shape))
+      r.fail(od, "op " + o.name + ": unknown shape function '" + o.shape + "'");
     if (const Doc *d = r.opt("lowered_as", Doc::Kind::String)) o.lowered_as = d->as_string();
     o.source = r.req("source", Doc::Kind::String).as_string();
     r.finish();
@@ -86,7 +88,8 @@ std::string folded(const std::string &name) {
 
 void OpCatalog::add_front_end(const Doc &doc, const std::string &source) {
   Strict top(doc, source, "ANEC-OPS-001", "front-end map");
-  if (top.req("schema", Doc::Kind::String).as_string() != "anec-frontend") top.fail(doc, "not an anec-frontend map");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-frontend")
+    top.fail(doc, "not an anec-frontend map");
   top.req("version", Doc::Kind::String);
   auto &map = front_ends_[top.req("front_end", Doc::Kind::String).as_string()];
   for (const Doc &md : top.req("map", Doc::Kind::Array).items()) {
@@ -105,7 +108,8 @@ void OpCatalog::add_front_end(const Doc &doc, const std::string &source) {
     if (const Doc *s = r.opt("source", Doc::Kind::String)) row.source = s->as_string();
     for (const Doc &name : r.req("from", Doc::Kind::Array).items()) {
       if (!name.is(Doc::Kind::String)) r.fail(name, "from lists operator names");
-      if (!map.emplace(folded(name.as_string()), row).second) r.fail(name, "'" + name.as_string() + "' is mapped twice");
+      if (!map.emplace(folded(name.as_string()), row).second)
+        r.fail(name, "'" + name.as_string() + "' is mapped twice");
     }
     r.finish();
   }
@@ -121,7 +125,8 @@ const FrontEndOp *OpCatalog::front_end(const std::string &format, const std::str
 
 void OpCatalog::set_backends(const Doc &doc, const std::string &source) {
   Strict top(doc, source, "ANEC-OPS-001", "placement model");
-  if (top.req("schema", Doc::Kind::String).as_string() != "anec-placement") top.fail(doc, "not an anec-placement table");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-placement")
+    top.fail(doc, "not an anec-placement table");
   top.req("version", Doc::Kind::String);
   backends_.clear();
   auto number = [](Strict &r, const char *key) {
@@ -143,15 +148,18 @@ void OpCatalog::set_backends(const Doc &doc, const std::string &source) {
     backends_.push_back(std::move(b));
   }
   top.finish();
-  if (backends_.empty() || backends_[0].name != "engine") top.fail(doc, "the first backend must be the engine");
+  if (backends_.empty() || backends_[0].name != "engine")
+    top.fail(doc, "the first backend must be the engine");
 }
 
 OpCatalog OpCatalog::load(const std::filesystem::path &path) {
   OpCatalog c = from_doc(toml::parse_file(path), path.string());
   std::filesystem::path dir = path.parent_path() / "frontend";
   for (const char *name : {"onnx.toml", "plist.toml"})
-    if (std::filesystem::exists(dir / name)) c.add_front_end(toml::parse_file(dir / name), (dir / name).string());
-  if (std::filesystem::path p = path.parent_path() / "placement.toml"; std::filesystem::exists(p)) c.set_backends(toml::parse_file(p), p.string());
+    if (std::filesystem::exists(dir / name))
+      c.add_front_end(toml::parse_file(dir / name), (dir / name).string());
+  if (std::filesystem::path p = path.parent_path() / "placement.toml"; std::filesystem::exists(p))
+    c.set_backends(toml::parse_file(p), p.string());
   return c;
 }
 

@@ -33,8 +33,8 @@ Doc int_pair(const Doc &p, const char *a, const char *b) {
 }
 // An axis named in Params ("Channel", "Width", ...) as its axis letter; any other value unchanged.
 Doc axis_value(const Doc &v) {
-  static const std::map<std::string, std::string> axes = {{"batch", "N"}, {"depth", "D"}, {"channel", "C"}, {"channels", "C"},
-                                                          {"height", "H"}, {"width", "W"}};
+  static const std::map<std::string, std::string> axes = {
+      {"batch", "N"}, {"depth", "D"}, {"channel", "C"}, {"channels", "C"}, {"height", "H"}, {"width", "W"}};
   if (!v.is(Doc::Kind::String)) return v;
   std::string s = v.as_string();
   for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -45,7 +45,8 @@ Doc axis_value(const Doc &v) {
 // The unit's catalogue operation and attributes, from the front-end map (tables/schema/frontend/
 // plist.toml): the row for "Type/Params.Type" if there is one, else for "Type"; unmapped types
 // stay as "plist:Type[/Params.Type]" for the checker to report.
-void map_unit(const OpCatalog &catalog, const std::string &type, const std::string &sub, const Doc &p, const Doc &unit, Op &op) {
+void map_unit(const OpCatalog &catalog, const std::string &type, const std::string &sub, const Doc &p,
+              const Doc &unit, Op &op) {
   const FrontEndOp *row = sub.empty() ? nullptr : catalog.front_end("plist", type + "/" + sub);
   if (!row) row = catalog.front_end("plist", type);
   if (!row) {
@@ -54,13 +55,15 @@ void map_unit(const OpCatalog &catalog, const std::string &type, const std::stri
   }
   op.type = row->op;
   for (const auto &[key, attr] : row->params)
-    if (const Doc *v = p.find(key)) op.attrs.set(attr, attr == "axis" || attr == "axes" ? axis_value(*v) : *v);
+    if (const Doc *v = p.find(key))
+      op.attrs.set(attr, attr == "axis" || attr == "axes" ? axis_value(*v) : *v);
   if (int64_t oc = integer(unit, "OutputChannels", 0); oc > 0) op.attrs.set("out_channels", Doc::integer(oc));
   if (row->attrs == "conv" || row->attrs == "pool") {
     op.attrs.set("kernel", int_pair(p, "KernelHeight", "KernelWidth"));
     if (const Doc *s = member(p, "Step", Doc::Kind::Array)) op.attrs.set("stride", *s);
     Doc pad = Doc::array();
-    for (const char *key : {"PadTop", "PadBot", "PadLeft", "PadRight"}) pad.push(Doc::integer(integer(p, key, 0)));
+    for (const char *key : {"PadTop", "PadBot", "PadLeft", "PadRight"})
+      pad.push(Doc::integer(integer(p, key, 0)));
     op.attrs.set("pad", std::move(pad));
   }
   if (row->attrs == "conv") op.attrs.set("groups", Doc::integer(integer(p, "GroupCount", 1)));
@@ -121,7 +124,8 @@ Graph read_network_plist(const Doc &root, const std::string &source, const OpCat
     map_unit(catalog, type, text(p, "Type"), p, *d, op);
     Tensor t;
     t.name = u;
-    t.interleave = op.inputs.empty() ? 0 : g.tensor(op.inputs[0])->interleave; // the port's packing flows through
+    t.interleave =
+        op.inputs.empty() ? 0 : g.tensor(op.inputs[0])->interleave; // the port's packing flows through
     g.add(std::move(t));
     op.outputs.push_back(u);
     g.ops.push_back(std::move(op));

@@ -525,9 +525,11 @@ StreamValidation validate_stream(std::span<const uint8_t> capture, const Command
   const layout::Struct &hl = command_header_layout();
   const uint64_t overhead = uint64_t(hl.bytes) + envelope_layout().bytes, size_at = hl.at("size").offset;
   for (uint64_t at = 0; at < capture.size();) {
-    uint64_t left = capture.size() - at, size = left >= size_at + 4 ? le32(capture, at + size_at) : UINT64_MAX;
+    uint64_t left = capture.size() - at,
+             size = left >= size_at + 4 ? le32(capture, at + size_at) : UINT64_MAX;
     uint64_t length = size == UINT64_MAX ? UINT64_MAX : align_up(overhead + size, kGranule);
-    if (length > left || length > t.limits().max_command_bytes) { // cannot be framed: resume at the next granule
+    if (length > left ||
+        length > t.limits().max_command_bytes) { // cannot be framed: resume at the next granule
       ++s.unframed;
       at = align_up(at + 1, kGranule);
       continue;

@@ -83,11 +83,13 @@ const Target &Registry::get(std::string_view name) const {
 }
 
 std::string index_text(const std::vector<Target> &targets) {
-  std::string out = "# Written by anec-hal generate: target, hwx cpusubtype (- when not published), descriptor generation.\n";
+  std::string out = "# Written by anec-hal generate: target, hwx cpusubtype (- when not published), "
+                    "descriptor generation.\n";
   for (const Target &t : targets) {
     const Entry *sub = t.find("cpusubtype");
     bool known = sub && sub->provenance.confidence != Confidence::Placeholder;
-    out += t.name + "\t" + (known ? std::to_string(t.uint("cpusubtype")) : "-") + "\t" + std::to_string(t.uint("td_generation")) + "\n";
+    out += t.name + "\t" + (known ? std::to_string(t.uint("cpusubtype")) : "-") + "\t" +
+           std::to_string(t.uint("td_generation")) + "\n";
   }
   return out;
 }
@@ -109,7 +111,10 @@ std::vector<IndexEntry> load_index(const std::filesystem::path &targets_dir) {
     ++line_no;
     if (line.empty() || line[0] == '#') continue;
     size_t a = line.find('\t'), b = a == std::string::npos ? a : line.find('\t', a + 1);
-    auto bad = [&] { return Error("ANEC-HAL-009", path.string() + ":" + std::to_string(line_no) + ": not 'name<TAB>cpusubtype<TAB>generation': " + line); };
+    auto bad = [&] {
+      return Error("ANEC-HAL-009", path.string() + ":" + std::to_string(line_no) +
+                                       ": not 'name<TAB>cpusubtype<TAB>generation': " + line);
+    };
     if (b == std::string::npos) throw bad();
     IndexEntry e;
     e.name = line.substr(0, a);

@@ -212,8 +212,13 @@ Graph conv_graph() {
 format = "anec-graph"
 version = 1
 inputs = [{ name = "x", shape = [1, 1, 256, 28, 28] }]
-ops = [{ name = "c", op = "conv", inputs = ["x"], outputs = ["y"], attrs = { out_channels = 256, kernel = [3, 3], pad = [1, 1, 1, 1] } }]
 outputs = ["y"]
+[[ops]]
+name = "c"
+op = "conv"
+inputs = ["x"]
+outputs = ["y"]
+attrs = { out_channels = 256, kernel = [3, 3], pad = [1, 1, 1, 1] }
 )",
                       "conv");
   Graph g = read_graph_json(d, "conv");
@@ -261,7 +266,9 @@ TEST(Calibration, AttentionIsCostedAsItsDecomposition) {
   Doc d = toml::parse(R"(
 format = "anec-graph"
 version = 1
-inputs = [{ name = "q", shape = [1, 1, 12, 512, 64] }, { name = "k", shape = [1, 1, 12, 512, 64] }, { name = "v", shape = [1, 1, 12, 512, 64] }]
+inputs = [{ name = "q", shape = [1, 1, 12, 512, 64] },
+          { name = "k", shape = [1, 1, 12, 512, 64] },
+          { name = "v", shape = [1, 1, 12, 512, 64] }]
 ops = [{ name = "a", op = "sdpa", inputs = ["q", "k", "v"], outputs = ["y"] }]
 outputs = ["y"]
 )",

@@ -78,7 +78,8 @@ TEST(Check, TensorExtentBoundaries) {
     SCOPED_TRACE(std::string(c.target) + " " + c.code);
     std::vector<int64_t> at = {1, 1, 1, 1};
     at[c.axis] = c.limit;
-    EXPECT_FALSE(codes(check(one_op("relu", at), catalog(), target(c.target)), Severity::Decompose).count(c.code));
+    EXPECT_FALSE(
+        codes(check(one_op("relu", at), catalog(), target(c.target)), Severity::Decompose).count(c.code));
     at[c.axis] = c.limit * 2 + 1;
     CheckResult r = check(one_op("relu", at), catalog(), target(c.target));
     EXPECT_TRUE(codes(r, Severity::Decompose).count(c.code));
@@ -512,7 +513,8 @@ TEST(Graph, MalformedModelsHaveReasonCodes) {
             }),
             "ANEC-GRAPH-003");
   EXPECT_EQ(code_of([&] { load_model("model.tflite", catalog()); }), "ANEC-MODEL-001");
-  EXPECT_EQ(code_of([&] { read_network_plist(json::parse(R"({"Version": "1"})", "p"), "p", catalog()); }), "ANEC-MODEL-002");
+  EXPECT_EQ(code_of([&] { read_network_plist(json::parse(R"({"Version": "1"})", "p"), "p", catalog()); }),
+            "ANEC-MODEL-002");
 }
 
 namespace {
@@ -547,8 +549,11 @@ TEST(Cli, ExitCodes) {
   std::string out;
   EXPECT_EQ(cli("check " + (dir / "bad.json").string() + " --target h13", &out), 2);
   EXPECT_NE(out.find("ANEC-JSON-001"), std::string::npos) << out;
-  write_output(dir / "kernel.json", std::string(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 1, 64]}],
-    "ops": [{"name": "c", "op": "conv", "inputs": ["x"], "outputs": ["y"], "attrs": {"out_channels": 1, "kernel": [1, 14]}}], "outputs": ["y"]})"));
+  write_output(
+      dir / "kernel.json",
+      std::string(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 1, 64]}],
+    "ops": [{"name": "c", "op": "conv", "inputs": ["x"], "outputs": ["y"],
+             "attrs": {"out_channels": 1, "kernel": [1, 14]}}], "outputs": ["y"]})"));
   // Too wide for h13 is tiled (a decomposition, exit 0); a kernel too wide for h13 rejects (exit 1).
   EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " --target h13", &out), 0);
   EXPECT_NE(out.find("ANEC-CHK-010 decompose"), std::string::npos) << out;
@@ -565,12 +570,22 @@ TEST(Cli, ExitCodes) {
   EXPECT_EQ(cli("check " + dir.string() + " --target h13", &out), 2) << out;
   EXPECT_NE(out.find("3 file(s): 1 without a reject, 1 with one, 1 unreadable"), std::string::npos) << out;
   EXPECT_NE(out.find("ANEC-JSON-001"), std::string::npos) << out;
-  EXPECT_EQ(cli("check " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h13", &out), 1) << out;
-  EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h16 --format json", &out), 0);
+  EXPECT_EQ(
+      cli("check " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h13",
+          &out),
+      1)
+      << out;
+  EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() +
+                    " --target h16 --format json",
+                &out),
+            0);
   Doc many = json::parse(out, "many");
   EXPECT_EQ(many.find("files")->as_int(), 2);
   EXPECT_EQ(many.find("rows")->items().size(), 2u);
-  EXPECT_EQ(cli("place " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h16", &out), 2);
+  EXPECT_EQ(
+      cli("place " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h16",
+          &out),
+      2);
   fs::remove_all(dir);
 }
 
@@ -762,11 +777,22 @@ TEST(Onnx, UnnamedDimensionsBindByInputAndAxis) {
   EXPECT_EQ(open.tensor("x")->shape.str(), "[x:0,1,16,1,1]");
   Finding f = finding(open, "h13", "ANEC-CHK-053");
   EXPECT_NE(f.fix.find("--dim x:0=N"), std::string::npos) << f.fix;
-  EXPECT_EQ(read_onnx(relu_onnx({0, 16}), "ok.onnx", catalog(), {{"x:0", 2}}).tensor("y")->shape.str(), "[2,1,16,1,1]");
+  EXPECT_EQ(read_onnx(relu_onnx({0, 16}), "ok.onnx", catalog(), {{"x:0", 2}}).tensor("y")->shape.str(),
+            "[2,1,16,1,1]");
   std::string msg;
-  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({0, 16}), "bad.onnx", catalog(), {{"x:5", 2}}); }, &msg), "ANEC-MODEL-003");
+  EXPECT_EQ(code_of(
+                [&] {
+                  read_onnx(relu_onnx({0, 16}), "bad.onnx", catalog(), {{"x:5", 2}});
+                },
+                &msg),
+            "ANEC-MODEL-003");
   EXPECT_NE(msg.find("has 2 axes"), std::string::npos) << msg;
-  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({0, 16}), "bad.onnx", catalog(), {{"x:1", 3}}); }, &msg), "ANEC-MODEL-003");
+  EXPECT_EQ(code_of(
+                [&] {
+                  read_onnx(relu_onnx({0, 16}), "bad.onnx", catalog(), {{"x:1", 3}});
+                },
+                &msg),
+            "ANEC-MODEL-003");
   EXPECT_NE(msg.find("fixed at 16"), std::string::npos) << msg;
   // The same syntax on an anec-graph input, the axis counted in its 4-D shape.
   Graph g = read_graph_json(json::parse(graph_json(R"(["n", 8, 4, 4])"), "g.json"), "g.json");
@@ -781,7 +807,8 @@ TEST(Check, LoweredOperationsAndTheGatherEnvelope) {
   EXPECT_EQ(hs.ops[0].verdict, Verdict::Decompose);
   EXPECT_EQ(hs.ops[0].decompose_with, "sigmoid_hard then mul");
   EXPECT_TRUE(codes(hs, Severity::Decompose).count("ANEC-CHK-006"));
-  EXPECT_EQ(check(one_op("hard_sigmoid", {1, 8, 4, 4}), catalog(), target("h13")).ops[0].verdict, Verdict::Native);
+  EXPECT_EQ(check(one_op("hard_sigmoid", {1, 8, 4, 4}), catalog(), target("h13")).ops[0].verdict,
+            Verdict::Native);
   EXPECT_TRUE(rejects(one_op("gather", {2, 8, 4, 4}), "h13", "ANEC-CHK-036"));
   EXPECT_FALSE(rejects(one_op("gather", {1, 8, 4, 4}), "h13", "ANEC-CHK-036"));
   EXPECT_FALSE(rejects(one_op("gather", {2, 8, 4, 4}), "h14", "ANEC-CHK-036"));
@@ -797,13 +824,18 @@ TEST(OpCatalog, FrontEndMapsAreStrictTables) {
   EXPECT_EQ(catalog().front_end("plist", "InputView")->params.at("Offset"), "offset");
   EXPECT_EQ(catalog().front_end("onnx", "NoSuchOp"), nullptr);
   OpCatalog c = catalog();
-  Doc unknown = toml::parse("schema = \"anec-frontend\"\nversion = \"1\"\nfront_end = \"x\"\n[[map]]\nfrom = [\"A\"]\nop = \"nope\"\n", "f.toml");
+  Doc unknown = toml::parse("schema = \"anec-frontend\"\nversion = \"1\"\nfront_end = \"x\"\n[[map]]\nfrom = "
+                            "[\"A\"]\nop = \"nope\"\n",
+                            "f.toml");
   EXPECT_EQ(code_of([&] { c.add_front_end(unknown, "f.toml"); }), "ANEC-OPS-001");
-  Doc twice = toml::parse("schema = \"anec-frontend\"\nversion = \"1\"\nfront_end = \"x\"\n[[map]]\nfrom = [\"A\", \"a\"]\nop = \"relu\"\n", "f.toml");
+  Doc twice = toml::parse("schema = \"anec-frontend\"\nversion = \"1\"\nfront_end = \"x\"\n[[map]]\nfrom = "
+                          "[\"A\", \"a\"]\nop = \"relu\"\n",
+                          "f.toml");
   EXPECT_EQ(code_of([&] { c.add_front_end(twice, "f.toml"); }), "ANEC-OPS-001");
   // Every catalogue row's shape function and every map row's handler is implemented.
   for (const auto &[name, spec] : catalog().ops())
-    EXPECT_NE(std::find(known_shapes().begin(), known_shapes().end(), spec.shape), known_shapes().end()) << name;
+    EXPECT_NE(std::find(known_shapes().begin(), known_shapes().end(), spec.shape), known_shapes().end())
+        << name;
 }
 
 namespace {
@@ -811,9 +843,12 @@ namespace {
 // InputInterleave `interleave`, one unit of `type` with `params`.
 Doc one_unit(const std::string &type, const std::string &params, int interleave = 1) {
   return json::parse(R"({"Networks": ["n"], "n": {"Inputs": ["x"], "x": {"BatchSize": 1, "InputChannels": 30,
-    "InputHeight": 8, "InputWidth": 16, "InputInterleave": )" + std::to_string(interleave) + R"(}, "Units": ["u"],
-    "u": {"Bottom": "x", "Type": ")" + type + R"(", "OutputChannels": 30, "Params": )" + params + R"(},
-    "Outputs": ["y"], "y": {"Bottom": "u"}}})", "unit.plist");
+    "InputHeight": 8, "InputWidth": 16, "InputInterleave": )" +
+                         std::to_string(interleave) + R"(}, "Units": ["u"],
+    "u": {"Bottom": "x", "Type": ")" +
+                         type + R"(", "OutputChannels": 30, "Params": )" + params + R"(},
+    "Outputs": ["y"], "y": {"Bottom": "u"}}})",
+                     "unit.plist");
 }
 } // namespace
 
@@ -825,7 +860,9 @@ TEST(PlistNet, EveryDocumentedLayerTypeMaps) {
   struct Case {
     const char *type, *params, *op;
   } cases[] = {
-      {"Conv", R"({"KernelHeight": 3, "KernelWidth": 3, "PadTop": 1, "PadBot": 1, "PadLeft": 1, "PadRight": 1})", "conv"},
+      {"Conv",
+       R"({"KernelHeight": 3, "KernelWidth": 3, "PadTop": 1, "PadBot": 1, "PadLeft": 1, "PadRight": 1})",
+       "conv"},
       {"Conv", R"({"Type": "Deconv"})", "deconv"},
       {"Pool", R"({"Type": "Max", "KernelHeight": 2, "KernelWidth": 2})", "max_pool"},
       {"ElementWise", R"({"Type": "Add"})", "add"},
@@ -861,7 +898,8 @@ TEST(PlistNet, EveryDocumentedLayerTypeMaps) {
     }
   }
   // The view and broadcast read their Params: a width-8 view, a broadcast to height 8.
-  Graph view = read_network_plist(one_unit("InputView", R"({"Dimension": "Width", "Offset": 4, "Size": 8})"), "v.plist", catalog());
+  Graph view = read_network_plist(one_unit("InputView", R"({"Dimension": "Width", "Offset": 4, "Size": 8})"),
+                                  "v.plist", catalog());
   infer_shapes(view, catalog());
   EXPECT_EQ(view.tensor("u")->shape.str(), "[1,1,30,8,8]");
   // The global arg reduction is native from A15 (family index 4), decomposed below.

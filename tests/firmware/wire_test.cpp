@@ -167,7 +167,9 @@ TEST(Wire, DecodeOfBytesThatAreNoCommandFails) {
   write_output(dir / "two.bin", two);
   r = fw("validate --stream " + (dir / "two.bin").string());
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("2 message(s) in " + std::to_string(two.size()) + " bytes, 2 accepted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 message(s) in " + std::to_string(two.size()) + " bytes, 2 accepted"),
+            std::string::npos)
+      << r.out;
   r = fw("validate --stream " + (dir / "short.bin").string() + " --format json");
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.out.find("\"unframed\": 2"), std::string::npos) << r.out;

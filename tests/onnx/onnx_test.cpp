@@ -40,7 +40,8 @@ struct RealModel {
 };
 const std::vector<RealModel> &real_models() {
   static const DimBindings silero = {{"batch", 1}, {"sequence", 512}};
-  static const DimBindings paddle = {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48}, {"p2o.DynamicDimension.2", 192}};
+  static const DimBindings paddle = {
+      {"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48}, {"p2o.DynamicDimension.2", 192}};
   static const std::vector<RealModel> models = {
       {"vad-web/package/dist/silero_vad_legacy.onnx", silero},
       {"vad-web/package/dist/silero_vad_v5.onnx", {{"input:0", 1}, {"input:1", 512}, {"state:1", 1}}},
@@ -49,8 +50,10 @@ const std::vector<RealModel> &real_models() {
       {"silero-vad/package/weights/silero_vad_half.onnx", silero},
       {"openwakeword-js/package/models/hello_deepa.onnx", {}},
       {"ocr-models/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", paddle},
-      {"ocr-models/package/assets/ch_PP-OCRv4_det_infer.onnx", {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}, {"p2o.DynamicDimension.2", 320}}},
-      {"ocr-models/package/assets/ch_PP-OCRv4_rec_infer.onnx", {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}}},
+      {"ocr-models/package/assets/ch_PP-OCRv4_det_infer.onnx",
+       {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}, {"p2o.DynamicDimension.2", 320}}},
+      {"ocr-models/package/assets/ch_PP-OCRv4_rec_infer.onnx",
+       {{"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 320}}},
       {"blazeface/package/ONNX/face_detection_front_128x128_barracuda.onnx", {}},
       {"blazeface/package/ONNX/face_detection_back_256x256_barracuda.onnx", {}},
       {"mlsd/package/ONNX/mlsd_320x320_tiny.onnx", {}},
@@ -150,9 +153,15 @@ std::string relu_model(const std::vector<int64_t> &x, const std::vector<int64_t>
 // A model the ONNX checker accepts but whose declared output shape contradicts the inferred one
 // (Relu of [1, 4] declared [1, 5]): shape inference fails.
 TEST(Onnx, ShapeInferenceFailureHasAReasonCode) {
-  EXPECT_EQ(read_onnx(relu_model({1, 4}, {1, 4}), "ok.onnx", catalog()).tensor("y")->shape.str(), "[1,1,4,1,1]");
+  EXPECT_EQ(read_onnx(relu_model({1, 4}, {1, 4}), "ok.onnx", catalog()).tensor("y")->shape.str(),
+            "[1,1,4,1,1]");
   std::string msg;
-  EXPECT_EQ(code_of([&] { read_onnx(relu_model({1, 4}, {1, 5}), "bad.onnx", catalog()); }, &msg), "ANEC-ONNX-003");
+  EXPECT_EQ(code_of(
+                [&] {
+                  read_onnx(relu_model({1, 4}, {1, 5}), "bad.onnx", catalog());
+                },
+                &msg),
+            "ANEC-ONNX-003");
   EXPECT_NE(msg.find("bad.onnx: ONNX shape inference fails"), std::string::npos) << msg;
   EXPECT_NE(msg.find("differ in dimension 1: (4) vs (5)"), std::string::npos) << msg;
 }
@@ -178,7 +187,8 @@ TEST(OnnxReal, PublicModelsAreReadCheckedAndPlaced) {
     EXPECT_EQ(g.ops.size() + g.folded_nodes, g.source_nodes);
     for (const Op &op : g.ops) mapped += op.type.rfind("onnx:", 0) != 0;
     ops += g.ops.size();
-    bool newer = std::any_of(g.notes.begin(), g.notes.end(), [](const std::string &n) { return n.rfind("ANEC-ONNX-004", 0) == 0; });
+    bool newer = std::any_of(g.notes.begin(), g.notes.end(),
+                             [](const std::string &n) { return n.rfind("ANEC-ONNX-004", 0) == 0; });
     EXPECT_EQ(newer, std::string(m.path).find("op18") != std::string::npos);
     for (const hal::Target &t : registry().targets()) {
       CheckResult r = check(g, catalog(), t);
@@ -194,7 +204,8 @@ TEST(OnnxReal, PublicModelsAreReadCheckedAndPlaced) {
   Graph cls = load_model(kCache / real_models()[6].path, catalog(), real_models()[6].dims);
   CheckResult r = check(cls, catalog(), registry().get("h13"));
   EXPECT_EQ(r.verdict, Verdict::Native);
-  Placement p = place(cls, catalog(), registry().get("h13"), r, estimate(cls, catalog(), registry().get("h13")));
+  Placement p =
+      place(cls, catalog(), registry().get("h13"), r, estimate(cls, catalog(), registry().get("h13")));
   EXPECT_EQ(p.partitions.size(), 1u);
   EXPECT_EQ(p.count("engine"), cls.ops.size());
 }
@@ -221,8 +232,13 @@ TEST(OnnxReal, PlacementReportsMatchGolden) {
   std::string dims;
   for (const auto &[k, v] : cls.dims) dims += " --dim " + k + "=" + std::to_string(v);
   std::string out;
-  ASSERT_EQ(cli("place " + (kCache / cls.path).string() + " --target all --format csv" + dims, &out), 0) << out;
+  ASSERT_EQ(cli("place " + (kCache / cls.path).string() + " --target all --format csv" + dims, &out), 0)
+      << out;
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-place-ocr-cls-all.csv"));
-  ASSERT_EQ(cli("place " + (kModels / "melspectrogram.onnx").string() + " --target h13 --dim batch_size=1 --dim samples=1280", &out), 0) << out;
+  ASSERT_EQ(cli("place " + (kModels / "melspectrogram.onnx").string() +
+                    " --target h13 --dim batch_size=1 --dim samples=1280",
+                &out),
+            0)
+      << out;
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-place-melspectrogram-h13.txt"));
 }

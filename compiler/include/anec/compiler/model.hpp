@@ -33,7 +33,8 @@ Graph read_network_plist(const Doc &doc, const std::string &source, const OpCata
 // anec-graph symbol) or "INPUT:AXIS" (the axis counted in that input's own shape); ANEC-MODEL-003
 // for a name no input dimension carries, an axis the input lacks, or a fixed axis bound otherwise.
 using DimBindings = std::map<std::string, int64_t>;
-Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog, const DimBindings &dims = {});
+Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
+                const DimBindings &dims = {});
 
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims = {});
 

@@ -76,7 +76,8 @@ Validation validate(std::span<const uint8_t> message, const CommandTable &t, Cha
 // `unframed` and the walk resumes at the next granule (the next 16-byte boundary).
 struct StreamValidation {
   uint64_t messages = 0, accepted = 0, unframed = 0;
-  uint64_t by_disposition[4] = {0, 0, 0, 0}; // messages with a finding of each Disposition (a message may count twice)
+  uint64_t by_disposition[4] = {0, 0, 0,
+                                0}; // messages with a finding of each Disposition (a message may count twice)
   uint64_t bytes = 0;
   struct First { // the first findings, in capture order
     uint64_t offset = 0; // of the message in the capture
@@ -84,7 +85,7 @@ struct StreamValidation {
   };
   std::vector<First> first;
 };
-StreamValidation validate_stream(std::span<const uint8_t> capture, const CommandTable &t, Channel channel = Channel::Ring,
-                                 size_t keep_findings = 20);
+StreamValidation validate_stream(std::span<const uint8_t> capture, const CommandTable &t,
+                                 Channel channel = Channel::Ring, size_t keep_findings = 20);
 
 } // namespace anec::fw
