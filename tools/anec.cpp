@@ -584,6 +584,12 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   return 0;
 }
 
+// The calibrated estimate when a calibration is given, else the analytic one.
+Estimate estimate_on(const Ctx &ctx, const Graph &g, const hal::Target &t,
+                     const std::optional<Calibration> &calibration, const std::string &chip) {
+  return calibration ? estimate(g, ctx.catalog, t, *calibration, chip) : estimate(g, ctx.catalog, t);
+}
+
 // The model files a list of paths names: files as given, a directory's .json, .plist and .onnx files
 // (not recursive), sorted.
 std::vector<fs::path> model_files(const std::vector<std::string> &paths) {
@@ -622,8 +628,7 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
         Graph g = load_model(files[i], ctx.catalog, dims);
         for (const hal::Target *t : targets) {
           CheckResult c = check(g, ctx.catalog, *t);
-          Estimate e =
-              calibration ? estimate(g, ctx.catalog, *t, *calibration, chip) : estimate(g, ctx.catalog, *t);
+          Estimate e = estimate_on(ctx, g, *t, calibration, chip);
           outcome[i] = std::max(outcome[i], c.verdict == Verdict::Reject ? 1 : 0);
           rows[i].push_back(
               {files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
@@ -695,24 +700,21 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
     std::string name = d.substr(0, eq);
     dims[name] = int64_t(parse_uint(d.substr(eq + 1), 1, uint64_t(kMaxDimension), "--dim " + name));
   }
+  std::optional<Calibration> calibration; // only `estimate` uses the calibrated model
+  if (cmd == "estimate" && cost_model == "calibrated")
+    calibration = ctx.calibration(calibration_file);
   if (models.size() > 1 || fs::is_directory(model)) {
     if (cmd == "place") throw Error("ANEC-CLI-001", "place takes one MODEL");
-    std::optional<Calibration> calibration;
-    if (cmd == "estimate" && cost_model == "calibrated") calibration = ctx.calibration(calibration_file);
     return corpus(ctx, cmd, model_files(models), target, format, dims, calibration);
   }
   Graph g = load_model(model, ctx.catalog, dims);
   std::string chip;
   auto targets = ctx.targets(target, &chip);
-  std::optional<Calibration> calibration;
-  if (cmd == "estimate" && cost_model == "calibrated")
-    calibration = ctx.calibration(calibration_file);
   std::vector<CheckResult> cs;
   std::vector<Estimate> es;
   for (const hal::Target *t : targets) {
     cs.push_back(check(g, ctx.catalog, *t));
-    es.push_back(calibration ? estimate(g, ctx.catalog, *t, *calibration, chip)
-                             : estimate(g, ctx.catalog, *t));
+    es.push_back(estimate_on(ctx, g, *t, calibration, chip));
   }
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
   // The placement is printed by `place` and by a single-target `check` (text and JSON) only.

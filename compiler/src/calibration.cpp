@@ -70,9 +70,10 @@ std::vector<std::string> strings(Strict &r, const std::string &key) {
   return out;
 }
 
+// A number, integer or float (Strict accepts an integer where a float is asked for).
 double number(Strict &r, const std::string &key) {
-  return r.req(key, Doc::Kind::Float).is(Doc::Kind::Int) ? double(r.req(key, Doc::Kind::Int).as_int())
-                                                         : r.req(key, Doc::Kind::Float).as_float();
+  const Doc &d = r.req(key, Doc::Kind::Float);
+  return d.is(Doc::Kind::Int) ? double(d.as_int()) : d.as_float();
 }
 
 Family read_family(const Doc &d, const std::string &src) {
@@ -184,11 +185,9 @@ std::vector<Chip> load_chips(const std::filesystem::path &path, const hal::Regis
     r.finish();
     if (!registry.find(c.target))
       r.fail(d, "chip " + c.name + ": unknown target '" + c.target + "'");
-    for (const std::string &key : [&] {
-           auto k = c.model_ids;
-           k.push_back(c.name);
-           return k;
-         }())
+    std::vector<std::string> keys = c.model_ids;
+    keys.push_back(c.name);
+    for (const std::string &key : keys)
       if (find_chip(out, key))
         r.fail(d, "'" + key + "' names two chips");
     out.push_back(std::move(c));
