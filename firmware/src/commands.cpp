@@ -4,7 +4,6 @@
 #include "anec/support/toml.hpp"
 
 #include <algorithm>
-#include <functional>
 
 namespace anec::fw {
 using anec::detail::Strict;
@@ -76,7 +75,9 @@ CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
     c.subsystem = r.req("subsystem", Doc::Kind::String).as_string();
     c.purpose = r.req("purpose", Doc::Kind::String).as_string();
     r.finish();
-    if (t.by_id(c.id) || t.by_name(c.name)) r.fail(cd, "duplicate command " + c.name);
+    bool same_id = std::any_of(t.commands_.begin(), t.commands_.end(),
+                               [&](const CommandSpec &o) { return o.id == c.id; });
+    if (same_id || t.by_name(c.name)) r.fail(cd, "duplicate command " + c.name);
     t.commands_.push_back(std::move(c));
   }
   for (const Doc &fd : top.req("family", Doc::Kind::Array).items()) {
@@ -137,30 +138,26 @@ CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
 
 void CommandTable::index() {
   by_id_.clear();
-  body_of_.assign(commands_.size(), -1);
+  body_by_id_.clear();
   for (size_t i = 0; i < commands_.size(); ++i) {
-    if (commands_[i].id >= by_id_.size()) by_id_.resize(commands_[i].id + 1, -1);
-    by_id_[commands_[i].id] = int(i);
+    uint32_t id = commands_[i].id;
+    if (id >= by_id_.size()) {
+      by_id_.resize(id + 1, -1);
+      body_by_id_.resize(id + 1, -1);
+    }
+    by_id_[id] = int(i);
     for (size_t b = 0; b < bodies_.size(); ++b)
-      if (bodies_[b].command == commands_[i].name) body_of_[i] = int(b);
+      if (bodies_[b].command == commands_[i].name) body_by_id_[id] = int(b);
   }
 }
 
 CommandTable CommandTable::load(const std::filesystem::path &path) { return from_doc(toml::parse_file(path), path.string()); }
 
 const CommandSpec *CommandTable::by_id(uint32_t id) const {
-  if (id < by_id_.size() && by_id_[id] >= 0) return &commands_[size_t(by_id_[id])];
-  if (by_id_.empty()) // still loading (from_doc's duplicate check)
-    for (const CommandSpec &c : commands_)
-      if (c.id == id) return &c;
-  return nullptr;
+  return id < by_id_.size() && by_id_[id] >= 0 ? &commands_[size_t(by_id_[id])] : nullptr;
 }
-const BodySpec *CommandTable::body_of(const CommandSpec &c) const {
-  std::less<const CommandSpec *> before;
-  bool ours = !before(&c, commands_.data()) && before(&c, commands_.data() + commands_.size());
-  if (!ours || body_of_.size() != commands_.size()) return body(c.name); // another table's spec
-  int b = body_of_[size_t(&c - commands_.data())];
-  return b < 0 ? nullptr : &bodies_[size_t(b)];
+const BodySpec *CommandTable::body_by_id(uint32_t id) const {
+  return id < body_by_id_.size() && body_by_id_[id] >= 0 ? &bodies_[size_t(body_by_id_[id])] : nullptr;
 }
 const CommandSpec *CommandTable::by_name(const std::string &name) const {
   for (const CommandSpec &c : commands_)

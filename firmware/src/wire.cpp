@@ -503,7 +503,7 @@ Validation validate(std::span<const uint8_t> m, const CommandTable &t, Channel c
     return v;
   }
   check_header(v, *spec, t, h);
-  const BodySpec *layout = t.body_of(*spec);
+  const BodySpec *layout = t.body_by_id(spec->id);
   std::span<const uint8_t> body = m.subspan(h.end(), h.raw(header_fields().size));
   if (!layout) {
     c.raw_body.assign(body.begin(), body.end());

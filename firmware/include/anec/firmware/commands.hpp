@@ -62,7 +62,7 @@ public:
   const CommandSpec *by_id(uint32_t id) const;
   const CommandSpec *by_name(const std::string &name) const;
   const BodySpec *body(const std::string &command) const;
-  const BodySpec *body_of(const CommandSpec &command) const; // by the index built at load: no name compare
+  const BodySpec *body_by_id(uint32_t id) const; // by the index built at load: no name compare
   bool exeloop_accepts(uint32_t wire_id) const;
   const std::vector<CommandSpec> &commands() const { return commands_; }
   const std::vector<Family> &families() const { return families_; }
@@ -75,7 +75,7 @@ private:
   std::vector<Family> families_;
   std::vector<std::pair<uint32_t, std::string>> exeloop_;
   Limits limits_;
-  std::vector<int> by_id_, body_of_; // id -> command index, command index -> body index (-1: none)
+  std::vector<int> by_id_, body_by_id_; // id -> command index, id -> body index (-1: none)
   void index();
 };
 
