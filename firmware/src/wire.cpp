@@ -523,7 +523,7 @@ StreamValidation validate_stream(std::span<const uint8_t> capture, const Command
   StreamValidation s;
   s.bytes = capture.size();
   const layout::Struct &hl = command_header_layout();
-  const uint64_t overhead = uint64_t(hl.bytes) + envelope_layout().bytes, size_at = hl.at("size").offset;
+  const uint64_t overhead = uint64_t(hl.bytes) + envelope_layout().bytes, size_at = header_fields().size.offset;
   for (uint64_t at = 0; at < capture.size();) {
     uint64_t left = capture.size() - at,
              size = left >= size_at + 4 ? le32(capture, at + size_at) : UINT64_MAX;
