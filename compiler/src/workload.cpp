@@ -23,17 +23,6 @@ constexpr std::array<const char *, 7> kColumns = {"chip",  "model_id", "op",    
 // Repeat counts (layers, depth, steps, iterations) above this would build graphs of millions of ops.
 constexpr int64_t kMaxRepeat = 4096;
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  for (size_t at = 0;;) {
-    size_t end = s.find(sep, at);
-    out.push_back(s.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
-    if (end == std::string_view::npos)
-      return out;
-    at = end + 1;
-  }
-}
-
 std::string columns() {
   return join(std::vector<std::string>(kColumns.begin(), kColumns.end()), ", ");
 }

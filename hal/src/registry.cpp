@@ -2,6 +2,7 @@
 
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 
 #include "anec/hal/target_io.hpp"
 #include "anec/support/error.hpp"
@@ -104,24 +105,20 @@ std::vector<IndexEntry> load_index(const std::filesystem::path &targets_dir) {
   }
   std::vector<IndexEntry> out;
   size_t line_no = 0;
-  for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    at = end == std::string::npos ? text.size() : end + 1;
+  for (std::string_view line : split(text, '\n')) {
     ++line_no;
     if (line.empty() || line[0] == '#') continue;
-    size_t a = line.find('\t'), b = a == std::string::npos ? a : line.find('\t', a + 1);
+    std::vector<std::string_view> f = split(line, '\t');
     auto bad = [&] {
       return Error("ANEC-HAL-009", path.string() + ":" + std::to_string(line_no) +
-                                       ": not 'name<TAB>cpusubtype<TAB>generation': " + line);
+                                       ": not 'name<TAB>cpusubtype<TAB>generation': " + std::string(line));
     };
-    if (b == std::string::npos) throw bad();
+    if (f.size() != 3) throw bad();
     IndexEntry e;
-    e.name = line.substr(0, a);
+    e.name = f[0];
     try {
-      std::string sub = line.substr(a + 1, b - a - 1);
-      if (sub != "-") e.cpusubtype = std::stoull(sub);
-      e.td_generation = std::stoull(line.substr(b + 1));
+      if (f[1] != "-") e.cpusubtype = std::stoull(std::string(f[1]));
+      e.td_generation = std::stoull(std::string(f[2]));
     } catch (const std::exception &) {
       throw bad();
     }

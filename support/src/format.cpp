@@ -26,6 +26,16 @@ std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset) {
   return out;
 }
 
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> out;
+  for (size_t at = 0;;) {
+    size_t end = text.find(separator, at);
+    out.push_back(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    if (end == std::string_view::npos) return out;
+    at = end + 1;
+  }
+}
+
 std::string join(const std::vector<std::string> &items, std::string_view separator) {
   std::string out;
   for (const std::string &s : items) {

@@ -19,6 +19,9 @@ std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset);
 // one is cut, with the count of what was left out ("... (33012 more bytes)").
 std::string excerpt(std::string_view text, size_t limit = 80);
 
+// The parts of `text` between separators: n separators give n + 1 parts (empty ones kept).
+std::vector<std::string_view> split(std::string_view text, char separator);
+
 // The items with `separator` between them ("a, b, c").
 std::string join(const std::vector<std::string> &items, std::string_view separator);
 
