@@ -14,12 +14,15 @@
 #include "anec/support/table.hpp"
 #include "tool_main.hpp"
 
+#include <atomic>
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 #include <thread>
-#include <atomic>
+#include <unordered_map>
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -80,10 +83,11 @@ int explain(const fs::path &tables, const std::vector<std::string> &args) {
   return 0;
 }
 
+// Fixed-point text, as printf's "%.*f" writes it (to_chars rounds the same way, without the locale).
 std::string fmt(double v, int prec = 1) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", prec, v);
-  return b;
+  char b[400]; // the longest double in fixed notation, with its sign and fraction
+  auto [end, ec] = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, prec);
+  return ec == std::errc() ? std::string(b, end) : std::to_string(v);
 }
 
 struct Ctx {
@@ -212,12 +216,21 @@ std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &
   out += "check " + g.source + " on " + t.name + " (" + t.text("family") + ", " + std::to_string(t.uint("num_nes")) + " cores): " +
                     verdict_name(r.verdict) + ", " + std::to_string(r.count(Severity::Reject)) + " reject(s), " +
                     std::to_string(r.count(Severity::Decompose)) + " decomposition(s), " + std::to_string(r.count(Severity::Warning)) + " warning(s)\n";
+  // The findings of each object, grouped once: a scan of every finding per op is quadratic.
+  std::unordered_map<std::string_view, std::vector<const Finding *>> by_object;
+  for (const Finding &f : r.findings)
+    by_object[f.object].push_back(&f);
   auto findings_of = [&](const std::string &op) {
-    for (const Finding &f : r.findings) {
-      if (f.object != op) continue;
+    auto found = by_object.find(op);
+    if (found == by_object.end())
+      return;
+    for (const Finding *fp : found->second) {
+      const Finding &f = *fp;
       out += "    " + f.code + " " + severity_name(f.severity) + ": " + f.message;
-      if (!f.limit_field.empty()) out += " [" + f.limit_field + " = " + f.limit + ", " + f.confidence + "]";
-      if (!f.fix.empty()) out += "; fix: " + f.fix;
+      if (!f.limit_field.empty())
+        out += " [" + f.limit_field + " = " + f.limit + ", " + f.confidence + "]";
+      if (!f.fix.empty())
+        out += "; fix: " + f.fix;
       out += "\n";
     }
   };
@@ -710,10 +723,13 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   Graph g = load_model(model, ctx.catalog, dims);
   std::string chip;
   auto targets = ctx.targets(target, &chip);
+  // A single-target estimate (text or JSON) prints no check: it is not run.
+  bool checked = cmd != "estimate" || target == "all" || format == "csv";
   std::vector<CheckResult> cs;
   std::vector<Estimate> es;
   for (const hal::Target *t : targets) {
-    cs.push_back(check(g, ctx.catalog, *t));
+    if (checked)
+      cs.push_back(check(g, ctx.catalog, *t));
     es.push_back(estimate_on(ctx, g, *t, calibration, chip));
   }
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });

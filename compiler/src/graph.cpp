@@ -2,7 +2,7 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
-#include "anec/support/strict.hpp"
+#include "anec/support/json_view.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -10,8 +10,6 @@
 #include <set>
 
 namespace anec::compiler {
-using anec::detail::Strict;
-using anec::detail::where;
 
 namespace {
 // The product of the dimensions, or nullopt when it does not fit in 64 bits.
@@ -91,48 +89,148 @@ const Tensor *Graph::tensor(const std::string &name) const {
   auto it = index.find(name);
   return it == index.end() ? nullptr : &tensors[it->second];
 }
-Tensor &Graph::add(Tensor t) {
-  if (index.count(t.name)) throw Error("ANEC-GRAPH-002", source + ": tensor '" + t.name + "' is defined twice");
-  index[t.name] = tensors.size();
+Tensor *Graph::try_add(Tensor t) {
+  if (!index.try_emplace(t.name, tensors.size()).second)
+    return nullptr;
   tensors.push_back(std::move(t));
-  return tensors.back();
+  return &tensors.back();
+}
+Tensor &Graph::add(Tensor t) {
+  std::string name = t.name;
+  if (Tensor *added = try_add(std::move(t)))
+    return *added;
+  throw Error("ANEC-GRAPH-002", source + ": tensor '" + name + "' is defined twice");
 }
 
 namespace {
-Shape shape_of(const Doc &d, const std::string &source, const std::string &what) {
-  if (!d.is(Doc::Kind::Array) || (d.items().size() != 4 && d.items().size() != 5))
-    throw Error("ANEC-GRAPH-003", where(source, d) + ": " + what + " shape must list 4 (N,C,H,W) or 5 (N,D,C,H,W) dimensions");
+using json::View;
+
+// One JSON object of the graph, read key by key: a key the format does not define, or one given
+// twice, is ANEC-GRAPH-001 naming the object.
+class Members {
+public:
+  Members(const View &object, const std::string &source, std::string what)
+      : source_(source), what_(std::move(what)) {
+    if (object.kind() != Doc::Kind::Table)
+      fail("must be an object");
+    members_ = object.members();
+  }
+  // The value of `key` if it is given, with the kind checked.
+  std::optional<View> opt(std::string_view key, Doc::Kind kind) {
+    asked_.push_back(key);
+    std::optional<View> found;
+    for (const auto &[k, v] : members_) {
+      if (k != key)
+        continue;
+      if (found)
+        fail("gives '" + std::string(key) + "' twice");
+      if (v.kind() != kind)
+        fail("'" + std::string(key) + "' must be " + Doc::kind_name(kind) + ", found " +
+             Doc::kind_name(v.kind()));
+      found = v;
+    }
+    return found;
+  }
+  View req(std::string_view key, Doc::Kind kind) {
+    std::optional<View> v = opt(key, kind);
+    if (!v)
+      fail("lacks required key '" + std::string(key) + "'");
+    return *v;
+  }
+  std::string text(std::string_view key) { return std::string(req(key, Doc::Kind::String).string()); }
+  // Every key given was asked for.
+  void finish() const {
+    for (const auto &[k, v] : members_)
+      if (std::find(asked_.begin(), asked_.end(), k) == asked_.end())
+        fail("has unknown key '" + std::string(k) + "'");
+  }
+  [[noreturn]] void fail(const std::string &message) const {
+    throw Error("ANEC-GRAPH-001", source_ + ": " + what_ + " " + message);
+  }
+
+private:
+  const std::string &source_;
+  std::string what_;
+  std::vector<std::pair<std::string_view, View>> members_;
+  std::vector<std::string_view> asked_;
+};
+
+Shape shape_of(const View &d, const std::string &where, const std::string &what) {
+  std::vector<View> it = d.items();
+  if (d.kind() != Doc::Kind::Array || (it.size() != 4 && it.size() != 5))
+    throw Error("ANEC-GRAPH-003",
+                where + ": " + what + " shape must list 4 (N,C,H,W) or 5 (N,D,C,H,W) dimensions");
   Shape s;
-  const auto &it = d.items();
   size_t skip = it.size() == 4 ? 1 : 0; // 4-D: no depth axis
   for (size_t k = 0; k < it.size(); ++k) {
     size_t axis = k == 0 ? 0 : k + skip;
-    if (it[k].is(Doc::Kind::String)) {
+    if (it[k].kind() == Doc::Kind::String) {
       s.d[axis] = -1;
-      s.symbol[axis] = it[k].as_string();
-    } else if (it[k].is(Doc::Kind::Int) && it[k].as_int() >= 1 && it[k].as_int() <= kMaxDimension) {
-      s.d[axis] = it[k].as_int();
+      s.symbol[axis] = it[k].string();
+    } else if (it[k].kind() == Doc::Kind::Int && it[k].integer() >= 1 && it[k].integer() <= kMaxDimension) {
+      s.d[axis] = it[k].integer();
     } else {
-      throw Error("ANEC-GRAPH-003", where(source, it[k]) + ": " + what +
-                                        " dimension must be a positive integer up to 2^40 or a symbol name");
+      throw Error("ANEC-GRAPH-003",
+                  where + ": " + what + " dimension must be a positive integer up to 2^40 or a symbol name");
     }
   }
   return s;
 }
 
-Tensor tensor_of(const Doc &d, const std::string &source, bool constant) {
-  Strict r(d, source, "ANEC-GRAPH-001", constant ? "constant" : "input");
+Tensor tensor_of(const View &d, const std::string &source, bool constant) {
+  Members r(d, source, constant ? "constant" : "input");
   Tensor t;
-  t.name = r.req("name", Doc::Kind::String).as_string();
-  t.shape = shape_of(r.req_any("shape"), source, "tensor '" + t.name + "'");
-  t.source_rank = int(r.req_any("shape").items().size());
-  if (const Doc *x = r.opt("dtype", Doc::Kind::String)) t.dtype = x->as_string();
-  if (!dtype_bytes(t.dtype)) r.fail(d, "tensor '" + t.name + "' has unknown dtype '" + t.dtype + "'");
-  if (const Doc *x = r.opt("format", Doc::Kind::String)) t.format = x->as_string();
+  t.name = r.text("name");
+  View shape = r.req("shape", Doc::Kind::Array);
+  t.shape = shape_of(shape, source, "tensor '" + t.name + "'");
+  t.source_rank = int(shape.items().size());
+  if (auto x = r.opt("dtype", Doc::Kind::String))
+    t.dtype = x->string();
+  if (!dtype_bytes(t.dtype))
+    r.fail("'" + t.name + "' has unknown dtype '" + t.dtype + "'");
+  if (auto x = r.opt("format", Doc::Kind::String))
+    t.format = x->string();
   t.constant = constant;
   r.finish();
-  check_size(t, d.line ? where(source, d) : source); // the JSON reader keeps no positions
+  check_size(t, source);
   return t;
+}
+
+// The tensor names an op lists under `key`.
+std::vector<std::string> names_of(Members &r, std::string_view key, const std::string &op) {
+  std::vector<std::string> out;
+  for (const View &v : r.req(key, Doc::Kind::Array).items()) {
+    if (v.kind() != Doc::Kind::String)
+      r.fail("'" + op + "': " + std::string(key) + " are tensor names");
+    out.emplace_back(v.string());
+  }
+  return out;
+}
+
+Op op_of(const View &d, const std::string &source, Graph &g) {
+  Members r(d, source, "op");
+  Op op;
+  op.name = r.text("name");
+  op.type = r.text("op");
+  op.inputs = names_of(r, "inputs", op.name);
+  op.outputs = names_of(r, "outputs", op.name);
+  for (const std::string &i : op.inputs)
+    if (!g.tensor(i))
+      throw Error("ANEC-GRAPH-002", source + ": op '" + op.name + "' reads '" + i +
+                                        "', which no input, constant or earlier op defines");
+  if (op.outputs.empty())
+    r.fail("'" + op.name + "' has no outputs");
+  for (const std::string &o : op.outputs) {
+    Tensor t;
+    t.name = o;
+    if (!g.try_add(std::move(t)))
+      throw Error("ANEC-GRAPH-002",
+                  source + ": op '" + op.name + "' writes '" + o + "', which is already defined");
+  }
+  if (auto a = r.opt("attrs", Doc::Kind::Table))
+    op.attrs = a->doc();
+  r.finish();
+  return op;
 }
 
 int axis_of(const Op &op, const std::string &key, int fallback) { return axis_index(op.text(key), fallback); }
@@ -165,46 +263,31 @@ void check_sources(const Graph &g) {
 }
 } // namespace
 
-Graph read_graph_json(const Doc &doc, const std::string &source) {
-  Strict top(doc, source, "ANEC-GRAPH-001", "graph");
-  if (top.req("format", Doc::Kind::String).as_string() != "anec-graph") top.fail(doc, "format must be \"anec-graph\"");
-  const Doc &v = top.req("version", Doc::Kind::Int);
-  if (v.as_int() != 1) top.fail(v, "version " + std::to_string(v.as_int()) + " is not supported (this build reads version 1)");
+Graph read_graph_json(std::string text, const std::string &source) {
+  json::Document doc(std::move(text), source);
+  Members top(doc.root(), source, "graph");
+  if (top.text("format") != "anec-graph")
+    top.fail("format must be \"anec-graph\"");
+  int64_t version = top.req("version", Doc::Kind::Int).integer();
+  if (version != 1)
+    top.fail("version " + std::to_string(version) + " is not supported (this build reads version 1)");
   Graph g;
   g.source = source;
   g.front_end = "anec-graph 1";
-  for (const Doc &d : top.req("inputs", Doc::Kind::Array).items()) {
+  for (const View &d : top.req("inputs", Doc::Kind::Array).items())
     g.inputs.push_back(g.add(tensor_of(d, source, false)).name);
-  }
-  if (const Doc *cs = top.opt("constants", Doc::Kind::Array))
-    for (const Doc &d : cs->items()) g.add(tensor_of(d, source, true));
-  for (const Doc &od : top.req("ops", Doc::Kind::Array).items()) {
-    Strict r(od, source, "ANEC-GRAPH-001", "op");
-    Op op;
-    op.name = r.req("name", Doc::Kind::String).as_string();
-    op.type = r.req("op", Doc::Kind::String).as_string();
-    for (const Doc &i : r.req("inputs", Doc::Kind::Array).items()) {
-      if (!i.is(Doc::Kind::String)) r.fail(i, "op '" + op.name + "': inputs are tensor names");
-      if (!g.tensor(i.as_string()))
-        throw Error("ANEC-GRAPH-002", where(source, i) + ": op '" + op.name + "' reads '" + i.as_string() + "', which no input, constant or earlier op defines");
-      op.inputs.push_back(i.as_string());
-    }
-    for (const Doc &o : r.req("outputs", Doc::Kind::Array).items()) {
-      if (!o.is(Doc::Kind::String)) r.fail(o, "op '" + op.name + "': outputs are tensor names");
-      Tensor t;
-      t.name = o.as_string();
-      if (g.tensor(t.name)) throw Error("ANEC-GRAPH-002", where(source, o) + ": op '" + op.name + "' writes '" + t.name + "', which is already defined");
-      g.add(std::move(t));
-      op.outputs.push_back(o.as_string());
-    }
-    if (op.outputs.empty()) r.fail(od, "op '" + op.name + "' has no outputs");
-    if (const Doc *a = r.opt("attrs", Doc::Kind::Table)) op.attrs = *a;
-    r.finish();
-    g.ops.push_back(std::move(op));
-  }
-  for (const Doc &o : top.req("outputs", Doc::Kind::Array).items()) {
-    if (!o.is(Doc::Kind::String) || !g.tensor(o.as_string())) throw Error("ANEC-GRAPH-002", where(source, o) + ": graph output is not a defined tensor");
-    g.outputs.push_back(o.as_string());
+  if (auto cs = top.opt("constants", Doc::Kind::Array))
+    for (const View &d : cs->items())
+      g.add(tensor_of(d, source, true));
+  std::vector<View> ops = top.req("ops", Doc::Kind::Array).items();
+  g.ops.reserve(ops.size());
+  g.tensors.reserve(g.tensors.size() + ops.size());
+  for (const View &d : ops)
+    g.ops.push_back(op_of(d, source, g));
+  for (const View &o : top.req("outputs", Doc::Kind::Array).items()) {
+    if (o.kind() != Doc::Kind::String || !g.tensor(std::string(o.string())))
+      throw Error("ANEC-GRAPH-002", source + ": graph output is not a defined tensor");
+    g.outputs.emplace_back(o.string());
   }
   top.finish();
   return g;

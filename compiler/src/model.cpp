@@ -2,7 +2,6 @@
 
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
-#include "anec/support/json.hpp"
 #include "anec/support/plist.hpp"
 
 namespace anec::compiler {
@@ -49,7 +48,7 @@ Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, co
   if (ext == ".onnx") // mapped, not copied: protobuf parses in place; shapes come from ONNX inference
     return read_onnx(InputFile::open(path, 1ull << 30).text(), path.string(), catalog, dims);
   if (ext == ".json") {
-    g = read_graph_json(json::parse(read_text_file(path, 256ull << 20), path.string()), path.string());
+    g = read_graph_json(read_text_file(path, 256ull << 20), path.string());
   } else if (ext == ".plist") {
     g = read_network_plist(plist::parse(read_text_file(path, 256ull << 20), path.string()), path.string(),
                            catalog);

@@ -221,7 +221,7 @@ outputs = ["y"]
 attrs = { out_channels = 256, kernel = [3, 3], pad = [1, 1, 1, 1] }
 )",
                       "conv");
-  Graph g = read_graph_json(d, "conv");
+  Graph g = read_graph_json(json::write(d), "conv");
   infer_shapes(g, catalog());
   return g;
 }
@@ -273,7 +273,7 @@ ops = [{ name = "a", op = "sdpa", inputs = ["q", "k", "v"], outputs = ["y"] }]
 outputs = ["y"]
 )",
                       "attention");
-  Graph g = read_graph_json(d, "attention");
+  Graph g = read_graph_json(json::write(d), "attention");
   infer_shapes(g, catalog());
   std::vector<OpTerms> terms = op_terms(g, catalog());
   ASSERT_EQ(terms.size(), 1u);

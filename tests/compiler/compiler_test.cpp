@@ -37,7 +37,7 @@ Graph one_op(const std::string &type, std::vector<int64_t> shape, const std::str
   std::string text = R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": )" + s + R"(})" + more + R"(],
     "ops": [{"name": "op", "op": ")" + type + R"(", "inputs": ["x")" + extra_inputs + R"(], "outputs": ["y"], "attrs": )" + attrs + R"(}],
     "outputs": ["y"]})";
-  Graph g = read_graph_json(json::parse(text, "test.json"), "test.json");
+  Graph g = read_graph_json(text, "test.json");
   infer_shapes(g, catalog());
   return g;
 }
@@ -137,8 +137,10 @@ TEST(Check, ReductionMatmulAndWorkingSetBoundaries) {
 // Table 17.1's dtype and interleave rows: bf16 program I/O rejects, fp32 is computed as fp16; the
 // interleave factor is a placeholder 1 in every published table, so a table copy sets it to 16.
 TEST(Check, DtypeAndInterleaveRows) {
-  Graph bf = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 8, 4, 4], "dtype": "bf16"}],
-      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})", "b"), "b");
+  Graph bf = read_graph_json(
+      R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 8, 4, 4], "dtype": "bf16"}],
+      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})",
+      "b");
   infer_shapes(bf, catalog());
   EXPECT_TRUE(rejects(bf, "h17s", "ANEC-CHK-016"));
   EXPECT_FALSE(rejects(one_op("relu", {1, 8, 4, 4}), "h17s", "ANEC-CHK-016"));
@@ -193,13 +195,16 @@ TEST(Check, PitfallScan) {
   auto dyn = [](int64_t n) { return one_op("conv", {n, 8, 16, 16}, R"({"out_channels": 8, "weight": "runtime"})"); };
   EXPECT_FALSE(rejects(dyn(1), "h13", "ANEC-CHK-051"));
   EXPECT_TRUE(rejects(dyn(2), "h13", "ANEC-CHK-051"));
-  Graph fourcc = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1,
+  Graph fourcc = read_graph_json(R"({"format": "anec-graph", "version": 1,
       "inputs": [{"name": "x", "shape": [1, 4, 1080, 1920], "dtype": "uint8", "format": "fourcc"}],
-      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})", "f"), "f");
+      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})",
+                                 "f");
   infer_shapes(fourcc, catalog());
   EXPECT_TRUE(rejects(fourcc, "h17s", "ANEC-CHK-052"));
-  Graph sym = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 64, 1, "seq"]}],
-      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})", "s"), "s");
+  Graph sym = read_graph_json(
+      R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 64, 1, "seq"]}],
+      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})",
+      "s");
   infer_shapes(sym, catalog());
   EXPECT_TRUE(rejects(sym, "h13", "ANEC-CHK-053"));
   EXPECT_EQ(sym.tensor("y")->shape.str(), "[1,1,64,1,seq]");
@@ -210,9 +215,12 @@ TEST(Check, PitfallScan) {
     inputs += std::string(R"(, {"name": "b)") + std::to_string(i) + R"(", "shape": [1, 4, 8, 8]})";
     names += std::string(i ? ", " : "") + "\"b" + std::to_string(i) + "\"";
   }
-  Graph fan = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 4, 8, 8]})" + inputs +
-                                              R"(], "ops": [{"name": "cat", "op": "concat", "inputs": [)" + names + R"(], "outputs": ["y"], "attrs": {"axis": "C"}}],
-      "outputs": ["y"]})", "fan"), "fan");
+  Graph fan = read_graph_json(
+      R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 4, 8, 8]})" + inputs +
+          R"(], "ops": [{"name": "cat", "op": "concat", "inputs": [)" + names +
+          R"(], "outputs": ["y"], "attrs": {"axis": "C"}}],
+      "outputs": ["y"]})",
+      "fan");
   infer_shapes(fan, catalog());
   EXPECT_TRUE(codes(check(fan, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-055"));
   EXPECT_EQ(fan.tensor("y")->shape.d[kC], 48);
@@ -282,10 +290,11 @@ TEST(Check, MoreThanFiveAxesReject) {
 // An fp32 (or int32) graph input is read as fp16: a warning, the verdict stays native.
 TEST(Check, Fp32InputIsComputedInFp16) {
   auto graph = [](const char *dtype) {
-    Graph g = read_graph_json(json::parse(std::string(R"({"format": "anec-graph", "version": 1,
-      "inputs": [{"name": "x", "shape": [1, 8, 4, 8], "dtype": ")") + dtype + R"("}],
-      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})", "d"),
-                               "d");
+    Graph g = read_graph_json(std::string(R"({"format": "anec-graph", "version": 1,
+      "inputs": [{"name": "x", "shape": [1, 8, 4, 8], "dtype": ")") +
+                                  dtype + R"("}],
+      "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})",
+                              "d");
     infer_shapes(g, catalog());
     return g;
   };
@@ -474,9 +483,10 @@ TEST(Estimate, MoreCoresNeverSlowerAndSmallOpsHitTheFloor) {
   EXPECT_EQ(tiny.bound, "dispatch");
   EXPECT_NEAR(tiny.latency_us, 230, 1);
   // Attention has no analytic form: the estimate is decomposed and says so.
-  Graph attn = read_graph_json(json::parse(R"({"format": "anec-graph", "version": 1,
+  Graph attn = read_graph_json(R"({"format": "anec-graph", "version": 1,
       "inputs": [{"name": "q", "shape": [1, 8, 128, 64]}, {"name": "k", "shape": [1, 8, 128, 64]}, {"name": "v", "shape": [1, 8, 128, 64]}],
-      "ops": [{"name": "a", "op": "sdpa", "inputs": ["q", "k", "v"], "outputs": ["o"]}], "outputs": ["o"]})", "a"), "a");
+      "ops": [{"name": "a", "op": "sdpa", "inputs": ["q", "k", "v"], "outputs": ["o"]}], "outputs": ["o"]})",
+                               "a");
   infer_shapes(attn, catalog());
   Estimate ea = estimate(attn, catalog(), target("h17s"));
   EXPECT_EQ(ea.kind, "decomposed");
@@ -487,7 +497,7 @@ TEST(Estimate, MoreCoresNeverSlowerAndSmallOpsHitTheFloor) {
 
 TEST(Graph, MalformedModelsHaveReasonCodes) {
   auto parse = [](const std::string &text) {
-    Graph g = read_graph_json(json::parse(text, "m.json"), "m.json");
+    Graph g = read_graph_json(text, "m.json");
     infer_shapes(g, catalog());
   };
   EXPECT_EQ(code_of([&] { parse(R"({"format": "onnx", "version": 1, "inputs": [], "ops": [], "outputs": []})"); }), "ANEC-GRAPH-001");
@@ -512,6 +522,39 @@ TEST(Graph, MalformedModelsHaveReasonCodes) {
                  "ops": [{"name": "c", "op": "conv", "inputs": ["x"], "outputs": ["y"], "attrs": {"kernel": [3, 3]}}], "outputs": ["y"]})");
             }),
             "ANEC-GRAPH-003");
+  std::string message;
+  // A key given twice, a value of the wrong kind and an unknown op key name the object and the key.
+  EXPECT_EQ(
+      code_of(
+          [&] {
+            parse(
+                R"({"format": "anec-graph", "version": 1, "version": 1, "inputs": [], "ops": [], "outputs": []})");
+          },
+          &message),
+      "ANEC-GRAPH-001");
+  EXPECT_NE(message.find("graph gives 'version' twice"), std::string::npos) << message;
+  EXPECT_EQ(
+      code_of(
+          [&] {
+            parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+                 "ops": [{"name": "r", "op": "relu", "inputs": "x", "outputs": ["y"]}], "outputs": ["y"]})");
+          },
+          &message),
+      "ANEC-GRAPH-001");
+  EXPECT_NE(message.find("op 'inputs' must be array, found string"), std::string::npos) << message;
+  EXPECT_EQ(
+      code_of(
+          [&] {
+            parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+                 "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"], "attr": {}}], "outputs": ["y"]})");
+          },
+          &message),
+      "ANEC-GRAPH-001");
+  EXPECT_NE(message.find("op has unknown key 'attr'"), std::string::npos) << message;
+  // Malformed text is reported at the byte where it goes wrong.
+  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 1,, "inputs": []})"); }, &message),
+            "ANEC-JSON-001");
+  EXPECT_NE(message.find("m.json: byte 39"), std::string::npos) << message;
   EXPECT_EQ(code_of([&] { load_model("model.tflite", catalog()); }), "ANEC-MODEL-001");
   EXPECT_EQ(code_of([&] { read_network_plist(json::parse(R"({"Version": "1"})", "p"), "p", catalog()); }),
             "ANEC-MODEL-002");
@@ -633,9 +676,10 @@ std::string graph_json(const std::string &shape, const std::string &op = "relu",
 std::string graph_code(const std::string &text, std::string *message = nullptr) {
   return code_of(
       [&] {
-        Graph g = read_graph_json(json::parse(text, "big.json"), "big.json");
+        Graph g = read_graph_json(text, "big.json");
         infer_shapes(g, catalog());
-        for (const hal::Target &t : registry().targets()) estimate(g, catalog(), t);
+        for (const hal::Target &t : registry().targets())
+          estimate(g, catalog(), t);
       },
       message);
 }
@@ -795,7 +839,7 @@ TEST(Onnx, UnnamedDimensionsBindByInputAndAxis) {
             "ANEC-MODEL-003");
   EXPECT_NE(msg.find("fixed at 16"), std::string::npos) << msg;
   // The same syntax on an anec-graph input, the axis counted in its 4-D shape.
-  Graph g = read_graph_json(json::parse(graph_json(R"(["n", 8, 4, 4])"), "g.json"), "g.json");
+  Graph g = read_graph_json(graph_json(R"(["n", 8, 4, 4])"), "g.json");
   EXPECT_EQ(g.tensor("x")->source_rank, 4);
 }
 

@@ -8,8 +8,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <unordered_map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace anec::compiler {
@@ -17,9 +18,36 @@ namespace anec::compiler {
 enum Axis { kN, kD, kC, kH, kW };
 inline constexpr const char *kAxisNames = "NDCHW";
 
+// The names of a shape's symbolic dimensions, stored only when there is one (most shapes are
+// concrete, and a graph holds a shape per tensor).
+class Symbols {
+public:
+  Symbols() = default;
+  Symbols(const Symbols &o) : names_(o.names_ ? std::make_unique<Names>(*o.names_) : nullptr) {}
+  Symbols(Symbols &&) noexcept = default;
+  Symbols &operator=(const Symbols &o) { return *this = Symbols(o); }
+  Symbols &operator=(Symbols &&) noexcept = default;
+  const std::string &operator[](size_t axis) const { return names()[axis]; }
+  std::string &operator[](size_t axis) {
+    if (!names_)
+      names_ = std::make_unique<Names>();
+    return (*names_)[axis];
+  }
+  auto begin() const { return names().begin(); }
+  auto end() const { return names().end(); }
+
+private:
+  using Names = std::array<std::string, 5>;
+  const Names &names() const {
+    static const Names none;
+    return names_ ? *names_ : none;
+  }
+  std::unique_ptr<Names> names_;
+};
+
 struct Shape {
   std::array<int64_t, 5> d{1, 1, 1, 1, 1}; // -1 where symbolic
-  std::array<std::string, 5> symbol;        // the symbol's name where symbolic
+  Symbols symbol;                          // the symbol's name where symbolic
   bool symbolic() const;
   int64_t elements() const; // 0 when symbolic; ANEC-GRAPH-003 when the count overflows 64 bits
   std::string str() const;  // "[1,1,3,224,224]"
@@ -56,6 +84,7 @@ struct Graph {
 
   const Tensor *tensor(const std::string &name) const;
   Tensor &add(Tensor t); // ANEC-GRAPH-002 on a duplicate name
+  Tensor *try_add(Tensor t); // null, and nothing added, on a duplicate name
 };
 
 int64_t dtype_bytes(const std::string &dtype); // 0 for an unknown dtype
@@ -75,7 +104,7 @@ int axis_index(const std::string &letter, int fallback);
 // malformed document, ANEC-GRAPH-002 a tensor used before it is defined or defined twice,
 // ANEC-GRAPH-003 a bad shape or attribute (a dimension above kMaxDimension, a shape whose size
 // overflows 64 bits).
-Graph read_graph_json(const Doc &doc, const std::string &source);
+Graph read_graph_json(std::string text, const std::string &source);
 
 // The weight bytes an op embeds (attrs.weight_elements when a front-end set it, else a conv, deconv or
 // linear without a weight input; fp16), 0 otherwise.

@@ -1,0 +1,48 @@
+// Fast read-only JSON for large documents (model graphs): simdjson parses the text, and readers walk
+// it through views without building a Doc. The only place that includes simdjson; json.hpp
+// (nlohmann) stays the reader of small documents and the writer.
+#pragma once
+#include "anec/support/doc.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace anec::json {
+namespace detail {
+struct ViewAccess; // json_view.cpp: makes and reads views
+}
+
+// A value inside a parsed Document, valid while the Document lives.
+class View {
+public:
+  Doc::Kind kind() const;          // Int for an integer that fits int64, Float for any other number
+  std::string_view string() const; // "" unless kind() is String
+  int64_t integer() const;         // 0 unless kind() is Int
+  // An array's elements, an object's members, in document order; empty for other kinds.
+  std::vector<View> items() const;
+  std::vector<std::pair<std::string_view, View>> members() const;
+  Doc doc() const; // the value and everything under it as a Doc
+
+private:
+  friend struct detail::ViewAccess;
+  alignas(8) unsigned char element_[16]; // the parser's own element handle
+};
+
+class Document {
+public:
+  // Parses `text` (its capacity is grown by the parser's padding, so it is not copied).
+  // ANEC-JSON-001 "<source>: byte <n>: <reason>" on malformed text, as json::parse says it.
+  Document(std::string text, const std::string &source_name);
+  ~Document();
+  View root() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace anec::json

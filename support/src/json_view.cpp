@@ -1,0 +1,139 @@
+#include "anec/support/json_view.hpp"
+
+#include "anec/support/error.hpp"
+#include "anec/support/json.hpp"
+
+#include <new>
+#include <type_traits>
+
+#include <simdjson.h>
+
+namespace anec::json {
+namespace {
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+static_assert(sizeof(element) <= 16 && alignof(element) <= 8 && std::is_trivially_copyable_v<element>);
+
+} // namespace
+
+struct detail::ViewAccess {
+  static View view(const element &e) {
+    View v;
+    new (v.element_) element(e);
+    return v;
+  }
+  static const element &of(const View &v) {
+    return *std::launder(reinterpret_cast<const element *>(v.element_));
+  }
+};
+
+namespace {
+View view(const element &e) {
+  return detail::ViewAccess::view(e);
+}
+const element &of(const View &v) {
+  return detail::ViewAccess::of(v);
+}
+} // namespace
+
+struct Document::Impl {
+  simdjson::dom::parser parser;
+  element root;
+};
+
+Doc::Kind View::kind() const {
+  switch (of(*this).type()) {
+  case element_type::ARRAY:
+    return Doc::Kind::Array;
+  case element_type::OBJECT:
+    return Doc::Kind::Table;
+  case element_type::INT64:
+    return Doc::Kind::Int;
+  case element_type::UINT64:
+  case element_type::DOUBLE:
+    return Doc::Kind::Float;
+  case element_type::STRING:
+    return Doc::Kind::String;
+  case element_type::BOOL:
+    return Doc::Kind::Bool;
+  case element_type::NULL_VALUE:
+    break;
+  }
+  return Doc::Kind::Null;
+}
+
+std::string_view View::string() const {
+  std::string_view s;
+  return of(*this).get_string().get(s) ? std::string_view() : s;
+}
+
+int64_t View::integer() const {
+  int64_t v = 0;
+  return of(*this).get_int64().get(v) ? 0 : v;
+}
+
+std::vector<View> View::items() const {
+  std::vector<View> out;
+  simdjson::dom::array items;
+  if (of(*this).get_array().get(items))
+    return out;
+  out.reserve(items.size());
+  for (element e : items)
+    out.push_back(view(e));
+  return out;
+}
+
+std::vector<std::pair<std::string_view, View>> View::members() const {
+  std::vector<std::pair<std::string_view, View>> out;
+  simdjson::dom::object members;
+  if (of(*this).get_object().get(members))
+    return out;
+  out.reserve(members.size());
+  for (simdjson::dom::key_value_pair m : members)
+    out.emplace_back(m.key, view(m.value));
+  return out;
+}
+
+Doc View::doc() const {
+  switch (kind()) {
+  case Doc::Kind::Int:
+    return Doc::integer(integer());
+  case Doc::Kind::Float:
+    return Doc::number(double(of(*this)));
+  case Doc::Kind::String:
+    return Doc::string(std::string(string()));
+  case Doc::Kind::Bool:
+    return Doc::boolean(bool(of(*this)));
+  case Doc::Kind::Array: {
+    Doc d = Doc::array();
+    for (const View &v : items())
+      d.push(v.doc());
+    return d;
+  }
+  case Doc::Kind::Table: {
+    Doc d = Doc::table();
+    for (const auto &[key, v] : members())
+      d.set(std::string(key), v.doc());
+    return d;
+  }
+  case Doc::Kind::Null:
+    break;
+  }
+  return Doc();
+}
+
+Document::Document(std::string text, const std::string &source_name) : impl_(std::make_unique<Impl>()) {
+  text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  if (auto error = impl_->parser.parse(text).get(impl_->root)) {
+    json::parse(text, source_name); // the position of the syntax error, as every JSON reader reports it
+    throw Error("ANEC-JSON-001", source_name + ": " + simdjson::error_message(error));
+  }
+}
+
+Document::~Document() = default;
+
+View Document::root() const {
+  return view(impl_->root);
+}
+
+} // namespace anec::json
