@@ -90,35 +90,44 @@ std::string fmt(double v, int prec = 1) {
   return ec == std::errc() ? std::string(b, end) : std::to_string(v);
 }
 
+// What a command needs from the tables, each read on first use: a single-target command reads one
+// target table (through the index), `--target all` and `calibrate` the line-up.
 struct Ctx {
   fs::path tables;
   hal::Schema schema;
-  hal::Registry registry;
   OpCatalog catalog;
-  std::vector<Chip> chips;
   explicit Ctx(const fs::path &t)
       : tables(t), schema(hal::Schema::load(t / "schema" / "hal.toml")),
-        registry(
-            hal::Registry::load(schema, hal::load_lineup(t / "reference" / "lineup.toml"), t / "targets")),
-        catalog(OpCatalog::load(t / "schema" / "ops.toml")),
-        chips(load_chips(t / "reference" / "chips.toml", registry)) {}
+        catalog(OpCatalog::load(t / "schema" / "ops.toml")), target_tables_(schema, t) {}
+  const hal::Registry &registry() const { return target_tables_.all(); }
+  const std::vector<Chip> &chips() const {
+    if (!chips_)
+      chips_ = load_chips(tables / "reference" / "chips.toml",
+                          [this](std::string_view t) { return target_tables_.known(t); });
+    return *chips_;
+  }
   // --target: "all", a target, a chip or a model identifier (then `chip` names the chip).
   std::vector<const hal::Target *> targets(const std::string &which, std::string *chip = nullptr) const {
     std::vector<const hal::Target *> out;
     if (which == "all") {
-      for (const hal::Target &t : registry.targets()) out.push_back(&t);
-    } else if (const Chip *c = find_chip(chips, which)) {
-      out.push_back(&registry.get(c->target));
+      for (const hal::Target &t : registry().targets())
+        out.push_back(&t);
+    } else if (const Chip *c = find_chip(chips(), which)) {
+      out.push_back(&target_tables_.get(c->target));
       if (chip)
         *chip = c->name;
     } else {
-      out.push_back(&registry.get(which));
+      out.push_back(&target_tables_.get(which));
     }
     return out;
   }
   Calibration calibration(const std::string &file) const {
     return Calibration::load(file.empty() ? tables / "calibration" / "fitted.toml" : fs::path(file));
   }
+
+private:
+  mutable hal::TargetTables target_tables_; // loads as it is asked: a cache, not state
+  mutable std::optional<std::vector<Chip>> chips_;
 };
 
 Doc check_doc(const CheckResult &r) {
@@ -546,12 +555,12 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
     throw Error("ANEC-CLI-002", "--check fits nothing, so there is nothing to write with --out");
   std::vector<std::string> skipped;
   std::vector<Row> rows =
-      measured_rows(read_measurements(read_text_file(file), file), ctx.chips, ctx.catalog, &skipped);
+      measured_rows(read_measurements(read_text_file(file), file), ctx.chips(), ctx.catalog, &skipped);
   std::string credit = source.empty() ? fs::path(file).filename().string() : source;
-  FitReport rep = only_check ? check_calibration(rows, ctx.calibration(calibration_file), ctx.registry,
+  FitReport rep = only_check ? check_calibration(rows, ctx.calibration(calibration_file), ctx.registry(),
                                                  ctx.catalog, cost_model == "analytic")
                              : calibrate(rows, ModelSpec::load(ctx.tables / "calibration" / "model.toml"),
-                                         ctx.chips, ctx.registry, credit);
+                                         ctx.chips(), ctx.registry(), credit);
   ErrorTable by_chip = error_table(rep, rows, "chip"), by_family = error_table(rep, rows, "family");
   std::string text;
   if (format == "json") {

@@ -5,7 +5,6 @@
 #include "anec/support/format.hpp"
 
 #include "anec/hal/target_io.hpp"
-#include "anec/support/error.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -39,16 +38,23 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 Registry::Registry(std::vector<Target> targets) : targets_(std::move(targets)) {}
 
+namespace {
+// tables/targets/<name>.toml, which must define `name` (ANEC-HAL-008).
+Target load_named(const Schema &schema, const std::filesystem::path &dir, const std::string &name) {
+  auto p = dir / (name + ".toml");
+  if (!std::filesystem::exists(p))
+    throw Error("ANEC-HAL-008", "target table " + p.string() + " is missing; run `anec-hal generate`");
+  Target t = load_target(schema, p);
+  if (t.name != name)
+    throw Error("ANEC-HAL-008", p.string() + " defines '" + t.name + "', expected '" + name + "'");
+  return t;
+}
+} // namespace
+
 Registry Registry::load(const Schema &schema, const Lineup &lineup, const std::filesystem::path &dir) {
   std::vector<Target> ts;
-  for (const std::string &name : lineup.targets) {
-    auto p = dir / (name + ".toml");
-    if (!std::filesystem::exists(p))
-      throw Error("ANEC-HAL-008", "target table " + p.string() + " is missing; run `anec-hal generate`");
-    Target t = load_target(schema, p);
-    if (t.name != name) throw Error("ANEC-HAL-008", p.string() + " defines '" + t.name + "', expected '" + name + "'");
-    ts.push_back(std::move(t));
-  }
+  for (const std::string &name : lineup.targets)
+    ts.push_back(load_named(schema, dir, name));
   return Registry(std::move(ts));
 }
 
@@ -85,12 +91,15 @@ const Target &Registry::get(std::string_view name) const {
 
 std::string index_text(const std::vector<Target> &targets) {
   std::string out = "# Written by anec-hal generate: target, hwx cpusubtype (- when not published), "
-                    "descriptor generation.\n";
+                    "descriptor generation, aliases (comma-separated, - when none).\n";
   for (const Target &t : targets) {
     const Entry *sub = t.find("cpusubtype");
     bool known = sub && sub->provenance.confidence != Confidence::Placeholder;
+    std::string aliases;
+    for (const std::string &a : t.aliases)
+      aliases += (aliases.empty() ? "" : ",") + a;
     out += t.name + "\t" + (known ? std::to_string(t.uint("cpusubtype")) : "-") + "\t" +
-           std::to_string(t.uint("td_generation")) + "\n";
+           std::to_string(t.uint("td_generation")) + "\t" + (aliases.empty() ? "-" : aliases) + "\n";
   }
   return out;
 }
@@ -110,12 +119,17 @@ std::vector<IndexEntry> load_index(const std::filesystem::path &targets_dir) {
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string_view> f = split(line, '\t');
     auto bad = [&] {
-      return Error("ANEC-HAL-009", path.string() + ":" + std::to_string(line_no) +
-                                       ": not 'name<TAB>cpusubtype<TAB>generation': " + std::string(line));
+      return Error("ANEC-HAL-009",
+                   path.string() + ":" + std::to_string(line_no) +
+                       ": not 'name<TAB>cpusubtype<TAB>generation<TAB>aliases': " + std::string(line));
     };
-    if (f.size() != 3) throw bad();
+    if (f.size() != 4)
+      throw bad();
     IndexEntry e;
     e.name = f[0];
+    if (f[3] != "-")
+      for (std::string_view a : split(f[3], ','))
+        e.aliases.emplace_back(a);
     try {
       if (f[1] != "-") e.cpusubtype = std::stoull(std::string(f[1]));
       e.td_generation = std::stoull(std::string(f[2]));
@@ -125,6 +139,48 @@ std::vector<IndexEntry> load_index(const std::filesystem::path &targets_dir) {
     out.push_back(std::move(e));
   }
   return out;
+}
+
+const IndexEntry *find_indexed(const std::vector<IndexEntry> &index, std::string_view name) {
+  std::string n = normalize_name(name);
+  for (const IndexEntry &e : index) {
+    if (e.name == n)
+      return &e;
+    for (const std::string &a : e.aliases)
+      if (normalize_name(a) == n)
+        return &e;
+  }
+  return nullptr;
+}
+
+TargetTables::TargetTables(const Schema &schema, std::filesystem::path tables_dir)
+    : schema_(schema), tables_(std::move(tables_dir)) {
+  try {
+    index_ = load_index(tables_ / "targets");
+  } catch (const Error &) {
+    index_.reset(); // no index: every lookup loads the line-up, which says what is wrong with the tables
+  }
+}
+
+const Registry &TargetTables::all() {
+  if (!all_)
+    all_ = Registry::load(schema_, load_lineup(tables_ / "reference" / "lineup.toml"), tables_ / "targets");
+  return *all_;
+}
+
+bool TargetTables::known(std::string_view name) {
+  return index_ ? find_indexed(*index_, name) != nullptr : all().find(name) != nullptr;
+}
+
+const Target &TargetTables::get(std::string_view name) {
+  const IndexEntry *e = index_ && !all_ ? find_indexed(*index_, name) : nullptr;
+  if (!e)
+    return all().get(name);
+  for (const auto &t : loaded_)
+    if (t->name == e->name)
+      return *t;
+  loaded_.push_back(std::make_unique<Target>(load_named(schema_, tables_ / "targets", e->name)));
+  return *loaded_.back();
 }
 
 } // namespace anec::hal

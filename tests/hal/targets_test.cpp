@@ -293,6 +293,7 @@ TEST(Targets, IndexAgreesWithTheTables) {
     const hal::Target &t = targets[i];
     EXPECT_EQ(index[i].name, t.name);
     EXPECT_EQ(index[i].td_generation, t.uint("td_generation"));
+    EXPECT_EQ(index[i].aliases, t.aliases) << t.name;
     bool published = t.find("cpusubtype")->provenance.confidence != Confidence::Placeholder;
     EXPECT_EQ(index[i].cpusubtype.has_value(), published) << t.name;
     if (published) {
@@ -304,7 +305,28 @@ TEST(Targets, IndexAgreesWithTheTables) {
   EXPECT_EQ(anec::test::code_of([&] { hal::load_index(dir); }), "ANEC-HAL-009");
   write_output(dir / "index.tsv", std::string("h13\t4\n"));
   EXPECT_EQ(anec::test::code_of([&] { hal::load_index(dir); }), "ANEC-HAL-009");
-  write_output(dir / "index.tsv", std::string("h13\tx\t7\n"));
+  write_output(dir / "index.tsv", std::string("h13\tx\t7\tm1\n"));
+  EXPECT_EQ(anec::test::code_of([&] { hal::load_index(dir); }), "ANEC-HAL-009");
+  write_output(dir / "index.tsv", std::string("h13\t4\t7\n")); // the three-column index of earlier builds
   EXPECT_EQ(anec::test::code_of([&] { hal::load_index(dir); }), "ANEC-HAL-009");
   fs::remove_all(dir);
+}
+
+// A name or alias loads its own table, the same one the line-up holds; an unknown name gets the
+// line-up's error with its closest names.
+TEST(Targets, TablesLoadOnFirstUse) {
+  hal::TargetTables tables(Tables::get().schema, anec::test::tables());
+  const hal::Registry &all = Tables::get().registry;
+  for (const hal::Target &t : all.targets()) {
+    std::string name = t.aliases.empty() ? t.name : t.aliases.front();
+    const hal::Target &loaded = tables.get(name);
+    EXPECT_EQ(loaded.name, t.name) << name;
+    EXPECT_EQ(loaded.uint("num_nes"), t.uint("num_nes")) << name;
+    EXPECT_EQ(&tables.get(t.name), &loaded) << "loaded once";
+    EXPECT_TRUE(tables.known(name));
+  }
+  EXPECT_FALSE(tables.known("h99"));
+  std::string message;
+  EXPECT_EQ(anec::test::code_of([&] { tables.get("h1e"); }, &message), "ANEC-HAL-006");
+  EXPECT_NE(message.find("closest:"), std::string::npos) << message;
 }

@@ -8,10 +8,12 @@
 #include "anec/hal/registry.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -63,8 +65,9 @@ struct Chip {
   std::string name, soc, target, source;
   std::vector<std::string> model_ids;
 };
-// tables/reference/chips.toml. ANEC-CAL-003 on a malformed table or a target the registry lacks.
-std::vector<Chip> load_chips(const std::filesystem::path &path, const hal::Registry &registry);
+// tables/reference/chips.toml. ANEC-CAL-003 on a malformed table or a target `is_target` rejects.
+std::vector<Chip> load_chips(const std::filesystem::path &path,
+                             const std::function<bool(std::string_view)> &is_target);
 // The chip a name or model identifier names ("M4 Pro", "Apple M4 Pro", "Mac16,7"), else nullptr.
 const Chip *find_chip(const std::vector<Chip> &chips, const std::string &name_or_model_id);
 
