@@ -6,8 +6,10 @@
 #include "anec/compiler/place.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
+#include "anec/support/json_view.hpp"
 
 #include <benchmark/benchmark.h>
+#include <chrono>
 
 using namespace anec;
 using namespace anec::compiler;
@@ -58,7 +60,62 @@ Graph chain(size_t n) {
   infer_shapes(g, catalog());
   return g;
 }
+
+// The same chain as an anec-graph JSON file's text.
+std::string chain_json(size_t n) {
+  std::string ops;
+  for (size_t i = 0; i < n; ++i) {
+    std::string type = i % 7 == 6 ? "tan" : i % 3 == 0 ? "conv" : i % 3 == 1 ? "relu" : "add";
+    std::string in = "\"t" + std::to_string(i) + "\"";
+    if (type == "add")
+      in += ", \"t" + std::to_string(i > 1 ? i - 1 : 0) + "\"";
+    ops += std::string(i ? ", " : "") + "{\"name\": \"op" + std::to_string(i) + "\", \"op\": \"" + type +
+           "\", \"inputs\": [" + in + "], \"outputs\": [\"t" + std::to_string(i + 1) + "\"]" +
+           (type == "conv" ? ", \"attrs\": {\"out_channels\": 64, \"kernel\": [3, 3], \"pad\": [1, 1, 1, 1]}"
+                           : "") +
+           "}";
+  }
+  return R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "t0", "shape": [1, 64, 56, 56]}], "ops": [)" +
+         ops + R"(], "outputs": ["t)" + std::to_string(n) + "\"]}";
+}
+
+// The reference for reading a graph: the JSON parser's own pass over the same text (no graph built),
+// in bytes per second, the best of five.
+double tokenizer_rate(const std::string &text) {
+  double best = 0;
+  for (int k = 0; k < 5; ++k) {
+    auto t0 = std::chrono::steady_clock::now();
+    json::Document doc(text, "bench.json");
+    std::chrono::duration<double> s = std::chrono::steady_clock::now() - t0;
+    best = std::max(best, double(text.size()) / s.count());
+  }
+  return best;
+}
 } // namespace
+
+static void BM_JsonTokenize(benchmark::State &state) {
+  std::string text = chain_json(size_t(state.range(0)));
+  for (auto _ : state)
+    json::Document doc(text, "bench.json");
+  state.SetBytesProcessed(int64_t(state.iterations() * text.size()));
+  state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
+}
+// Reading the graph file's text into the graph (and inferring shapes), with its rate as a share of the
+// parser's own pass in the same run (`of_tokenizer`).
+static void BM_ReadGraphJson(benchmark::State &state) {
+  std::string text = chain_json(size_t(state.range(0)));
+  auto t0 = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    Graph g = read_graph_json(text, "bench.json");
+    infer_shapes(g, catalog());
+    benchmark::DoNotOptimize(g.ops.data());
+  }
+  std::chrono::duration<double> s = std::chrono::steady_clock::now() - t0;
+  state.counters["of_tokenizer"] =
+      double(state.iterations() * text.size()) / s.count() / tokenizer_rate(text);
+  state.SetBytesProcessed(int64_t(state.iterations() * text.size()));
+  state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
+}
 
 static void BM_Check(benchmark::State &state) {
   Graph g = chain(size_t(state.range(0)));
@@ -87,6 +144,8 @@ static void BM_Place(benchmark::State &state) {
   state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
   state.SetComplexityN(state.range(0));
 }
+BENCHMARK(BM_JsonTokenize)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadGraphJson)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Check)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Estimate)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EstimateCalibrated)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
