@@ -85,15 +85,62 @@ std::string Op::text(const std::string &key, const std::string &fallback) const 
   return d && d->is(Doc::Kind::String) ? d->as_string() : fallback;
 }
 
-const Tensor *Graph::tensor(const std::string &name) const {
-  auto it = index.find(name);
-  return it == index.end() ? nullptr : &tensors[it->second];
+size_t TensorIndex::probe(uint64_t hash, std::string_view name, const std::vector<Tensor> &tensors) const {
+  size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot &s = slots_[i];
+    if (s.position == npos || (s.hash == hash && tensors[s.position].name == name))
+      return i;
+  }
+}
+
+size_t TensorIndex::find(std::string_view name, const std::vector<Tensor> &tensors) const {
+  if (slots_.empty())
+    return npos;
+  return slots_[probe(std::hash<std::string_view>()(name), name, tensors)].position;
+}
+
+void TensorIndex::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(std::max<size_t>(16, old.size() * 2), Slot{});
+  size_t mask = slots_.size() - 1;
+  for (const Slot &s : old) {
+    if (s.position == npos)
+      continue;
+    size_t i = s.hash & mask;
+    while (slots_[i].position != npos)
+      i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
+bool TensorIndex::insert(size_t position, const std::vector<Tensor> &tensors) {
+  if ((count_ + 1) * 2 > slots_.size())
+    grow(); // at most half full: probes stay short
+  const std::string &name = tensors[position].name;
+  uint64_t hash = std::hash<std::string_view>()(name);
+  Slot &s = slots_[probe(hash, name, tensors)];
+  if (s.position != npos)
+    return false;
+  s = {hash, position};
+  ++count_;
+  return true;
+}
+
+const Tensor *Graph::tensor(std::string_view name) const {
+  size_t at = index.find(name, tensors);
+  return at == TensorIndex::npos ? nullptr : &tensors[at];
+}
+Tensor *Graph::tensor(std::string_view name) {
+  size_t at = index.find(name, tensors);
+  return at == TensorIndex::npos ? nullptr : &tensors[at];
 }
 Tensor *Graph::try_add(Tensor t) {
-  if (!index.try_emplace(t.name, tensors.size()).second)
-    return nullptr;
   tensors.push_back(std::move(t));
-  return &tensors.back();
+  if (index.insert(tensors.size() - 1, tensors))
+    return &tensors.back();
+  tensors.pop_back();
+  return nullptr;
 }
 Tensor &Graph::add(Tensor t) {
   std::string name = t.name;
@@ -539,7 +586,7 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
     ShapeFn fn{op, in, m, in.empty() ? Shape{} : in[0]};
     if (const OpSpec *spec = catalog.find(op.type)) (fn.*shape_table().at(spec->shape))();
     for (const std::string &name : op.outputs) {
-      Tensor &o = g.tensors[g.index.at(name)];
+      Tensor &o = *g.tensor(name);
       o.shape = fn.out;
       // a symbolic dimension stays symbolic
       for (int a = 0; a < 5; ++a)

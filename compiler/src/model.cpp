@@ -13,7 +13,7 @@ void bind(Graph &g, const std::string &name, int64_t value, const std::string &s
   size_t colon = name.rfind(':');
   bool used = false;
   for (const std::string &in : g.inputs) {
-    Tensor &t = g.tensors[g.index.at(in)];
+    Tensor &t = *g.tensor(in);
     for (int a = 0; a < 5; ++a)
       if (t.shape.d[a] < 0 && t.shape.symbol[a] == name) {
         t.shape.d[a] = value;

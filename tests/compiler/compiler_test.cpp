@@ -495,6 +495,27 @@ TEST(Estimate, MoreCoresNeverSlowerAndSmallOpsHitTheFloor) {
   EXPECT_EQ(host.unestimated, std::vector<std::string>{"op"});
 }
 
+// The tensor index finds every name through its growth, refuses a second tensor of a name and
+// finds nothing for a name it was not given.
+TEST(Graph, TensorIndexFindsEveryNameAndRefusesDuplicates) {
+  Graph g;
+  for (int i = 0; i < 20000; ++i) {
+    Tensor t;
+    t.name = "t" + std::to_string(i);
+    ASSERT_NE(g.try_add(t), nullptr) << t.name;
+    ASSERT_EQ(g.try_add(t), nullptr) << t.name;
+  }
+  ASSERT_EQ(g.tensors.size(), 20000u);
+  for (int i = 0; i < 20000; ++i) {
+    const Tensor *t = g.tensor("t" + std::to_string(i));
+    ASSERT_NE(t, nullptr) << i;
+    EXPECT_EQ(t->name, "t" + std::to_string(i));
+  }
+  EXPECT_EQ(g.tensor("t20000"), nullptr);
+  EXPECT_EQ(g.tensor(""), nullptr);
+  EXPECT_EQ(code_of([&] { g.add(g.tensors[7]); }), "ANEC-GRAPH-002");
+}
+
 TEST(Graph, MalformedModelsHaveReasonCodes) {
   auto parse = [](const std::string &text) {
     Graph g = read_graph_json(text, "m.json");

@@ -10,7 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 namespace anec::compiler {
@@ -73,6 +73,27 @@ struct Op {
   std::string text(const std::string &key, const std::string &fallback = "") const;
 };
 
+// Tensor name -> position in the graph's tensor list: open addressing over (hash, position) slots
+// in one array, so a lookup reads one slot and the tensor it names (a graph may hold millions).
+class TensorIndex {
+public:
+  // The position of `name`, or npos.
+  size_t find(std::string_view name, const std::vector<Tensor> &tensors) const;
+  // Adds `tensors[position]` under its name; false, and nothing added, when the name is there.
+  bool insert(size_t position, const std::vector<Tensor> &tensors);
+  static constexpr size_t npos = SIZE_MAX;
+
+private:
+  struct Slot {
+    uint64_t hash = 0;
+    size_t position = npos;
+  };
+  size_t probe(uint64_t hash, std::string_view name, const std::vector<Tensor> &tensors) const;
+  void grow();
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+};
+
 struct Graph {
   std::string source, front_end; // file, and "anec-graph 1" / "onnx" / "plist"
   std::vector<std::string> notes; // what the front-end did (constant folding, unknown shapes)
@@ -80,9 +101,10 @@ struct Graph {
   std::vector<Tensor> tensors;
   std::vector<std::string> inputs, outputs;
   std::vector<Op> ops;
-  std::unordered_map<std::string, size_t> index; // tensor name -> position
+  TensorIndex index;
 
-  const Tensor *tensor(const std::string &name) const;
+  const Tensor *tensor(std::string_view name) const;
+  Tensor *tensor(std::string_view name);
   Tensor &add(Tensor t); // ANEC-GRAPH-002 on a duplicate name
   Tensor *try_add(Tensor t); // null, and nothing added, on a duplicate name
 };
