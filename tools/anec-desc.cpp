@@ -12,10 +12,16 @@
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/table.hpp"
+#include "anec/support/text_out.hpp"
+#include "corpus.hpp"
 #include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -26,7 +32,7 @@ namespace {
 
 const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json] [--td N] [--generation N]
        anec-desc [--tables DIR] encode DUMP.json -o FILE
-       anec-desc [--tables DIR] audit FILE [--generation N] [--format text|json|csv]
+       anec-desc [--tables DIR] audit FILE... [--generation N] [--format text|json|csv]
        anec-desc [--tables DIR] explain FILE OFFSET [--generation N]
        anec-desc [--tables DIR] convert FILE.hwx -o FILE.anec [--header-bytes 0x800|0x1000]
 
@@ -42,21 +48,28 @@ hwx by its cpusubtype through the target tables, else generation 7 (H13).
 `encode` rebuilds the file from a full JSON dump, packing each register word from its fields
 (edit a value to patch the program). `audit` runs the named checks (EON, TIDs, NextPointer,
 relocation targets, kernel bounds, program state, buffer slots, strides, anec header sizes) and
-exits 1 on findings; `explain` says what lies at a byte offset; `convert` writes an hwx as the anec
-container the Linux driver loads. Exit codes: 0 success, 1 audit findings, 2 bad input.
+exits 1 on findings; given several FILEs or a directory (its .bin, .hwx and .anec files), it spreads
+them over the cores and prints their findings, one row per file and one summary (exit 2 if a file
+could not be read, else 1 if any has a finding). `explain` says what lies at a byte offset;
+`convert` writes an hwx as the anec container the Linux driver loads. Exit codes: 0 success, 1 audit
+findings, 2 bad input.
 )";
 
 // A program file read as an hwx container (by its magic), an anec container (by its header) or
-// else as a raw chain.
+// else as a raw chain. `chain` is the tree of the chain, a raw chain's left undecoded when the caller
+// decodes it itself (the audit, in flat form).
 struct Program {
-  std::vector<uint8_t> bytes;
-  desc::TdSchema schema;
+  InputFile file; // mapped: a 48 MB chain is not copied
+  std::span<const uint8_t> bytes;
+  std::shared_ptr<const desc::TdSchema> schema;
   std::optional<desc::Hwx> hwx;
   std::optional<desc::Anec> anec;
   desc::Chain chain;
 };
 
-bool is_hwx(const std::vector<uint8_t> &b) { return b.size() >= 12 && b[0] == 0xce && b[1] == 0xfa && b[2] == 0xef && b[3] == 0xbe; }
+bool is_hwx(std::span<const uint8_t> b) {
+  return b.size() >= 12 && b[0] == 0xce && b[1] == 0xfa && b[2] == 0xef && b[3] == 0xbe;
+}
 
 // The descriptor generation of the targets whose hwx cpusubtype is `subtype`, from the tables.
 // The index generate writes (targets/index.tsv) is enough: the 28 tables are not loaded.
@@ -88,28 +101,53 @@ desc::TdSchema database(const std::filesystem::path &tables, int generation) {
   return schema;
 }
 
+// The register databases, each loaded once in a run (an audit of many files shares them).
+class Databases {
+public:
+  explicit Databases(std::filesystem::path tables) : tables_(std::move(tables)) {}
+  const std::filesystem::path &tables() const { return tables_; }
+  std::shared_ptr<const desc::TdSchema> get(int generation) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_ptr<const desc::TdSchema> &schema = loaded_[generation];
+    if (!schema)
+      schema = std::make_shared<const desc::TdSchema>(database(tables_, generation));
+    return schema;
+  }
+
+private:
+  std::filesystem::path tables_;
+  std::mutex mutex_;
+  std::map<int, std::shared_ptr<const desc::TdSchema>> loaded_;
+};
+
+enum class RawChain { Tree, Undecoded };
+
 // An hwx container is read whatever its generation: when no database walks its descriptors, the
 // container is decoded and the chain shown raw, with a warning. A raw chain needs a database.
-Program load(const std::filesystem::path &tables, const std::string &file, int generation) {
-  Program p{read_file(file, 256ull << 20), {}, std::nullopt, std::nullopt, {}};
+Program load(Databases &databases, const std::string &file, int generation, RawChain raw = RawChain::Tree) {
+  Program p{InputFile::open(file, 256ull << 20), {}, nullptr, std::nullopt, std::nullopt, {}};
+  p.bytes = p.file.bytes();
   try {
-    if (generation < 0) generation = is_hwx(p.bytes) ? generation_of_subtype(tables, le32(p.bytes, 8)) : 7;
-    p.schema = database(tables, generation);
+    if (generation < 0)
+      generation = is_hwx(p.bytes) ? generation_of_subtype(databases.tables(), le32(p.bytes, 8)) : 7;
+    p.schema = databases.get(generation);
   } catch (const Error &e) {
     if (!is_hwx(p.bytes) || !e.code().starts_with("ANEC-DESC-00")) throw;
     std::fprintf(stderr, "anec-desc: warning: %s; the descriptors are shown raw\n", e.what());
-    p.schema.generation = std::max(generation, 0);
+    auto unwalkable = std::make_shared<desc::TdSchema>();
+    unwalkable->generation = std::max(generation, 0);
+    p.schema = std::move(unwalkable);
   }
   if (is_hwx(p.bytes)) {
-    p.hwx = desc::read_hwx(p.bytes, p.schema);
+    p.hwx = desc::read_hwx(p.bytes, *p.schema);
     p.chain = p.hwx->chain;
-    if (p.schema.walkable() && !p.hwx->chain_not_decoded.empty())
+    if (p.schema->walkable() && !p.hwx->chain_not_decoded.empty())
       std::fprintf(stderr, "anec-desc: warning: ANEC-HWX-103: %s; the descriptors are shown raw\n", p.hwx->chain_not_decoded.c_str());
   } else if (desc::looks_like_anec(p.bytes)) {
-    p.anec = desc::read_anec(p.bytes, p.schema);
+    p.anec = desc::read_anec(p.bytes, *p.schema);
     p.chain = p.anec->chain;
-  } else {
-    p.chain = desc::decode_raw_chain(p.bytes, p.schema);
+  } else if (raw == RawChain::Tree) {
+    p.chain = desc::decode_raw_chain(p.bytes, *p.schema);
   }
   return p;
 }
@@ -140,48 +178,148 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
   int generation = option_number(generation_text, kMaxGeneration, "--generation");
   if (file.empty()) throw Error("ANEC-CLI-001", "dump needs a FILE");
   if (format != "text" && format != "json") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
-  Program p = load(tables, file, generation);
+  Databases databases(tables);
+  Program p = load(databases, file, generation);
+  const desc::TdSchema &schema = *p.schema;
   std::optional<size_t> only;
   if (td >= 0) only = size_t(td);
+  if (!p.hwx && !p.anec && format == "text") { // written as it is printed, not gathered first
+    TextOut out(stdout);
+    desc::dump_text(out, p.chain, schema, only);
+    return 0;
+  }
   std::string out;
   if (p.hwx)
-    out = format == "json" ? json::write(desc::hwx_doc(*p.hwx, p.schema, p.bytes, only)) : desc::hwx_text(*p.hwx, p.schema, only);
+    out = format == "json" ? json::write(desc::hwx_doc(*p.hwx, schema, p.bytes, only))
+                           : desc::hwx_text(*p.hwx, schema, only);
   else if (p.anec)
-    out = format == "json" ? json::write(desc::anec_doc(*p.anec, p.schema, p.bytes, only)) : desc::anec_text(*p.anec, p.schema, only);
+    out = format == "json" ? json::write(desc::anec_doc(*p.anec, schema, p.bytes, only))
+                           : desc::anec_text(*p.anec, schema, only);
   else
-    out = format == "json" ? json::write(desc::dump_doc(p.chain, p.schema, p.bytes, only)) : desc::dump_text(p.chain, p.schema, only);
+    out = json::write(desc::dump_doc(p.chain, schema, p.bytes, only));
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
 
-int audit(const std::filesystem::path &tables, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string file, generation_text, format = "text";
-  o.add_options()("file", po::value(&file))("generation", po::value(&generation_text))("format", po::value(&format));
-  parse(args, o, "file", 1);
-  int generation = option_number(generation_text, kMaxGeneration, "--generation");
-  if (file.empty()) throw Error("ANEC-CLI-001", "audit needs a FILE");
-  if (format != "text" && format != "json" && format != "csv")
-    throw Error("ANEC-CLI-002", "--format '" + excerpt(format) + "' (expected text, json or csv)");
-  Program p = load(tables, file, generation);
-  auto findings = p.hwx ? desc::audit_hwx(*p.hwx) : p.anec ? desc::audit_anec(*p.anec) : desc::audit_chain(p.chain);
+struct Audited {
+  size_t descriptors = 0;
+  std::vector<Diagnostic> findings;
+};
+
+// A raw chain is audited in flat form, its register words walked but not kept: the checks read the
+// structure and the header fields only.
+Audited audit_file(Databases &databases, const std::string &file, int generation) {
+  Program p = load(databases, file, generation, RawChain::Undecoded);
+  if (p.hwx)
+    return {p.chain.tds.size(), desc::audit_hwx(*p.hwx)};
+  if (p.anec)
+    return {p.chain.tds.size(), desc::audit_anec(*p.anec)};
+  desc::FlatChain flat;
+  desc::decode_flat(p.bytes, *p.schema, flat, desc::FlatDetail::Headers);
+  return {flat.tds.size(), desc::audit_chain(flat, *p.schema)};
+}
+
+// The findings as a JSON array, or as CSV (with its header) or text lines.
+Doc findings_doc(const std::vector<Diagnostic> &findings) {
+  Doc list = Doc::array();
+  for (auto &f : findings)
+    list.push(diagnostic_doc(f));
+  return list;
+}
+std::string findings_lines(const std::vector<Diagnostic> &findings, const std::string &format) {
+  std::string out = format == "csv" ? diagnostic_csv_header() : "";
+  for (auto &f : findings)
+    out += format == "csv" ? diagnostic_csv_row(f) : diagnostic_text(f) + "\n";
+  return out;
+}
+
+int audit_one(Databases &databases, const std::string &file, int generation, const std::string &format) {
+  Audited a = audit_file(databases, file, generation);
   std::string out;
   if (format == "json") {
     Doc d = Doc::table();
-    d.set("descriptors", Doc::integer(int64_t(p.chain.tds.size())));
-    Doc list = Doc::array();
-    for (auto &f : findings) list.push(diagnostic_doc(f));
-    d.set("findings", std::move(list));
+    d.set("descriptors", Doc::integer(int64_t(a.descriptors)));
+    d.set("findings", findings_doc(a.findings));
     out = json::write(d);
-  } else if (format == "csv") {
-    out = diagnostic_csv_header();
-    for (auto &f : findings) out += diagnostic_csv_row(f);
   } else {
-    for (auto &f : findings) out += diagnostic_text(f) + "\n";
-    out += std::to_string(p.chain.tds.size()) + " descriptor(s) audited, " + std::to_string(findings.size()) + " finding(s)\n";
+    out = findings_lines(a.findings, format);
+    if (format == "text")
+      out += std::to_string(a.descriptors) + " descriptor(s) audited, " + std::to_string(a.findings.size()) +
+             " finding(s)\n";
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return findings.empty() ? 0 : 1;
+  return a.findings.empty() ? 0 : 1;
+}
+
+// Many files at once: spread over the cores, one row per file, one summary. Each finding names its
+// file as its object; a file that cannot be read is a row with its error (and an error diagnostic
+// in the list), not the end of the run.
+int audit_many(Databases &databases, const std::vector<std::filesystem::path> &files, int generation,
+               const std::string &format) {
+  std::vector<Audited> results(files.size());
+  std::vector<std::string> errors(files.size());
+  tools::spread_over_cores(files.size(), [&](size_t i) {
+    try {
+      results[i] = audit_file(databases, files[i].string(), generation);
+    } catch (const Error &e) {
+      errors[i] = e.what();
+      results[i].findings = {
+          finding_at(e.code(), 0, std::string(e.what()).substr(e.code().size() + 2), Severity::Error)};
+    } catch (const std::exception &e) {
+      errors[i] = std::string("ANEC-INTERNAL: ") + e.what();
+      results[i].findings = {finding_at("ANEC-INTERNAL", 0, e.what(), Severity::Error)};
+    }
+    for (Diagnostic &f : results[i].findings)
+      f.object = files[i].string();
+  });
+  Table table{{"file", "descriptors", "findings", "error"}, {}, {}};
+  std::vector<Diagnostic> findings;
+  size_t with_findings = 0, unreadable = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    bool failed = !errors[i].empty();
+    unreadable += failed;
+    with_findings += !failed && !results[i].findings.empty();
+    table.rows.push_back({files[i].string(), failed ? "" : std::to_string(results[i].descriptors),
+                          failed ? "" : std::to_string(results[i].findings.size()), errors[i]});
+    findings.insert(findings.end(), results[i].findings.begin(), results[i].findings.end());
+  }
+  std::string out;
+  if (format == "json") {
+    Doc d = Doc::table();
+    d.set("files", Doc::integer(int64_t(files.size())));
+    d.set("with_findings", Doc::integer(int64_t(with_findings)));
+    d.set("unreadable", Doc::integer(int64_t(unreadable)));
+    d.set("rows", table_doc(table));
+    d.set("findings", findings_doc(findings));
+    out = json::write(d);
+  } else {
+    out = findings_lines(findings, format);
+    if (format == "text")
+      out += table_text(table) + std::to_string(files.size()) +
+             " file(s): " + std::to_string(files.size() - with_findings - unreadable) +
+             " without a finding, " + std::to_string(with_findings) + " with findings, " +
+             std::to_string(unreadable) + " unreadable\n";
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return unreadable ? 2 : with_findings ? 1 : 0;
+}
+
+int audit(const std::filesystem::path &tables, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::vector<std::string> files;
+  std::string generation_text, format = "text";
+  o.add_options()("file", po::value(&files))("generation", po::value(&generation_text))("format",
+                                                                                        po::value(&format));
+  parse(args, o, "file", -1);
+  int generation = option_number(generation_text, kMaxGeneration, "--generation");
+  if (files.empty())
+    throw Error("ANEC-CLI-001", "audit needs a FILE");
+  if (format != "text" && format != "json" && format != "csv")
+    throw Error("ANEC-CLI-002", "--format '" + excerpt(format) + "' (expected text, json or csv)");
+  Databases databases(tables);
+  if (files.size() == 1 && !std::filesystem::is_directory(files[0]))
+    return audit_one(databases, files[0], generation, format);
+  return audit_many(databases, tools::input_files(files, {".bin", ".hwx", ".anec"}), generation, format);
 }
 
 int explain(const std::filesystem::path &tables, const std::vector<std::string> &args) {
@@ -194,7 +332,8 @@ int explain(const std::filesystem::path &tables, const std::vector<std::string> 
   if (pos.size() != 2) throw Error("ANEC-CLI-001", "explain needs FILE and OFFSET");
   // Strict: stoull read "-1" as 2^64-1 and a leading 0 as octal.
   uint64_t offset = parse_uint(pos[1], 0, UINT64_MAX, "OFFSET");
-  Program p = load(tables, pos[0], generation);
+  Databases databases(tables);
+  Program p = load(databases, pos[0], generation);
   if (offset >= p.bytes.size())
     throw Error("ANEC-CLI-002", "OFFSET " + quote_arg(pos[1]) + " (" + hex(offset) +
                                     ") lies at or past the end of " + pos[0] + " (" +
@@ -213,7 +352,8 @@ int convert(const std::filesystem::path &tables, const std::vector<std::string> 
   if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "convert needs FILE.hwx and -o FILE.anec");
   if (header != "0x800" && header != "0x1000" && header != "2048" && header != "4096")
     throw Error("ANEC-CLI-002", "--header-bytes " + header + " is not 0x800 or 0x1000");
-  Program p = load(tables, file, -1);
+  Databases databases(tables);
+  Program p = load(databases, file, -1);
   if (!p.hwx) throw Error("ANEC-CONV-001", file + " is not an hwx container");
   auto bytes = desc::hwx_to_anec(*p.hwx, p.bytes, uint32_t(std::stoul(header, nullptr, 0)));
   write_output(out, bytes);

@@ -12,8 +12,10 @@
 #include "anec/support/json.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
+#include "corpus.hpp"
 #include "tool_main.hpp"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 
@@ -26,7 +28,7 @@ namespace {
 const char *kUsage = R"(usage: anec-fw [--tables DIR] commands [--format text|json|csv]
        anec-fw [--tables DIR] encode CMD.toml|CMD.json -o FILE
        anec-fw [--tables DIR] decode FILE [--format text|json]
-       anec-fw [--tables DIR] validate FILE [--stream] [--channel ring|exeloop] [--format text|json]
+       anec-fw [--tables DIR] validate FILE... [--stream] [--channel ring|exeloop] [--format text|json]
        anec-fw [--tables DIR] package build SPEC.toml|SPEC.json|FILE.hwx -o FILE
        anec-fw [--tables DIR] package read FILE
        anec-fw [--tables DIR] package audit FILE
@@ -45,6 +47,10 @@ each with its reason code and the firmware's disposition (reject with a status, 
 reset, warn); `validate --stream` walks a capture of commands laid back to back (a ring dump), framing
 each by its header's size, and prints one summary: messages, accepted, per-disposition counts,
 granules that could not be framed (the walk resumes at the next granule), and the first findings.
+`validate` with several FILEs or a directory (its .bin files) spreads them over the cores and
+prints one row per file (messages, accepted, per-disposition counts, unframed granules, the first
+finding or why the file could not be read) and one summary; exit 2 if a file is unreadable, else 1
+if one has a finding.
 `package` builds a program container (ANEH -> ANEP -> ANES, docs/firmware-container.md)
 from a description or from an hwx program, prints one, and audits it as the firmware does at load
 (section bounds, overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR
@@ -57,9 +63,9 @@ commands and faults through the execution-loop model (docs/firmware-simulation.m
 
 fw::CommandTable table(const fs::path &tables) { return fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml"); }
 
-po::variables_map parse(const std::vector<std::string> &args, po::options_description &o) {
+po::variables_map parse(const std::vector<std::string> &args, po::options_description &o, int files = 1) {
   po::positional_options_description p;
-  p.add("file", 1);
+  p.add("file", files);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
   po::notify(vm);
@@ -165,13 +171,22 @@ int encode(const fs::path &tables, const std::vector<std::string> &args) {
   return 0;
 }
 
+const fw::Disposition kDispositions[] = {fw::Disposition::Reject, fw::Disposition::Drop,
+                                         fw::Disposition::Fault, fw::Disposition::Warn};
+
+// The exit code of validating one capture or one command: 1 when a check fired.
+int stream_outcome(const fw::StreamValidation &s) {
+  return s.accepted == s.messages && s.unframed == 0 ? 0 : 1;
+}
+int command_outcome(const fw::Validation &v) {
+  return v.violations.empty() ? 0 : 1;
+}
+
 // `validate --stream`: a capture of commands back to back, one summary.
 int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Channel on,
                     const std::string &format) {
   InputFile input = InputFile::open(file, 1ull << 32);
   fw::StreamValidation s = fw::validate_stream(input.bytes(), t, on);
-  const fw::Disposition all[] = {fw::Disposition::Reject, fw::Disposition::Drop, fw::Disposition::Fault,
-                                 fw::Disposition::Warn};
   std::string out;
   if (format == "json") {
     Doc d = Doc::table();
@@ -180,7 +195,7 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
     d.set("accepted", Doc::integer(int64_t(s.accepted)));
     d.set("unframed", Doc::integer(int64_t(s.unframed)));
     Doc by = Doc::table();
-    for (fw::Disposition x : all)
+    for (fw::Disposition x : kDispositions)
       by.set(fw::disposition_name(x), Doc::integer(int64_t(s.by_disposition[int(x)])));
     d.set("by_disposition", std::move(by));
     Doc first = Doc::array();
@@ -196,7 +211,7 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
   } else {
     out = "stream " + file + ": " + std::to_string(s.messages) + " message(s) in " + std::to_string(s.bytes) +
           " bytes, " + std::to_string(s.accepted) + " accepted";
-    for (fw::Disposition x : all)
+    for (fw::Disposition x : kDispositions)
       out += ", " + std::to_string(s.by_disposition[int(x)]) + " " + fw::disposition_name(x);
     out += ", " + std::to_string(s.unframed) + " granule(s) unframed\n";
     for (const auto &f : s.first)
@@ -205,21 +220,114 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
              f.violation.message + "\n";
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return s.accepted == s.messages && s.unframed == 0 ? 0 : 1;
+  return stream_outcome(s);
+}
+
+// One file's verdict in a run over many: its summary as a capture (one command is a capture of
+// one), the exit code validating it alone would give (0, 1, 2) and, when it cannot be read, why.
+struct FileVerdict {
+  fw::StreamValidation summary;
+  int outcome = 0;
+  std::string error;
+};
+
+fw::StreamValidation summary_of(const fw::Validation &v, uint64_t bytes) {
+  fw::StreamValidation s;
+  s.messages = 1;
+  s.bytes = bytes;
+  s.accepted = v.accepted();
+  for (const fw::Violation &x : v.violations) {
+    s.by_disposition[int(x.disposition)] = 1;
+    s.first.push_back({0, x});
+  }
+  return s;
+}
+
+FileVerdict validate_file(const fs::path &file, const fw::CommandTable &t, fw::Channel on, bool stream) {
+  FileVerdict r;
+  try {
+    InputFile input = InputFile::open(file, stream ? 1ull << 32 : 1ull << 24);
+    if (stream) {
+      r.summary = fw::validate_stream(input.bytes(), t, on, 1);
+      r.outcome = stream_outcome(r.summary);
+    } else {
+      fw::Validation v = fw::validate(input.bytes(), t, on);
+      r.summary = summary_of(v, input.bytes().size());
+      r.outcome = command_outcome(v);
+    }
+  } catch (const Error &e) {
+    r.outcome = 2;
+    r.error = e.what();
+  }
+  return r;
+}
+
+std::vector<std::string> verdict_row(const fs::path &file, const FileVerdict &v) {
+  if (v.outcome == 2)
+    return {file.string(), "", "", "", "", "", "", "", v.error};
+  const fw::StreamValidation &s = v.summary;
+  std::vector<std::string> row{file.string(), std::to_string(s.messages), std::to_string(s.accepted)};
+  for (fw::Disposition d : kDispositions)
+    row.push_back(std::to_string(s.by_disposition[int(d)]));
+  row.push_back(std::to_string(s.unframed));
+  row.push_back(s.first.empty()
+                    ? ""
+                    : s.first[0].violation.code + " " + s.first[0].violation.check + " in the message at " +
+                          hex(s.first[0].offset) + ": " + s.first[0].violation.message);
+  return row;
+}
+
+// Many files at once: spread over the cores, one row per file, one summary.
+int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t, fw::Channel on, bool stream,
+                  const std::string &format) {
+  std::vector<FileVerdict> verdicts(files.size());
+  tools::spread_over_cores(files.size(),
+                           [&](size_t i) { verdicts[i] = validate_file(files[i], t, on, stream); });
+  Table table{{"file", "messages", "accepted"}, {}, {}};
+  for (fw::Disposition d : kDispositions)
+    table.columns.push_back(fw::disposition_name(d));
+  table.columns.insert(table.columns.end(), {"unframed", "first finding"});
+  for (size_t i = 0; i < files.size(); ++i)
+    table.rows.push_back(verdict_row(files[i], verdicts[i]));
+  auto count = [&](int outcome) {
+    return size_t(
+        std::count_if(verdicts.begin(), verdicts.end(), [&](auto &v) { return v.outcome == outcome; }));
+  };
+  size_t failed = count(1), unreadable = count(2);
+  std::string out;
+  if (format == "json") {
+    Doc d = Doc::table();
+    d.set("files", Doc::integer(int64_t(files.size())));
+    d.set("failed", Doc::integer(int64_t(failed)));
+    d.set("unreadable", Doc::integer(int64_t(unreadable)));
+    d.set("rows", table_doc(table));
+    out = json::write(d);
+  } else {
+    out = table_text(table) + std::to_string(files.size()) +
+          " file(s): " + std::to_string(files.size() - failed - unreadable) + " without a finding, " +
+          std::to_string(failed) + " with one, " + std::to_string(unreadable) + " unreadable\n";
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return unreadable ? 2 : failed ? 1 : 0;
 }
 
 int decode_or_validate(const fs::path &tables, const std::vector<std::string> &args, bool verdict) {
   po::options_description o;
-  std::string file, format = "text", channel = "ring";
+  std::vector<std::string> files;
+  std::string format = "text", channel = "ring";
   bool stream = false;
-  o.add_options()("file", po::value(&file))("format", po::value(&format))("channel", po::value(&channel));
+  o.add_options()("file", po::value(&files))("format", po::value(&format))("channel", po::value(&channel));
   if (verdict) o.add_options()("stream", po::bool_switch(&stream));
-  parse(args, o);
-  if (file.empty()) throw Error("ANEC-CLI-001", std::string(verdict ? "validate" : "decode") + " needs FILE");
+  parse(args, o, verdict ? -1 : 1);
+  if (files.empty())
+    throw Error("ANEC-CLI-001", std::string(verdict ? "validate" : "decode") + " needs FILE");
   check_format(format, {"text", "json"});
   if (channel != "ring" && channel != "exeloop") throw Error("ANEC-CLI-002", "--channel " + channel + " is not ring or exeloop");
   fw::CommandTable t = table(tables);
   fw::Channel on = channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring;
+  const std::string &file = files.front();
+  if (verdict && (files.size() > 1 || fs::is_directory(file)))
+    return validate_many(tools::input_files(files, {".bin"}), t, on, stream, format);
   if (stream) return validate_stream(file, t, on, format);
   InputFile input = InputFile::open(file, 1ull << 24);
   fw::Validation v = fw::validate(input.bytes(), t, on);
@@ -239,7 +347,7 @@ int decode_or_validate(const fs::path &tables, const std::vector<std::string> &a
     }
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return verdict && !v.violations.empty() ? 1 : 0;
+  return verdict ? command_outcome(v) : 0;
 }
 
 int package(const fs::path &tables, std::vector<std::string> args) {

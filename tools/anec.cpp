@@ -12,22 +12,23 @@
 #include "anec/support/json.hpp"
 #include "anec/support/reasons.hpp"
 #include "anec/support/table.hpp"
+#include "corpus.hpp"
 #include "tool_main.hpp"
 
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using namespace anec;
 using namespace anec::compiler;
+using tools::input_files;
+using tools::spread_over_cores;
 
 namespace {
 
@@ -612,27 +613,6 @@ Estimate estimate_on(const Ctx &ctx, const Graph &g, const hal::Target &t,
   return calibration ? estimate(g, ctx.catalog, t, *calibration, chip) : estimate(g, ctx.catalog, t);
 }
 
-// The model files a list of paths names: files as given, a directory's .json, .plist and .onnx files
-// (not recursive), sorted.
-std::vector<fs::path> model_files(const std::vector<std::string> &paths) {
-  std::vector<fs::path> out;
-  for (const std::string &p : paths) {
-    if (!fs::is_directory(p)) {
-      out.push_back(p);
-      continue;
-    }
-    std::vector<fs::path> in;
-    for (const auto &e : fs::directory_iterator(p)) {
-      std::string ext = e.path().extension().string();
-      if (e.is_regular_file() && (ext == ".json" || ext == ".plist" || ext == ".onnx"))
-        in.push_back(e.path());
-    }
-    std::sort(in.begin(), in.end());
-    out.insert(out.end(), in.begin(), in.end());
-  }
-  return out;
-}
-
 // Many models at once (`check`/`estimate` with several files or a directory): the files are spread
 // over the cores, one row per file and target, one summary. A file that cannot be read is a row
 // with its error, not the end of the run.
@@ -643,32 +623,23 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
   auto targets = ctx.targets(target, &chip);
   std::vector<std::vector<std::vector<std::string>>> rows(files.size());
   std::vector<int> outcome(files.size(), 0); // 0 pass, 1 a reject, 2 unreadable
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) {
-      try {
-        Graph g = load_model(files[i], ctx.catalog, dims);
-        for (const hal::Target *t : targets) {
-          CheckResult c = check(g, ctx.catalog, *t);
-          Estimate e = estimate_on(ctx, g, *t, calibration, chip);
-          outcome[i] = std::max(outcome[i], c.verdict == Verdict::Reject ? 1 : 0);
-          rows[i].push_back(
-              {files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
-               std::to_string(c.count(Severity::Decompose)), std::to_string(c.count(Severity::Warning)),
-               e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? e.bound : "unknown", ""});
-        }
-      } catch (const Error &e) {
-        outcome[i] = 2;
-        rows[i].push_back({files[i].string(), "", "error", "", "", "", "", "", e.what()});
+  spread_over_cores(files.size(), [&](size_t i) {
+    try {
+      Graph g = load_model(files[i], ctx.catalog, dims);
+      for (const hal::Target *t : targets) {
+        CheckResult c = check(g, ctx.catalog, *t);
+        Estimate e = estimate_on(ctx, g, *t, calibration, chip);
+        outcome[i] = std::max(outcome[i], c.verdict == Verdict::Reject ? 1 : 0);
+        rows[i].push_back(
+            {files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
+             std::to_string(c.count(Severity::Decompose)), std::to_string(c.count(Severity::Warning)),
+             e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? e.bound : "unknown", ""});
       }
+    } catch (const Error &e) {
+      outcome[i] = 2;
+      rows[i].push_back({files[i].string(), "", "error", "", "", "", "", "", e.what()});
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned k = 1;
-       k < std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(files.size()))); ++k)
-    pool.emplace_back(work);
-  work();
-  for (std::thread &th : pool) th.join();
+  });
   Table table{
       {"file", "target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "bound", "error"},
       {},
@@ -727,7 +698,8 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
     calibration = ctx.calibration(calibration_file);
   if (models.size() > 1 || fs::is_directory(model)) {
     if (cmd == "place") throw Error("ANEC-CLI-001", "place takes one MODEL");
-    return corpus(ctx, cmd, model_files(models), target, format, dims, calibration);
+    return corpus(ctx, cmd, input_files(models, {".json", ".plist", ".onnx"}), target, format, dims,
+                  calibration);
   }
   Graph g = load_model(model, ctx.catalog, dims);
   std::string chip;

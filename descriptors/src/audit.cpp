@@ -45,28 +45,65 @@ void out_stride_findings(const HwxTensor &l, std::vector<Finding> &out) {
 }
 } // namespace
 
-std::vector<Finding> audit_chain(const Chain &c) {
-  std::vector<Finding> out = c.findings;
-  if (c.tds.empty())
-    return out;
-  uint64_t start = c.tds.front().offset;
-  for (size_t i = 0; i < c.tds.size(); ++i) {
-    const Td &td = c.tds[i];
-    bool last = i + 1 == c.tds.size();
-    if (!c.sized && td.eon != last)
-      out.push_back(finding_at(
-          "ANEC-AUD-001", td.offset,
-          std::string("descriptor ") + std::to_string(i) +
-              (td.eon ? " is marked EON but is not the last" : " is the last but not marked EON")));
-    if (auto tid = header_field(td, "TID"); tid && *tid != i)
-      out.push_back(finding_at("ANEC-AUD-002", td.offset,
-                               "descriptor " + std::to_string(i) + " has TID " + std::to_string(*tid)));
-    uint64_t want = last ? 0 : c.tds[i + 1].offset - start;
-    if (auto np = header_field(td, "NextPointer"); np && *np != want)
-      out.push_back(finding_at("ANEC-AUD-003", td.offset,
-                               "NextPointer " + hex(*np) + ", the next descriptor is at " + hex(want)));
+namespace {
+// What the chain checks read of each descriptor, from the tree or the flat form.
+struct TdSummary {
+  uint64_t offset = 0;
+  bool eon = false;
+  std::optional<uint32_t> tid, next_pointer;
+};
+
+void check_eon(std::span<const TdSummary> tds, size_t i, std::vector<Finding> &out) {
+  bool last = i + 1 == tds.size();
+  if (tds[i].eon != last)
+    out.push_back(finding_at(
+        "ANEC-AUD-001", tds[i].offset,
+        std::string("descriptor ") + std::to_string(i) +
+            (tds[i].eon ? " is marked EON but is not the last" : " is the last but not marked EON")));
+}
+
+void check_tid(std::span<const TdSummary> tds, size_t i, std::vector<Finding> &out) {
+  if (auto tid = tds[i].tid; tid && *tid != i)
+    out.push_back(finding_at("ANEC-AUD-002", tds[i].offset,
+                             "descriptor " + std::to_string(i) + " has TID " + std::to_string(*tid)));
+}
+
+void check_next_pointer(std::span<const TdSummary> tds, size_t i, std::vector<Finding> &out) {
+  uint64_t want = i + 1 == tds.size() ? 0 : tds[i + 1].offset - tds.front().offset;
+  if (auto np = tds[i].next_pointer; np && *np != want)
+    out.push_back(finding_at("ANEC-AUD-003", tds[i].offset,
+                             "NextPointer " + hex(*np) + ", the next descriptor is at " + hex(want)));
+}
+
+// The decoder's findings, then per descriptor the EON (not for sized chains), TID and NextPointer checks.
+std::vector<Finding> chain_checks(const std::vector<Finding> &decoder, std::span<const TdSummary> tds,
+                                  bool sized) {
+  std::vector<Finding> out = decoder;
+  for (size_t i = 0; i < tds.size(); ++i) {
+    if (!sized)
+      check_eon(tds, i, out);
+    check_tid(tds, i, out);
+    check_next_pointer(tds, i, out);
   }
   return out;
+}
+} // namespace
+
+std::vector<Finding> audit_chain(const Chain &c) {
+  std::vector<TdSummary> tds;
+  tds.reserve(c.tds.size());
+  for (const Td &td : c.tds)
+    tds.push_back({td.offset, td.eon, header_field(td, "TID"), header_field(td, "NextPointer")});
+  return chain_checks(c.findings, tds, c.sized);
+}
+
+std::vector<Finding> audit_chain(const FlatChain &c, const TdSchema &s) {
+  std::vector<TdSummary> tds;
+  tds.reserve(c.tds.size());
+  for (const FlatTd &td : c.tds)
+    tds.push_back(
+        {td.offset, td.eon, c.header_value(td, s.flat().tid), c.header_value(td, s.flat().next_pointer)});
+  return chain_checks(c.findings, tds, c.sized);
 }
 
 std::vector<Finding> audit_hwx(const Hwx &h) {

@@ -16,14 +16,35 @@ std::vector<size_t> selected(const Chain &c, std::optional<size_t> only) {
   return out;
 }
 
-void word_text(std::string &out, const Word &w, bool header) {
-  std::string prefix = "    " + hex(w.offset, 4) + "  " + (header ? std::string(7, ' ') : hex(w.address, 5)) + "  " + hex(w.raw, 8) + "  ";
+void word_prefix(TextOut &out, const Word &w, bool header) {
+  out << "    ";
+  out.hex(w.offset, 4) << "  ";
+  if (header)
+    out << "       ";
+  else
+    out.hex(w.address, 5);
+  out << "  ";
+  out.hex(w.raw, 8) << "  ";
+}
+
+void word_text(TextOut &out, const Word &w, bool header) {
   if (w.fields.empty()) {
-    out += prefix + (w.block.empty() ? "?" : w.block) + "." + hex(w.address) + " = " + hex(w.raw) + "\n";
+    word_prefix(out, w, header);
+    out << (w.block.empty() ? "?" : w.block) << ".";
+    out.hex(w.address) << " = ";
+    out.hex(w.raw) << "\n";
     return;
   }
-  for (const FieldValue &f : w.fields) out += prefix + f.field->path() + " = " + std::to_string(f.value) + "\n";
-  if (w.reserved) out += prefix + "reserved bits " + hex(w.reserved) + " set\n";
+  for (const FieldValue &f : w.fields) {
+    word_prefix(out, w, header);
+    out << f.field->path() << " = ";
+    out.dec(f.value) << "\n";
+  }
+  if (w.reserved) {
+    word_prefix(out, w, header);
+    out << "reserved bits ";
+    out.hex(w.reserved) << " set\n";
+  }
 }
 
 Doc word_doc(const Word &w) {
@@ -40,23 +61,42 @@ Doc word_doc(const Word &w) {
 }
 } // namespace
 
-std::string dump_text(const Chain &c, const TdSchema &s, std::optional<size_t> only) {
-  std::string out = "raw task-descriptor chain, generation " + std::to_string(s.generation) + (s.complete ? "" : " (register database incomplete)") +
-                    ": " + std::to_string(c.tds.size()) + " descriptor(s), kernel data at " + hex(c.kernel_offset) + " (" +
-                    std::to_string(c.kernel_size) + " bytes)\n";
-  for (const Finding &f : c.findings) out += "finding " + diagnostic_text(f) + "\n";
-  for (size_t i : selected(c, only)) {
+void dump_text(TextOut &out, const Chain &c, const TdSchema &s, std::optional<size_t> only) {
+  std::vector<size_t> tds = selected(c, only); // ANEC-TD-005 before anything is written
+  out << "raw task-descriptor chain, generation ";
+  out.dec(uint64_t(s.generation)) << (s.complete ? "" : " (register database incomplete)") << ": ";
+  out.dec(c.tds.size()) << " descriptor(s), kernel data at ";
+  out.hex(c.kernel_offset) << " (";
+  out.dec(c.kernel_size) << " bytes)\n";
+  for (const Finding &f : c.findings)
+    out << "finding " << diagnostic_text(f) << "\n";
+  for (size_t i : tds) {
     const Td &td = c.tds[i];
-    out += "\nTD " + std::to_string(i) + " at " + hex(td.offset) + ": " + hex(td.size) + " bytes, " + std::to_string(td.streams.size()) +
-           " streams" + (td.eon ? ", EON" : "") + "\n  header\n";
-    for (const Word &w : td.header) word_text(out, w, true);
+    out << "\nTD ";
+    out.dec(i) << " at ";
+    out.hex(td.offset) << ": ";
+    out.hex(td.size) << " bytes, ";
+    out.dec(td.streams.size()) << " streams" << (td.eon ? ", EON" : "") << "\n  header\n";
+    for (const Word &w : td.header)
+      word_text(out, w, true);
     for (const Stream &st : td.streams) {
-      out += "  stream " + (st.words.empty() || st.words[0].block.empty() ? std::string("?") : st.words[0].block) + " at " + hex(st.offset) +
-             ": header " + hex(st.header, 8) + ", " + std::to_string(st.count) + " words from " + hex(st.address) + "\n";
-      for (const Word &w : st.words) word_text(out, w, false);
+      out << "  stream " << (st.words.empty() || st.words[0].block.empty() ? "?" : st.words[0].block)
+          << " at ";
+      out.hex(st.offset) << ": header ";
+      out.hex(st.header, 8) << ", ";
+      out.dec(st.count) << " words from ";
+      out.hex(st.address) << "\n";
+      for (const Word &w : st.words)
+        word_text(out, w, false);
     }
   }
-  return out;
+}
+
+std::string dump_text(const Chain &c, const TdSchema &s, std::optional<size_t> only) {
+  std::string text;
+  TextOut out(text);
+  dump_text(out, c, s, only);
+  return text;
 }
 
 Doc dump_doc(const Chain &c, const TdSchema &s, std::span<const uint8_t> file, std::optional<size_t> only) {

@@ -176,13 +176,7 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
         return f.block == "Header" && f.address == 0 && f.name == "TaskWords";
       }))
     top.fail(doc, "a sized chain needs the Header field TaskWords in its first word");
-  for (const TdField &f : s.fields) {
-    auto &blocks = s.by_word_[f.address];
-    auto it = std::find_if(blocks.begin(), blocks.end(), [&](const auto &b) { return b.first == f.block; });
-    if (it == blocks.end())
-      it = blocks.insert(blocks.end(), {f.block, {}});
-    it->second.push_back(&f);
-  }
+  s.flat_ = FlatSchema::compile(s);
   return s;
 }
 
@@ -197,14 +191,13 @@ const TdBlock *TdSchema::block_at(uint32_t address) const {
   return nullptr;
 }
 
-const std::vector<const TdField *> &TdSchema::fields_at(const std::string &block, uint32_t address) const {
-  static const std::vector<const TdField *> none;
-  auto it = by_word_.find(address);
-  if (it != by_word_.end())
-    for (const auto &[name, fields] : it->second)
-      if (name == block)
-        return fields;
-  return none;
+std::vector<const TdField *> TdSchema::fields_at(const std::string &block, uint32_t address) const {
+  BlockId id = block == "Header" ? kHeaderBlock : flat_.block_at(address);
+  std::vector<const TdField *> out;
+  if (id == kHeaderBlock || (id != kNoBlock && blocks[id].name == block))
+    for (const FieldExtract &x : flat_.extracts(flat_.slot(id, address)))
+      out.push_back(&fields[x.field]);
+  return out;
 }
 
 } // namespace anec::desc

@@ -1,4 +1,5 @@
 #include "anec/firmware/commands.hpp"
+#include "anec/firmware/wire_rules.hpp"
 
 #include "anec/support/strict.hpp"
 #include "anec/support/toml.hpp"
@@ -149,6 +150,7 @@ void CommandTable::index() {
     for (size_t b = 0; b < bodies_.size(); ++b)
       if (bodies_[b].command == commands_[i].name) body_by_id_[id] = int(b);
   }
+  rules_ = std::make_shared<const WireRules>(*this);
 }
 
 CommandTable CommandTable::load(const std::filesystem::path &path) { return from_doc(toml::parse_file(path), path.string()); }

@@ -1,4 +1,5 @@
 #include "anec/firmware/wire.hpp"
+#include "anec/firmware/wire_rules.hpp"
 
 #include "anec/support/crc32.hpp"
 
@@ -13,7 +14,6 @@
 namespace anec::fw {
 
 namespace {
-constexpr uint32_t kBadArgument = 0xe00002c2, kUnsupported = 0xe00002c7; // appendix C.3
 
 uint64_t width_max(const std::string &type) {
   return type == "u64" ? UINT64_MAX : 0xffffffffull;
@@ -275,20 +275,6 @@ std::vector<uint8_t> encode(const Command &c, const CommandTable &t) {
 }
 
 namespace {
-void add(Validation &v, const char *check, const char *code, Disposition d, uint64_t offset,
-         const std::string &msg) {
-  uint32_t status = d != Disposition::Reject                  ? 0u
-                    : std::string(check) == "exeloop_channel" ? kUnsupported
-                                                              : kBadArgument;
-  Violation x;
-  static_cast<Diagnostic &>(x) =
-      finding_at(code, offset, msg, d == Disposition::Warn ? Severity::Warning : Severity::Error);
-  x.check = check;
-  x.disposition = d;
-  x.status = status;
-  v.violations.push_back(std::move(x));
-}
-
 // The header's fields, looked up by name once.
 struct HeaderFields {
   const layout::Field &id, &size, &priority, &program_id, &process_id, &procedure_id;
@@ -309,61 +295,6 @@ void read_header(Command &c, const layout::View &h) {
   c.procedure_id = uint32_t(h.raw(f.procedure_id));
 }
 
-// The envelope's checks in the firmware's order: length, granule, magic, checksum, padding. False
-// when the size puts the envelope outside the message or the slot.
-bool check_envelope(Validation &v, std::span<const uint8_t> m, const CommandTable &t, const layout::View &h) {
-  uint64_t size = h.raw(header_fields().size);
-  uint64_t end = h.end() + size + envelope_layout().bytes;
-  v.total_bytes = uint32_t(std::min<uint64_t>(align_up(end, kGranule), UINT32_MAX));
-  if (end > m.size() || v.total_bytes > t.limits().max_command_bytes) {
-    add(v, "length", "ANEC-FW-001", Disposition::Reject, h.offset_of("size"),
-        "size " + std::to_string(size) + " puts the envelope end at " + std::to_string(end) +
-            "; the buffer holds " + std::to_string(m.size()) + " and a slot " +
-            std::to_string(t.limits().max_command_bytes));
-    return false;
-  }
-  if (m.size() % kGranule)
-    add(v, "length", "ANEC-FW-001", Disposition::Reject, m.size(),
-        "message length " + std::to_string(m.size()) + " is not a multiple of the 16-byte granule");
-  layout::View e(envelope_layout(), m, h.end() + size, "ANEC-FW-001");
-  uint64_t magic = e.get("magic"), sum = e.get("checksum"), want = crc32(m.first(e.offset_of("checksum")));
-  if (magic != kEnvelopeMagic)
-    add(v, "magic", "ANEC-FW-002", Disposition::Reject, e.offset_of("magic"),
-        "magic word " + hex(magic) + ", expected " + hex(kEnvelopeMagic));
-  if (sum != want)
-    add(v, "checksum", "ANEC-FW-003", Disposition::Reject, e.offset_of("checksum"),
-        "checksum " + hex(sum) + ", the message sums to " + hex(want));
-  for (uint64_t i = end; i < m.size(); ++i)
-    if (m[i]) {
-      add(v, "padding", "ANEC-FW-004", Disposition::Reject, i,
-          "padding byte at " + hex(i) + " is " + hex(m[i]) + ", not zero");
-      break;
-    }
-  return true;
-}
-
-// The header fields against the table's limits (ch.30).
-void check_header(Validation &v, const CommandSpec &spec, const CommandTable &t, const layout::View &h) {
-  const Command &c = v.command;
-  const Limits &l = t.limits();
-  if (spec.direction == "firmware-to-host")
-    add(v, "direction", "ANEC-FW-006", Disposition::Reject, h.offset_of("id"),
-        spec.name + " is a firmware-to-host notification, not a request");
-  if (c.priority > l.priority_max)
-    add(v, "priority", "ANEC-FW-007", Disposition::Reject, h.offset_of("priority"),
-        "priority " + std::to_string(c.priority) + " is outside 0..7 (0..1 realtime, 2..7 normal)");
-  if (c.program_id < -1 || c.program_id > int32_t(l.program_id_max))
-    add(v, "program_id", "ANEC-FW-008", Disposition::Reject, h.offset_of("programId"),
-        "programId " + std::to_string(c.program_id) + " is neither -1 nor 0.." +
-            std::to_string(l.program_id_max));
-  if (c.process_id < -1)
-    add(v, "process_id", "ANEC-FW-008", Disposition::Reject, h.offset_of("processId"),
-        "processId " + std::to_string(c.process_id) + " is below -1");
-  if (c.procedure_id > l.procedure_id_max)
-    add(v, "procedure_id", "ANEC-FW-008", Disposition::Reject, h.offset_of("procedureId"),
-        "procedureId " + std::to_string(c.procedure_id) + " is past " + std::to_string(l.procedure_id_max));
-}
-
 uint64_t scalar(const Command &c, const std::string &name) {
   for (auto &[n, x] : c.scalars)
     if (n == name)
@@ -371,31 +302,19 @@ uint64_t scalar(const Command &c, const std::string &name) {
   return 0;
 }
 
-// The body's scalars and counted records into v.command (ANEC-FW-009 when the bytes disagree);
-// `at` is the body's offset in the message.
-bool decode_body(Validation &v, std::span<const uint8_t> body, const CommandSpec &spec,
-                 const BodySpec &layout, uint64_t at, uint64_t size_field) {
-  Command &c = v.command;
+// The body's named fields: the scalars that fit, and the counted records once the checks found the
+// body to match its layout (`whole`). The checks are the compiled rules' (wire_rules.cpp).
+void decode_body(Command &c, std::span<const uint8_t> body, const BodySpec &layout, bool whole) {
   size_t off = 0;
   c.scalars.reserve(layout.scalars.size());
   for (const FieldSpec &f : layout.scalars) {
-    if (off + f.bytes() > body.size()) {
-      add(v, "body_size", "ANEC-FW-009", Disposition::Reject, at + off,
-          spec.name + " body of " + std::to_string(body.size()) + " bytes ends inside " + f.name);
-      return false;
-    }
+    if (off + f.bytes() > body.size())
+      return;
     c.scalars.push_back({f.name, load_le(body, off, uint32_t(f.bytes()))});
     off += f.bytes();
   }
-  size_t need = off;
-  for (const ArraySpec &a : layout.arrays)
-    need += scalar(c, a.count) * record_spec(a.record)->bytes();
-  if (need != body.size()) {
-    add(v, "body_size", "ANEC-FW-009", Disposition::Reject, size_field,
-        spec.name + " with these counts is " + std::to_string(need) + " bytes, size says " +
-            std::to_string(body.size()));
-    return false;
-  }
+  if (!whole)
+    return;
   for (const ArraySpec &a : layout.arrays) {
     const RecordSpec *rs = record_spec(a.record);
     auto &records = c.arrays[a.name];
@@ -408,113 +327,31 @@ bool decode_body(Validation &v, std::span<const uint8_t> body, const CommandSpec
       records.push_back(std::move(rec));
     }
   }
-  return true;
 }
 
-// Each scalar's equals, min, max and nonzero limits (ANEC-FW-010).
-void check_fields(Validation &v, const BodySpec &layout, uint64_t at) {
-  for (size_t i = 0; i < layout.scalars.size(); ++i) {
-    const FieldSpec &f = layout.scalars[i];
-    uint64_t x = v.command.scalars[i].second;
-    auto bad = [&](const std::string &what) {
-      add(v, "field_limit", "ANEC-FW-010", Disposition::Reject, at,
-          f.name + " = " + std::to_string(x) + " " + what);
-    };
-    if (f.equals && x != *f.equals)
-      bad("must be " + std::to_string(*f.equals));
-    if (f.min && x < *f.min)
-      bad("is below " + std::to_string(*f.min));
-    if (f.max && x > *f.max)
-      bad("is above " + std::to_string(*f.max));
-    if (f.nonzero && x == 0)
-      bad("must be nonzero");
-    at += f.bytes();
-  }
-}
-
-void check_interface_version(Validation &v, const CommandTable &t, uint64_t at) {
-  const Command &c = v.command;
-  const Limits &l = t.limits();
-  if (scalar(c, "major") != l.interface_major)
-    add(v, "interface_version", "ANEC-FW-014", Disposition::Reject, at,
-        "program interface " + std::to_string(scalar(c, "major")) + "." + std::to_string(scalar(c, "minor")) +
-            ", the firmware speaks " + std::to_string(l.interface_major) + ".x");
-  else if (scalar(c, "minor") != l.interface_minor)
-    add(v, "interface_version", "ANEC-FW-014", Disposition::Warn, at,
-        "program interface minor version " + std::to_string(scalar(c, "minor")) + ", the firmware's is " +
-            std::to_string(l.interface_minor) + ": warn and continue");
-}
-
-void check_chained_buffers(Validation &v, uint64_t at) {
-  Command &c = v.command;
-  for (size_t r = 0; r < c.arrays["chainedBuffers"].size(); ++r) {
-    const auto &b = c.arrays["chainedBuffers"][r];
-    std::string who = "chainedBuffers[" + std::to_string(r) + "]";
-    if (b[2] >> 32)
-      add(v, "chained_buffer", "ANEC-FW-012", Disposition::Reject, at,
-          who + " address " + hex(b[2]) + " is not below 4 GiB");
-    if (b[1] >= scalar(c, "nbrOfOutputBufferSets"))
-      add(v, "chained_buffer", "ANEC-FW-012", Disposition::Reject, at,
-          who + " outputBufferSetId " + std::to_string(b[1]) + " is not below nbrOfOutputBufferSets");
-  }
-}
-
-// The body layout's named rules (ANEC-FW-011, 014, 012); `at` is the body's offset.
-void check_rules(Validation &v, const BodySpec &layout, const CommandTable &t, uint64_t at) {
-  for (const std::string &rule : layout.rules) {
-    if (rule == "events_nonempty" &&
-        scalar(v.command, "nbrOfWaitEvents") + scalar(v.command, "nbrOfSignalEvents") == 0)
-      add(v, "events_nonempty", "ANEC-FW-011", Disposition::Reject, at,
-          "nbrOfWaitEvents + nbrOfSignalEvents must be above 0");
-    if (rule == "interface_version")
-      check_interface_version(v, t, at);
-    if (rule == "chained_buffers")
-      check_chained_buffers(v, at);
-  }
+// The command's named fields, as far as the checks found them readable.
+void decode(Command &c, std::span<const uint8_t> m, const CommandTable &t, Channel channel,
+            const WireRules::Checked &checked) {
+  if (m.size() < uint64_t(command_header_layout().bytes) + envelope_layout().bytes)
+    return;
+  layout::View h(command_header_layout(), m, 0, "ANEC-FW-001");
+  read_header(c, h);
+  if (!checked.framed || channel == Channel::ExeLoop) // the ExeLoop channel reads no ring body layout
+    return;
+  std::span<const uint8_t> body = m.subspan(h.end(), h.raw(header_fields().size));
+  if (const BodySpec *layout = t.body_by_id(c.id))
+    decode_body(c, body, *layout, checked.decoded);
+  else if (checked.decoded)
+    c.raw_body.assign(body.begin(), body.end());
 }
 } // namespace
 
 Validation validate(std::span<const uint8_t> m, const CommandTable &t, Channel channel) {
   Validation v;
-  const layout::Struct &hl = command_header_layout();
-  uint64_t least = uint64_t(hl.bytes) + envelope_layout().bytes;
-  if (m.size() < least) {
-    add(v, "length", "ANEC-FW-001", Disposition::Reject, 0,
-        "message of " + std::to_string(m.size()) + " bytes is shorter than the header and envelope (" +
-            std::to_string(least) + ")");
-    return v;
-  }
-  layout::View h(hl, m, 0, "ANEC-FW-001");
-  read_header(v.command, h);
-  if (!check_envelope(v, m, t, h))
-    return v;
-  Command &c = v.command;
-  if (channel == Channel::ExeLoop) {
-    if (!t.exeloop_accepts(c.id))
-      add(v, "exeloop_channel", "ANEC-FW-013", Disposition::Fault, h.offset_of("id"),
-          "id " + hex(c.id) + " is not supported through the ExeLoop command channel: the firmware asserts");
-    v.decoded = true;
-    return v; // the ExeLoop channel speaks the wire enum; the body layouts are the ring's
-  }
-  const CommandSpec *spec = t.by_id(c.id);
-  if (!spec) {
-    add(v, "known_id", "ANEC-FW-005", Disposition::Reject, h.offset_of("id"),
-        "id " + hex(c.id) + " is no command");
-    return v;
-  }
-  check_header(v, *spec, t, h);
-  const BodySpec *layout = t.body_by_id(spec->id);
-  std::span<const uint8_t> body = m.subspan(h.end(), h.raw(header_fields().size));
-  if (!layout) {
-    c.raw_body.assign(body.begin(), body.end());
-    v.decoded = true;
-    return v;
-  }
-  if (!decode_body(v, body, *spec, *layout, h.end(), h.at() + header_fields().size.offset))
-    return v;
-  v.decoded = true;
-  check_fields(v, *layout, h.end());
-  check_rules(v, *layout, t, h.end());
+  WireRules::Checked checked = t.rules().check(m, channel, v.violations);
+  v.decoded = checked.decoded;
+  v.total_bytes = checked.total_bytes;
+  decode(v.command, m, t, channel, checked);
   return v;
 }
 
@@ -522,30 +359,25 @@ StreamValidation validate_stream(std::span<const uint8_t> capture, const Command
                                  size_t keep_findings) {
   StreamValidation s;
   s.bytes = capture.size();
-  const layout::Struct &hl = command_header_layout();
-  const uint64_t overhead = uint64_t(hl.bytes) + envelope_layout().bytes, size_at = header_fields().size.offset;
+  const WireRules &rules = t.rules();
+  std::vector<Violation> found;
   for (uint64_t at = 0; at < capture.size();) {
-    uint64_t left = capture.size() - at,
-             size = left >= size_at + 4 ? le32(capture, at + size_at) : UINT64_MAX;
-    uint64_t length = size == UINT64_MAX ? UINT64_MAX : align_up(overhead + size, kGranule);
-    if (length > left ||
-        length > t.limits().max_command_bytes) { // cannot be framed: resume at the next granule
-      ++s.unframed;
+    std::optional<uint64_t> length = rules.framed_length(capture.subspan(at));
+    if (!length || *length > capture.size() - at || *length > rules.max_command_bytes()) {
+      ++s.unframed; // cannot be framed: resume at the next granule
       at = align_up(at + 1, kGranule);
       continue;
     }
-    Validation v = validate(capture.subspan(at, length), t, channel);
+    WireRules::Checked c =
+        rules.check(capture.subspan(at, *length), channel, found, keep_findings - s.first.size());
     ++s.messages;
-    s.accepted += v.accepted();
-    bool seen[4] = {false, false, false, false};
-    for (Violation &x : v.violations) {
-      seen[int(x.disposition)] = true;
-      if (s.first.size() < keep_findings)
-        s.first.push_back({at, std::move(x)});
-    }
+    s.accepted += c.accepted();
     for (int d = 0; d < 4; ++d)
-      s.by_disposition[d] += seen[d];
-    at += length;
+      s.by_disposition[d] += c.seen[size_t(d)];
+    for (Violation &x : found)
+      s.first.push_back({at, std::move(x)});
+    found.clear();
+    at += *length;
   }
   return s;
 }

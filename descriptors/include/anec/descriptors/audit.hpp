@@ -23,6 +23,8 @@ namespace anec::desc {
 // check_tensor_states (ANEC-AUD-006): each per-tensor thread state agrees with the stabs layout of
 //   the same name (n, c, h, w extents and byte strides), and every layout has a state.
 std::vector<Finding> audit_chain(const Chain &chain);
+// The same checks on a flat chain (either FlatDetail): the tree is never built.
+std::vector<Finding> audit_chain(const FlatChain &chain, const TdSchema &schema);
 std::vector<Finding> audit_hwx(const Hwx &hwx);
 
 // What lies at a byte offset: the header field, load command, section, symbol, relocation or

@@ -3,6 +3,7 @@
 #pragma once
 #include "anec/descriptors/td.hpp"
 #include "anec/support/doc.hpp"
+#include "anec/support/text_out.hpp"
 
 #include <optional>
 #include <span>
@@ -10,7 +11,9 @@
 
 namespace anec::desc {
 
-// `only` selects one descriptor by index (ANEC-TD-005 when out of range).
+// `only` selects one descriptor by index (ANEC-TD-005 when out of range, before anything is written).
+void dump_text(TextOut &out, const Chain &chain, const TdSchema &schema,
+               std::optional<size_t> only = std::nullopt);
 std::string dump_text(const Chain &chain, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
 // The JSON form also records the file size and, as hex `regions`, every byte that no descriptor
 // word holds, so that `encode_dump` can rebuild the file; a dump of one descriptor is marked

@@ -2,6 +2,7 @@
 // by fixed offsets), every word kept with its raw value, known fields decoded, unknown registers
 // and set reserved bits reported.
 #pragma once
+#include "anec/descriptors/flat.hpp"
 #include "anec/descriptors/td_schema.hpp"
 #include "anec/support/diagnostic.hpp"
 
@@ -51,17 +52,13 @@ struct Chain {
   std::vector<Finding> findings;
 };
 
-struct ChainLayout {
-  uint32_t td_alignment = 0x100; // without a NextPointer, the next descriptor starts at the end rounded up to this
-  uint32_t data_alignment = 16;  // kernel data starts at the last end rounded up to this
-};
-
 // Decodes a raw chain (descriptors linked by NextPointer, an offset from the chain start, the last
 // marked EON, then kernel data): the layout of the eiln H13 kernels and of an hwx __text. A
 // descriptor has no size field, so it ends at the first stream header whose block is unknown or
-// already seen in it (a descriptor writes each block once). Errors the chain cannot survive (a stream past the end, no EON before the bytes run out)
-// are anec::Error ANEC-TD-00x; anything decodable but odd is a Finding (ANEC-TD-1xx).
-// `begin`/`end` bound the chain within `bytes` (a container's text section); offsets stay file offsets.
+// already seen in it (a descriptor writes each block once). Errors the chain cannot survive (a stream past
+// the end, no EON before the bytes run out) are anec::Error ANEC-TD-00x; anything decodable but odd is a
+// Finding (ANEC-TD-1xx). `begin`/`end` bound the chain within `bytes` (a container's text section); offsets
+// stay file offsets. Built from decode_flat's result (flat.hpp), the walker both share.
 Chain decode_raw_chain(std::span<const uint8_t> bytes, const TdSchema &schema, const ChainLayout &layout = {},
                        uint64_t begin = 0, uint64_t end = UINT64_MAX);
 

@@ -1,12 +1,11 @@
 // A task-descriptor register database (tables/schema/td/gen<N>.toml): the header fields, the
 // register blocks (streams) and each register field's address and bit range.
 #pragma once
+#include "anec/descriptors/flat_schema.hpp"
 #include "anec/support/doc.hpp"
 
 #include <cstdint>
 #include <filesystem>
-#include <map>
-#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -43,7 +42,7 @@ struct TdObjectField {
 };
 
 struct TdSchema {
-  // Movable, not copyable: the word index points into `fields`.
+  // Movable, not copyable: the compiled tables index `blocks` and `fields`.
   TdSchema() = default;
   TdSchema(TdSchema &&) = default;
   TdSchema &operator=(TdSchema &&) = default;
@@ -76,12 +75,12 @@ struct TdSchema {
 
   const TdBlock *block_at(uint32_t address) const;
   // Fields of the word at `address` in `block` ("Header" for the descriptor header).
-  const std::vector<const TdField *> &fields_at(const std::string &block, uint32_t address) const;
+  std::vector<const TdField *> fields_at(const std::string &block, uint32_t address) const;
+  // The decoder's tables, compiled by from_doc.
+  const FlatSchema &flat() const { return flat_; }
 
 private:
-  // Built by from_doc: per word address, the blocks with fields there and their fields (the decoder
-  // looks a word up by its address, an integer, and compares a block name or two).
-  std::unordered_map<uint32_t, std::vector<std::pair<std::string, std::vector<const TdField *>>>> by_word_;
+  FlatSchema flat_;
 };
 
 } // namespace anec::desc

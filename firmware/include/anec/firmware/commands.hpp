@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,8 @@ struct Family {
   std::string name;
 };
 
+class WireRules; // anec/firmware/wire_rules.hpp
+
 struct Limits {
   uint32_t priority_max = 7, program_id_max = 143, procedure_id_max = 287, max_command_bytes = 4096;
   uint32_t interface_major = 1, interface_minor = 0;
@@ -68,6 +71,7 @@ public:
   const std::vector<Family> &families() const { return families_; }
   const std::vector<std::pair<uint32_t, std::string>> &exeloop() const { return exeloop_; }
   const Limits &limits() const { return limits_; }
+  const WireRules &rules() const { return *rules_; } // compiled at load with the wire layouts
 
 private:
   std::vector<CommandSpec> commands_;
@@ -76,6 +80,8 @@ private:
   std::vector<std::pair<uint32_t, std::string>> exeloop_;
   Limits limits_;
   std::vector<int> by_id_, body_by_id_; // id -> command index, id -> body index (-1: none)
+  std::shared_ptr<const WireRules> rules_; // holds copies of what it needs: a copied table shares it
+  CommandTable() = default;
   void index();
 };
 

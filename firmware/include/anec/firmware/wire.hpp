@@ -68,12 +68,15 @@ struct Validation {
   bool accepted() const; // nothing that rejects, drops or faults
 };
 
+// Every check (the table's compiled rules, wire_rules.hpp), then the named fields as far as they
+// could be read.
 Validation validate(std::span<const uint8_t> message, const CommandTable &t, Channel channel = Channel::Ring);
 
 // A capture of commands laid back to back, as a ring dump holds them: each message is its header,
 // body, envelope and zero padding to the 16-byte granule, as long as its header's size says. A
 // message whose size puts it past the capture or the slot cannot be framed: it counts as
-// `unframed` and the walk resumes at the next granule (the next 16-byte boundary).
+// `unframed` and the walk resumes at the next granule (the next 16-byte boundary). Each message
+// runs the compiled checks over its raw bytes, as validate() does, without decoding named fields.
 struct StreamValidation {
   uint64_t messages = 0, accepted = 0, unframed = 0;
   uint64_t by_disposition[4] = {0, 0, 0,

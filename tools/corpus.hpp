@@ -1,0 +1,52 @@
+// Several inputs in one run (`anec-desc audit` with several files or a directory): the files a list
+// of paths names, and work spread over the cores. Each file is worked on by one thread.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace anec::tools {
+
+// Files as given; for a directory, its regular files whose extension is one of `extensions`
+// (not recursive), sorted.
+inline std::vector<std::filesystem::path> input_files(const std::vector<std::string> &paths,
+                                                      const std::set<std::string> &extensions) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> out;
+  for (const std::string &p : paths) {
+    if (!fs::is_directory(p)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<fs::path> in;
+    for (const auto &e : fs::directory_iterator(p))
+      if (e.is_regular_file() && extensions.count(e.path().extension().string()))
+        in.push_back(e.path());
+    std::sort(in.begin(), in.end());
+    out.insert(out.end(), in.begin(), in.end());
+  }
+  return out;
+}
+
+// work(i) for every i below n, on up to hardware_concurrency threads (this one included), each
+// taking the next index as it finishes one.
+template <typename Work> void spread_over_cores(size_t n, Work &&work) {
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i = next++; i < n; i = next++)
+      work(i);
+  };
+  unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), unsigned(n)));
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < threads; ++k)
+    pool.emplace_back(loop);
+  loop();
+  for (std::thread &t : pool)
+    t.join();
+}
+
+} // namespace anec::tools
