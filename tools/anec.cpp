@@ -626,8 +626,10 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
   spread_over_cores(files.size(), [&](size_t i) {
     try {
       Graph g = load_model(files[i], ctx.catalog, dims);
-      for (const hal::Target *t : targets) {
-        CheckResult c = check(g, ctx.catalog, *t);
+      std::vector<CheckResult> checks = check(g, ctx.catalog, targets);
+      for (size_t k = 0; k < targets.size(); ++k) {
+        const hal::Target *t = targets[k];
+        const CheckResult &c = checks[k];
         Estimate e = estimate_on(ctx, g, *t, calibration, chip);
         outcome[i] = std::max(outcome[i], c.verdict == Verdict::Reject ? 1 : 0);
         rows[i].push_back(
@@ -708,11 +710,10 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   bool checked = cmd != "estimate" || target == "all" || format == "csv";
   std::vector<CheckResult> cs;
   std::vector<Estimate> es;
-  for (const hal::Target *t : targets) {
-    if (checked)
-      cs.push_back(check(g, ctx.catalog, *t));
+  if (checked)
+    cs = check(g, ctx.catalog, targets);
+  for (const hal::Target *t : targets)
     es.push_back(estimate_on(ctx, g, *t, calibration, chip));
-  }
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
   // The placement is printed by `place` and by a single-target `check` (text and JSON) only.
   bool placed = cmd == "place" || (cmd == "check" && target != "all" && format != "csv");

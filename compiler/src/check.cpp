@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <variant>
 
 namespace anec::compiler {
@@ -19,12 +20,29 @@ std::string str(int64_t v) { return std::to_string(v); }
 // A magnitude a model gives as a float, printed whole; beyond int64 the cast would be undefined.
 std::string whole(double v) { return v > -0x1p63 && v < 0x1p63 ? str(int64_t(v)) : std::to_string(v); }
 
+// What the rules read of the current op that is the same on every target: its operands, looked
+// up once per op, and its embedded weight bytes.
+struct Operands {
+  std::vector<const Tensor *> ins, outs;
+  double weight = 0;
+  void of(const Graph &g, const Op &o) {
+    ins.clear();
+    outs.clear();
+    for (const std::string &n : o.inputs)
+      ins.push_back(g.tensor(n));
+    for (const std::string &n : o.outputs)
+      outs.push_back(g.tensor(n));
+    weight = weight_bytes(g, o);
+  }
+};
+
 struct Checker {
   const Graph &g;
   const hal::Target &t;
   CheckResult &r;
   const Op *op = nullptr;
   OpVerdict *verdict = nullptr;
+  const Operands *operands = nullptr;
 
   // A numeric table value, or nullopt when the table lacks it.
   // Field names are string views: most are literals, and a std::string would be built per call.
@@ -63,15 +81,12 @@ struct Checker {
         std::string(field), fix);
     return true;
   }
-  std::vector<const Tensor *> ins = {}, outs = {}; // the current op's operands, looked up once per op
-  void begin(const Op &o) {
+  void begin(const Op &o, const Operands &x, OpVerdict &v) {
     op = &o;
-    ins.clear();
-    outs.clear();
-    for (const std::string &n : o.inputs) ins.push_back(g.tensor(n));
-    for (const std::string &n : o.outputs) outs.push_back(g.tensor(n));
+    operands = &x;
+    verdict = &v;
   }
-  const Tensor &in(size_t i) const { return *ins.at(i); }
+  const Tensor &in(size_t i) const { return *operands->ins.at(i); }
   // Extent plus pads, and other sums and products of extents and attribute values: an overflow is
   // a bad model (ANEC-GRAPH-003), never a wrapped comparison.
   int64_t padded(int64_t extent, int64_t before, int64_t after) const {
@@ -85,7 +100,7 @@ struct Checker {
   int64_t times(int64_t a, int64_t b, const std::string &what) const {
     return mul_or_throw(a, b, "ANEC-GRAPH-003", g.source + ": op '" + op->name + "' " + what);
   }
-  const Tensor &out() const { return *outs.at(0); }
+  const Tensor &out() const { return *operands->outs.at(0); }
 
   void extents(const Tensor &x) {
     static const char *fields[5] = {"max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
@@ -346,11 +361,11 @@ struct Checker {
   // direct path compiles one program per concrete shape, ch.19).
   void symbolic() {
     std::vector<std::string> names;
-    for (const auto *list : {&op->inputs, &op->outputs})
-      for (const std::string &n : *list)
+    for (const auto *list : {&operands->ins, &operands->outs})
+      for (const Tensor *x : *list)
         for (int a = 0; a < 5; ++a)
-          if (const Shape &s = g.tensor(n)->shape; s.d[a] < 0 &&
-              std::find(names.begin(), names.end(), s.symbol[a]) == names.end())
+          if (const Shape &s = x->shape;
+              s.d[a] < 0 && std::find(names.begin(), names.end(), s.symbol[a]) == names.end())
             names.push_back(s.symbol[a]);
     if (names.empty()) return;
     std::string list, fix;
@@ -366,8 +381,9 @@ struct Checker {
   }
 
   void layout_warnings() {
-    for (const std::string &n : op->outputs) {
-      const Tensor &x = *g.tensor(n);
+    for (const Tensor *out : operands->outs) {
+      const Tensor &x = *out;
+      const std::string &n = x.name;
       if (x.shape.symbolic()) continue;
       // The tensor's own interleave where the model declares one (a plist port), else the target's.
       auto il = x.interleave > 0 ? std::optional<double>(double(x.interleave)) : num("channel_interleave");
@@ -387,12 +403,12 @@ struct Checker {
     }
     int64_t largest = 0;
     std::string which;
-    for (const std::string &n : op->inputs)
-      if (g.tensor(n)->bytes() > largest) largest = g.tensor(n)->bytes(), which = n;
-    for (const std::string &n : op->outputs)
-      if (g.tensor(n)->bytes() > largest) largest = g.tensor(n)->bytes(), which = n;
+    for (const auto *list : {&operands->ins, &operands->outs})
+      for (const Tensor *x : *list)
+        if (x->bytes() > largest)
+          largest = x->bytes(), which = x->name;
     // weight_bytes is a double product of attribute values: compare as doubles, clamp before the cast.
-    if (double w = weight_bytes(g, *op); w > double(largest))
+    if (double w = operands->weight; w > double(largest))
       largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = op->name + ".weight";
     over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'", "split the operation so each operand fits on chip (it still runs, streaming from DRAM)", Severity::Warning);
     if (op->inputs.size() >= 12)
@@ -432,10 +448,12 @@ const std::vector<std::string> &known_rules() {
   return names;
 }
 
-CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
-  CheckResult r;
-  r.target = t.name;
-  Checker c{g, t, r};
+namespace {
+using Rule = void (Checker::*)();
+
+// Graph-level findings: inputs the direct path cannot take.
+void check_inputs(Checker &c) {
+  const Graph &g = c.g;
   for (const std::string &n : g.inputs) {
     const Tensor &x = *g.tensor(n);
     if (x.format == "fourcc")
@@ -449,52 +467,104 @@ CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t
             x.shape.str(), "", "", "bind it (" + fix + "), pad to a fixed maximum or bucket the lengths");
     }
   }
-  auto family = c.num("family_index");
-  std::string family_name = t.find("family") && std::holds_alternative<std::string>(t.find("family")->value) ? std::get<std::string>(t.find("family")->value) : "?";
-  for (const Op &op : g.ops) {
-    r.ops.push_back({op.name, op.type, Verdict::Native, ""});
-    c.begin(op);
-    c.verdict = &r.ops.back();
-    const OpSpec *spec = catalog.find(op.type);
-    if (!spec) {
-      c.add("ANEC-CHK-001", Severity::Reject, "operation '" + op.type + "' is not in the catalogue (unmapped)", op.type, "", "", "express it with catalogued operations");
-      continue;
-    }
-    if (!spec->floor) {
-      c.add("ANEC-CHK-002", Severity::Reject, op.type + " has no engine path on any family", op.type, "", "",
-            spec->decompose_with.empty() ? "compute it on the host" : spec->decompose_with);
-      continue;
-    }
-    if (!spec->lowered_as.empty()) {
-      c.add("ANEC-CHK-006", Severity::Decompose,
-            op.type + " lowers to " + spec->lowered_as + " on every family", op.type, "", "", "");
-      c.verdict->decompose_with = spec->lowered_as;
-    }
-    if (family && *family < *spec->floor) {
-      c.add("ANEC-CHK-003", Severity::Decompose, op.type + " is native from family index " + str(*spec->floor) + "; " + family_name + " is " + str(int64_t(*family)),
-            str(int64_t(*family)), str(*spec->floor), "family_index", "");
-      c.verdict->decompose_with = spec->decompose_with.empty() ? "a sequence of supported operations" : spec->decompose_with;
-    }
-    if (spec->codegen_floor && family && *family < *spec->codegen_floor)
-      c.add("ANEC-CHK-005", Severity::Reject, op.type + " passes the validator but code generation rejects it below family index " + str(*spec->codegen_floor),
-            str(int64_t(*family)), str(*spec->codegen_floor), "family_index", "compute it on the host or target a later family");
-    for (const Gate &gate : spec->gates) {
-      auto v = c.num(gate.field);
-      if (v && *v) continue;
-      c.add("ANEC-CHK-004", gate.reject ? Severity::Reject : Severity::Decompose, op.type + " needs " + gate.field + ", which this target lacks", "0", "1", gate.field,
-            gate.reject ? "compute it on the host" : "");
-      if (!gate.reject) c.verdict->decompose_with = gate.with;
-    }
-    c.symbolic();
-    for (const std::string &rule : spec->rules) (c.*rule_table().at(rule))();
-    c.layout_warnings();
+}
+
+// One op on one target: the catalogue's verdict, the family gates, then the op's rules.
+void check_op(Checker &c, const Op &op, const OpSpec *spec, const std::vector<Rule> &rules) {
+  const hal::Target &t = c.t;
+  if (!spec) {
+    c.add("ANEC-CHK-001", Severity::Reject, "operation '" + op.type + "' is not in the catalogue (unmapped)",
+          op.type, "", "", "express it with catalogued operations");
+    return;
   }
+  if (!spec->floor) {
+    c.add("ANEC-CHK-002", Severity::Reject, op.type + " has no engine path on any family", op.type, "", "",
+          spec->decompose_with.empty() ? "compute it on the host" : spec->decompose_with);
+    return;
+  }
+  if (!spec->lowered_as.empty()) {
+    c.add("ANEC-CHK-006", Severity::Decompose,
+          op.type + " lowers to " + spec->lowered_as + " on every family", op.type, "", "", "");
+    c.verdict->decompose_with = spec->lowered_as;
+  }
+  auto family = c.num("family_index");
+  if (family && *family < *spec->floor) {
+    const hal::Entry *f = t.find("family");
+    std::string family_name =
+        f && std::holds_alternative<std::string>(f->value) ? std::get<std::string>(f->value) : "?";
+    c.add("ANEC-CHK-003", Severity::Decompose,
+          op.type + " is native from family index " + str(*spec->floor) + "; " + family_name + " is " +
+              str(int64_t(*family)),
+          str(int64_t(*family)), str(*spec->floor), "family_index", "");
+    c.verdict->decompose_with =
+        spec->decompose_with.empty() ? "a sequence of supported operations" : spec->decompose_with;
+  }
+  if (spec->codegen_floor && family && *family < *spec->codegen_floor)
+    c.add("ANEC-CHK-005", Severity::Reject,
+          op.type + " passes the validator but code generation rejects it below family index " +
+              str(*spec->codegen_floor),
+          str(int64_t(*family)), str(*spec->codegen_floor), "family_index",
+          "compute it on the host or target a later family");
+  for (const Gate &gate : spec->gates) {
+    auto v = c.num(gate.field);
+    if (v && *v)
+      continue;
+    c.add("ANEC-CHK-004", gate.reject ? Severity::Reject : Severity::Decompose,
+          op.type + " needs " + gate.field + ", which this target lacks", "0", "1", gate.field,
+          gate.reject ? "compute it on the host" : "");
+    if (!gate.reject)
+      c.verdict->decompose_with = gate.with;
+  }
+  c.symbolic();
+  for (Rule rule : rules)
+    (c.*rule)();
+  c.layout_warnings();
+}
+
+// The overall verdict: the worst op's, and reject on any rejecting finding.
+void conclude(CheckResult &r) {
   for (const OpVerdict &v : r.ops) {
     if (v.verdict == Verdict::Reject) r.verdict = Verdict::Reject;
     else if (v.verdict == Verdict::Decompose && r.verdict == Verdict::Native) r.verdict = Verdict::Decompose;
   }
   if (r.count(Severity::Reject)) r.verdict = Verdict::Reject;
-  return r;
+}
+} // namespace
+
+std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,
+                               const std::vector<const hal::Target *> &targets) {
+  std::vector<CheckResult> results(targets.size());
+  std::vector<Checker> checkers;
+  checkers.reserve(targets.size());
+  for (size_t k = 0; k < targets.size(); ++k) {
+    results[k].target = targets[k]->name;
+    results[k].ops.reserve(g.ops.size());
+    checkers.push_back(Checker{g, *targets[k], results[k]});
+    check_inputs(checkers.back());
+  }
+  // What does not depend on the target is worked out once per op (or per op type) for all of them.
+  std::unordered_map<const OpSpec *, std::vector<Rule>> rules_of;
+  Operands operands;
+  for (const Op &op : g.ops) {
+    operands.of(g, op);
+    const OpSpec *spec = catalog.find(op.type);
+    std::vector<Rule> &rules = rules_of[spec];
+    if (spec && rules.empty())
+      for (const std::string &rule : spec->rules)
+        rules.push_back(rule_table().at(rule));
+    for (Checker &c : checkers) {
+      c.r.ops.push_back({op.name, op.type, Verdict::Native, ""});
+      c.begin(op, operands, c.r.ops.back());
+      check_op(c, op, spec, rules);
+    }
+  }
+  for (CheckResult &r : results)
+    conclude(r);
+  return results;
+}
+
+CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
+  return std::move(check(g, catalog, std::vector<const hal::Target *>{&t}).front());
 }
 
 } // namespace anec::compiler

@@ -35,5 +35,9 @@ struct CheckResult {
 };
 
 CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
+// The same on several targets at once (--target all): what does not depend on the target (operand
+// lookups, catalogue entries, rule lists) is worked out once per op for all of them.
+std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,
+                               const std::vector<const hal::Target *> &targets);
 
 } // namespace anec::compiler
