@@ -607,10 +607,17 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   return 0;
 }
 
-// The calibrated estimate when a calibration is given, else the analytic one.
-Estimate estimate_on(const Ctx &ctx, const Graph &g, const hal::Target &t,
-                     const std::optional<Calibration> &calibration, const std::string &chip) {
-  return calibration ? estimate(g, ctx.catalog, t, *calibration, chip) : estimate(g, ctx.catalog, t);
+// The calibrated estimates when a calibration is given, else the analytic ones, one per target; the
+// ops' costs are worked out once for all targets.
+std::vector<Estimate> estimates(const Ctx &ctx, const Graph &g,
+                                const std::vector<const hal::Target *> &targets,
+                                const std::optional<Calibration> &calibration, const std::string &chip) {
+  GraphCosts costs = graph_costs(g, ctx.catalog);
+  std::vector<Estimate> out;
+  for (const hal::Target *t : targets)
+    out.push_back(calibration ? estimate(g, costs, ctx.catalog, *t, *calibration, chip)
+                              : estimate(g, costs, ctx.catalog, *t));
+  return out;
 }
 
 // Many models at once (`check`/`estimate` with several files or a directory): the files are spread
@@ -627,10 +634,11 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
     try {
       Graph g = load_model(files[i], ctx.catalog, dims);
       std::vector<CheckResult> checks = check(g, ctx.catalog, targets);
+      std::vector<Estimate> ests = estimates(ctx, g, targets, calibration, chip);
       for (size_t k = 0; k < targets.size(); ++k) {
         const hal::Target *t = targets[k];
         const CheckResult &c = checks[k];
-        Estimate e = estimate_on(ctx, g, *t, calibration, chip);
+        const Estimate &e = ests[k];
         outcome[i] = std::max(outcome[i], c.verdict == Verdict::Reject ? 1 : 0);
         rows[i].push_back(
             {files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
@@ -709,11 +717,9 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   // A single-target estimate (text or JSON) prints no check: it is not run.
   bool checked = cmd != "estimate" || target == "all" || format == "csv";
   std::vector<CheckResult> cs;
-  std::vector<Estimate> es;
   if (checked)
     cs = check(g, ctx.catalog, targets);
-  for (const hal::Target *t : targets)
-    es.push_back(estimate_on(ctx, g, *t, calibration, chip));
+  std::vector<Estimate> es = estimates(ctx, g, targets, calibration, chip);
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
   // The placement is printed by `place` and by a single-target `check` (text and JSON) only.
   bool placed = cmd == "place" || (cmd == "check" && target != "all" && format != "csv");

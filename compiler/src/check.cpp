@@ -3,6 +3,7 @@
 #include "anec/support/checked.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <unordered_map>
 #include <variant>
@@ -44,10 +45,22 @@ struct Checker {
   OpVerdict *verdict = nullptr;
   const Operands *operands = nullptr;
 
+  // The table's entries, looked up once per field name and kept: the rules ask for the same few
+  // limits on every op.
+  struct FieldHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  mutable std::unordered_map<std::string, const hal::Entry *, FieldHash, std::equal_to<>> entries = {};
+  const hal::Entry *entry(std::string_view field) const {
+    auto it = entries.find(field);
+    if (it == entries.end())
+      it = entries.emplace(std::string(field), t.find(field)).first;
+    return it->second;
+  }
   // A numeric table value, or nullopt when the table lacks it.
-  // Field names are string views: most are literals, and a std::string would be built per call.
-  std::optional<double> num(std::string_view field) const {
-    const hal::Entry *e = t.find(field);
+  std::optional<double> num(std::string_view field) const { return value_of(entry(field)); }
+  static std::optional<double> value_of(const hal::Entry *e) {
     if (!e) return std::nullopt;
     if (auto *u = std::get_if<uint64_t>(&e->value)) return double(*u);
     if (auto *d = std::get_if<double>(&e->value)) return *d;
@@ -55,7 +68,7 @@ struct Checker {
     return std::nullopt;
   }
   std::string conf(std::string_view field) const {
-    const hal::Entry *e = t.find(field);
+    const hal::Entry *e = entry(field);
     return e ? hal::confidence_name(e->provenance.confidence) : "absent";
   }
   void add(const std::string &code, Severity s, const std::string &message, const std::string &value, const std::string &limit,
@@ -76,7 +89,9 @@ struct Checker {
   bool over(int64_t value, std::string_view field, const std::string &code, const std::string &what,
             const std::string &fix, Severity s = Severity::Reject) {
     auto lim = num(field);
-    if (!lim || conf(field) == "placeholder" || value < 0 || double(value) <= *lim) return false;
+    if (!lim || value < 0 || double(value) <= *lim ||
+        entry(field)->provenance.confidence == hal::Confidence::Placeholder)
+      return false;
     add(code, s, what + " " + str(value) + " exceeds " + str(int64_t(*lim)), str(value), str(int64_t(*lim)),
         std::string(field), fix);
     return true;
@@ -102,15 +117,21 @@ struct Checker {
   }
   const Tensor &out() const { return *operands->outs.at(0); }
 
+  static constexpr const char *kExtentFields[5] = {
+      "max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
+  std::array<const hal::Entry *, 5> extent_limits = {}; // the entries of kExtentFields, looked up once
   void extents(const Tensor &x) {
-    static const char *fields[5] = {"max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
+    const auto &fields = kExtentFields;
+    if (!extent_limits[0])
+      for (int a = 0; a < 5; ++a)
+        extent_limits[a] = entry(fields[a]);
     static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011", "ANEC-CHK-010"};
     static const char *names[5] = {"batch", "depth", "channels", "height", "width"};
     if (x.source_rank > 5)
       add("ANEC-CHK-015", Severity::Reject, "tensor '" + x.name + "' has rank " + str(x.source_rank), str(x.source_rank), "5", "", "fold axes so at most five remain");
     // An extent above the limit is met by tiling along that axis (a decomposition, not a reject).
     for (int a = 0; a < 5; ++a) {
-      auto lim = num(fields[a]);
+      auto lim = value_of(extent_limits[a]);
       if (!lim || x.shape.d[a] < 0 || double(x.shape.d[a]) <= *lim)
         continue; // within the limit: no message to build
       std::string tiles =

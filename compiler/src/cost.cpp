@@ -89,7 +89,25 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   return c;
 }
 
+GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog) {
+  GraphCosts out;
+  out.ops.reserve(g.ops.size());
+  out.terms.reserve(g.ops.size());
+  out.weights.reserve(g.ops.size());
+  std::unordered_set<std::string> io = program_io(g);
+  for (const Op &op : g.ops) {
+    out.ops.push_back(op_cost(g, op, catalog));
+    out.terms.push_back(op_terms(g, op, out.ops.back(), io));
+    out.weights.push_back(weight_bytes(g, op));
+  }
+  return out;
+}
+
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
+  return estimate(g, graph_costs(g, catalog), catalog, t);
+}
+
+Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t) {
   Estimate e;
   e.target = t.name;
   e.peak_tflops = param(t, "peak_tflops");
@@ -107,15 +125,17 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   for (const Tensor &x : g.tensors)
     if (x.constant) e.bytes += double(x.bytes());
   e.kind = "analytic";
-  for (const Op &op : g.ops) {
-    OpCost c = op_cost(g, op, catalog);
+  e.ops.reserve(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op &op = g.ops[i];
+    OpCost c = costs.ops[i];
     if (peak > 0) c.compute_us = c.flops / peak * 1e6;
     if (bw > 0) c.memory_us = c.bytes / bw * 1e6;
     c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
     if (!c.estimated) (c.form == "none" ? e.unestimated : e.unknown).push_back(op.name);
     if (c.decomposed) e.kind = "decomposed";
     e.flops += c.flops;
-    e.bytes += weight_bytes(g, op);
+    e.bytes += costs.weights[i];
     for (const std::string &n : op.outputs)
       if (!io.count(n) && bytes_of(g, n) > on_chip) e.bytes += 2 * bytes_of(g, n);
     e.ops.push_back(std::move(c));
@@ -154,6 +174,11 @@ Rates rates_of(const hal::Target &t, const Calibration &cal, const std::string &
 
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t, const Calibration &cal,
                   const std::string &chip) {
+  return estimate(g, graph_costs(g, catalog), catalog, t, cal, chip);
+}
+
+Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t,
+                  const Calibration &cal, const std::string &chip) {
   Estimate e;
   e.target = t.name;
   e.model = "calibrated";
@@ -161,12 +186,12 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   Rates r = rates_of(t, cal, e.chip, &e.rates);
   // A named chip without its own calibration is an unseen chip: its band is the leave-one-chip-out one.
   bool measured = !e.chip.empty() || (chip.empty() && e.rates[0].second.provenance.starts_with("measured"));
-  std::unordered_set<std::string> io = program_io(g);
   e.kind = "analytic";
+  e.ops.reserve(g.ops.size());
   std::map<std::string, double> share;
-  for (const Op &op : g.ops) {
-    OpCost c = op_cost(g, op, catalog);
-    OpTerms terms = op_terms(g, op, c, io);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    OpCost c = costs.ops[i];
+    const OpTerms &terms = costs.terms[i];
     OpTime time = op_time(terms, r, cal);
     c.compute_us = time.compute_us;
     c.memory_us = time.memory_us;

@@ -57,14 +57,29 @@ struct Estimate {
 };
 
 OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog);
+
+// What an estimate needs of each op whatever the target: its cost form and work (op_cost), its
+// terms for the calibrated model (op_terms) and its embedded weight bytes. Made once per graph and
+// shared by the estimates on several targets (--target all).
+struct GraphCosts {
+  std::vector<OpCost> ops;
+  std::vector<OpTerms> terms;
+  std::vector<double> weights;
+};
+GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog);
+
 // The guide's analytic form (ch.18): max(compute, memory) + floor over the whole graph.
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
+Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog,
+                  const hal::Target &target);
 // The calibrated model on a target, or on one measured chip of it (its own rates from the
 // calibration; any other chip uses the target's). The band comes from the fit residuals of the ops'
 // families: the training residuals where the rates were measured, the leave-one-chip-out residuals
 // where they are predicted.
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target,
                   const Calibration &calibration, const std::string &chip = "");
+Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog,
+                  const hal::Target &target, const Calibration &calibration, const std::string &chip = "");
 // The calibrated rates of a target (from its table) or of a measured chip, with provenance.
 Rates rates_of(const hal::Target &target, const Calibration &calibration, const std::string &chip,
                std::vector<std::pair<std::string, Param>> *provenance = nullptr);
