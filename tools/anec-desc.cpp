@@ -285,11 +285,7 @@ int audit_many(Databases &databases, const std::vector<std::filesystem::path> &f
   }
   std::string out;
   if (format == "json") {
-    Doc d = Doc::table();
-    d.set("files", Doc::integer(int64_t(files.size())));
-    d.set("with_findings", Doc::integer(int64_t(with_findings)));
-    d.set("unreadable", Doc::integer(int64_t(unreadable)));
-    d.set("rows", table_doc(table));
+    Doc d = tools::corpus_doc(files.size(), "with_findings", with_findings, unreadable, table);
     d.set("findings", findings_doc(findings));
     out = json::write(d);
   } else {

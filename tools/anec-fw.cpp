@@ -296,12 +296,7 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
   size_t failed = count(1), unreadable = count(2);
   std::string out;
   if (format == "json") {
-    Doc d = Doc::table();
-    d.set("files", Doc::integer(int64_t(files.size())));
-    d.set("failed", Doc::integer(int64_t(failed)));
-    d.set("unreadable", Doc::integer(int64_t(unreadable)));
-    d.set("rows", table_doc(table));
-    out = json::write(d);
+    out = json::write(tools::corpus_doc(files.size(), "failed", failed, unreadable, table));
   } else {
     out = table_text(table) + std::to_string(files.size()) +
           " file(s): " + std::to_string(files.size() - failed - unreadable) + " without a finding, " +

@@ -659,12 +659,7 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
          unreadable = size_t(std::count(outcome.begin(), outcome.end(), 2));
   std::string out;
   if (format == "json") {
-    Doc d = Doc::table();
-    d.set("files", Doc::integer(int64_t(files.size())));
-    d.set("rejected", Doc::integer(int64_t(rejected)));
-    d.set("unreadable", Doc::integer(int64_t(unreadable)));
-    d.set("rows", table_doc(table));
-    out = json::write(d);
+    out = json::write(tools::corpus_doc(files.size(), "rejected", rejected, unreadable, table));
   } else if (format == "csv") {
     out = table_csv(table);
   } else {

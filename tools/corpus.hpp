@@ -1,6 +1,9 @@
 // Several inputs in one run (`anec-desc audit` with several files or a directory): the files a list
 // of paths names, and work spread over the cores. Each file is worked on by one thread.
 #pragma once
+#include "anec/support/doc.hpp"
+#include "anec/support/table.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -47,6 +50,18 @@ template <typename Work> void spread_over_cores(size_t n, Work &&work) {
   loop();
   for (std::thread &t : pool)
     t.join();
+}
+
+// The JSON summary of a run over many files: how many, how many failed (under `failed_key`: a
+// reject, a finding), how many could not be read, and the per-file rows.
+inline Doc corpus_doc(size_t files, const char *failed_key, size_t failed, size_t unreadable,
+                      const Table &rows) {
+  Doc d = Doc::table();
+  d.set("files", Doc::integer(int64_t(files)));
+  d.set(failed_key, Doc::integer(int64_t(failed)));
+  d.set("unreadable", Doc::integer(int64_t(unreadable)));
+  d.set("rows", table_doc(rows));
+  return d;
 }
 
 } // namespace anec::tools
