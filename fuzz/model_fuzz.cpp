@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     estimate(g, catalog, t, calibration, "M1");
   };
   try {
-    run(read_graph_json(text, "fuzz.json"));
+    run(read_graph_json(std::string(text), "fuzz.json"));
   } catch (const Error &) {
   }
   try {
