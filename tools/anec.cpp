@@ -611,12 +611,13 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
 // ops' costs are worked out once for all targets.
 std::vector<Estimate> estimates(const Ctx &ctx, const Graph &g,
                                 const std::vector<const hal::Target *> &targets,
-                                const std::optional<Calibration> &calibration, const std::string &chip) {
+                                const std::optional<Calibration> &calibration, const std::string &chip,
+                                Detail detail) {
   GraphCosts costs = graph_costs(g, ctx.catalog);
   std::vector<Estimate> out;
   for (const hal::Target *t : targets)
-    out.push_back(calibration ? estimate(g, costs, ctx.catalog, *t, *calibration, chip)
-                              : estimate(g, costs, ctx.catalog, *t));
+    out.push_back(calibration ? estimate(g, costs, ctx.catalog, *t, *calibration, chip, detail)
+                              : estimate(g, costs, ctx.catalog, *t, detail));
   return out;
 }
 
@@ -633,8 +634,8 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
   spread_over_cores(files.size(), [&](size_t i) {
     try {
       Graph g = load_model(files[i], ctx.catalog, dims);
-      std::vector<CheckResult> checks = check(g, ctx.catalog, targets);
-      std::vector<Estimate> ests = estimates(ctx, g, targets, calibration, chip);
+      std::vector<CheckResult> checks = check(g, ctx.catalog, targets, Detail::Summary);
+      std::vector<Estimate> ests = estimates(ctx, g, targets, calibration, chip, Detail::Summary);
       for (size_t k = 0; k < targets.size(); ++k) {
         const hal::Target *t = targets[k];
         const CheckResult &c = checks[k];
@@ -709,12 +710,14 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   Graph g = load_model(model, ctx.catalog, dims);
   std::string chip;
   auto targets = ctx.targets(target, &chip);
-  // A single-target estimate (text or JSON) prints no check: it is not run.
+  // A single-target estimate (text or JSON) prints no check: it is not run. A matrix over targets
+  // (--target all, csv) prints one summary row per target.
   bool checked = cmd != "estimate" || target == "all" || format == "csv";
+  Detail detail = cmd != "place" && (target == "all" || format == "csv") ? Detail::Summary : Detail::Full;
   std::vector<CheckResult> cs;
   if (checked)
-    cs = check(g, ctx.catalog, targets);
-  std::vector<Estimate> es = estimates(ctx, g, targets, calibration, chip);
+    cs = check(g, ctx.catalog, targets, detail);
+  std::vector<Estimate> es = estimates(ctx, g, targets, calibration, chip, detail);
   bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
   // The placement is printed by `place` and by a single-target `check` (text and JSON) only.
   bool placed = cmd == "place" || (cmd == "check" && target != "all" && format != "csv");

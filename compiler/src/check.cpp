@@ -12,9 +12,6 @@ namespace anec::compiler {
 
 const char *verdict_name(Verdict v) { return v == Verdict::Native ? "native" : v == Verdict::Decompose ? "decompose" : "reject"; }
 
-size_t CheckResult::count(Severity s) const {
-  return size_t(std::count_if(findings.begin(), findings.end(), [&](const Finding &f) { return f.severity == s; }));
-}
 
 namespace {
 std::string str(int64_t v) { return std::to_string(v); }
@@ -41,8 +38,10 @@ struct Checker {
   const Graph &g;
   const hal::Target &t;
   CheckResult &r;
+  Detail detail = Detail::Full;
   const Op *op = nullptr;
   OpVerdict *verdict = nullptr;
+  OpVerdict scratch = {}; // the current op's verdict in a summary, which keeps none
   const Operands *operands = nullptr;
 
   // The table's entries, looked up once per field name and kept: the rules ask for the same few
@@ -73,6 +72,17 @@ struct Checker {
   }
   void add(const std::string &code, Severity s, const std::string &message, const std::string &value, const std::string &limit,
            const std::string &field, const std::string &fix) {
+    ++r.counts[size_t(s)];
+    if (s == Severity::Reject)
+      r.verdict = Verdict::Reject;
+    else if (s == Severity::Decompose && verdict && r.verdict == Verdict::Native)
+      r.verdict = Verdict::Decompose;
+    if (verdict && s == Severity::Reject)
+      verdict->verdict = Verdict::Reject;
+    else if (verdict && s == Severity::Decompose && verdict->verdict == Verdict::Native)
+      verdict->verdict = Verdict::Decompose;
+    if (detail == Detail::Summary)
+      return;
     Finding f = finding_about(code, op ? op->name : "", "", message, s);
     f.value = value;
     f.limit = limit;
@@ -80,9 +90,6 @@ struct Checker {
     f.confidence = field.empty() ? "" : conf(field);
     f.fix = fix;
     r.findings.push_back(std::move(f));
-    if (!verdict) return;
-    if (s == Severity::Reject) verdict->verdict = Verdict::Reject;
-    else if (s == Severity::Decompose && verdict->verdict == Verdict::Native) verdict->verdict = Verdict::Decompose;
   }
   // value > table limit: reject with the limit's provenance. A placeholder is no limit (it stands
   // for "not published", often as 0), so nothing is judged against it.
@@ -112,8 +119,11 @@ struct Checker {
                                         str(before) + " + " + str(after) + " does not fit in 64 bits");
     return *s;
   }
-  int64_t times(int64_t a, int64_t b, const std::string &what) const {
-    return mul_or_throw(a, b, "ANEC-GRAPH-003", g.source + ": op '" + op->name + "' " + what);
+  // a x b, or ANEC-GRAPH-003 naming the op and what() (the message is built only then).
+  template <typename What> int64_t times(int64_t a, int64_t b, What what) const {
+    if (auto product = checked_mul(a, b))
+      return *product;
+    return mul_or_throw(a, b, "ANEC-GRAPH-003", g.source + ": op '" + op->name + "' " + what());
   }
   const Tensor &out() const { return *operands->outs.at(0); }
 
@@ -145,8 +155,9 @@ struct Checker {
   }
 
   void rule_io() {
-    for (const std::string &n : op->inputs) {
-      const Tensor &x = *g.tensor(n);
+    for (const Tensor *in : operands->ins) {
+      const Tensor &x = *in;
+      const std::string &n = x.name;
       bool io = std::find(g.inputs.begin(), g.inputs.end(), n) != g.inputs.end();
       if (x.dtype == "bf16" && io)
         add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16",
@@ -157,21 +168,22 @@ struct Checker {
                 "; the engine computes fp16 (the annotation does not widen the arithmetic)",
             x.dtype, "fp16", "", "use fp16 activations");
     }
-    for (const std::string &n : op->outputs)
-      if (std::find(g.outputs.begin(), g.outputs.end(), n) != g.outputs.end() && g.tensor(n)->dtype == "bf16")
+    for (const Tensor *x : operands->outs)
+      if (x->dtype == "bf16" && std::find(g.outputs.begin(), g.outputs.end(), x->name) != g.outputs.end())
         add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program output dtype", "bf16", "fp16",
             "", "produce fp16");
   }
 
   void rule_extent() {
-    for (const std::string &n : op->inputs) extents(*g.tensor(n));
-    for (const std::string &n : op->outputs) extents(*g.tensor(n));
+    for (const auto *list : {&operands->ins, &operands->outs})
+      for (const Tensor *x : *list)
+        extents(*x);
   }
 
   // Constant inputs (a linear's weight, a norm's gamma and beta) are embedded, not streamed inputs.
   void rule_single_input() {
-    auto n = int64_t(std::count_if(op->inputs.begin(), op->inputs.end(),
-                                   [&](const std::string &i) { return !g.tensor(i)->constant; }));
+    auto n = int64_t(std::count_if(operands->ins.begin(), operands->ins.end(),
+                                   [](const Tensor *x) { return !x->constant; }));
     if (n != 1)
       add("ANEC-CHK-030", Severity::Reject, op->type + " takes exactly one non-constant input, has " + str(n),
           str(n), "1", "", "");
@@ -247,8 +259,8 @@ struct Checker {
         add("ANEC-CHK-024", Severity::Reject,
             std::string("matmul operands differ on ") + kAxisNames[ax] + " and neither is one", str(a.d[ax]),
             str(b.d[ax]), "", "");
-    over(times(out().shape.d[kC], 2, "output-channel bytes"), "kmem_dense_cap", "ANEC-CHK-025",
-         "matmul output-channel bytes", "split the output channels across several matmuls");
+    over(times(out().shape.d[kC], 2, [] { return std::string("output-channel bytes"); }), "kmem_dense_cap",
+         "ANEC-CHK-025", "matmul output-channel bytes", "split the output channels across several matmuls");
   }
 
   void rule_pool() {
@@ -412,7 +424,7 @@ struct Checker {
         add("ANEC-CHK-040", Severity::Warning, "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) + ": lanes pad out",
             str(x.shape.d[kC]), str(int64_t(*il)), x.interleave > 0 ? "" : "channel_interleave",
             "round the channels up to a multiple of the interleave");
-      int64_t row = times(x.shape.d[kW], dtype_bytes(x.dtype), "row bytes of '" + n + "'");
+      int64_t row = times(x.shape.d[kW], dtype_bytes(x.dtype), [&] { return "row bytes of '" + n + "'"; });
       int64_t granule = int64_t(num("dram_alignment").value_or(16));
       if (granule > 1 && row % granule)
         add("ANEC-CHK-041", Severity::Warning,
@@ -542,25 +554,18 @@ void check_op(Checker &c, const Op &op, const OpSpec *spec, const std::vector<Ru
   c.layout_warnings();
 }
 
-// The overall verdict: the worst op's, and reject on any rejecting finding.
-void conclude(CheckResult &r) {
-  for (const OpVerdict &v : r.ops) {
-    if (v.verdict == Verdict::Reject) r.verdict = Verdict::Reject;
-    else if (v.verdict == Verdict::Decompose && r.verdict == Verdict::Native) r.verdict = Verdict::Decompose;
-  }
-  if (r.count(Severity::Reject)) r.verdict = Verdict::Reject;
-}
 } // namespace
 
 std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,
-                               const std::vector<const hal::Target *> &targets) {
+                               const std::vector<const hal::Target *> &targets, Detail detail) {
   std::vector<CheckResult> results(targets.size());
   std::vector<Checker> checkers;
   checkers.reserve(targets.size());
   for (size_t k = 0; k < targets.size(); ++k) {
     results[k].target = targets[k]->name;
-    results[k].ops.reserve(g.ops.size());
-    checkers.push_back(Checker{g, *targets[k], results[k]});
+    if (detail == Detail::Full)
+      results[k].ops.reserve(g.ops.size());
+    checkers.push_back(Checker{g, *targets[k], results[k], detail});
     check_inputs(checkers.back());
   }
   // What does not depend on the target is worked out once per op (or per op type) for all of them.
@@ -574,13 +579,13 @@ std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,
       for (const std::string &rule : spec->rules)
         rules.push_back(rule_table().at(rule));
     for (Checker &c : checkers) {
-      c.r.ops.push_back({op.name, op.type, Verdict::Native, ""});
-      c.begin(op, operands, c.r.ops.back());
+      OpVerdict &v = detail == Detail::Full
+                         ? c.r.ops.emplace_back(OpVerdict{op.name, op.type, Verdict::Native, ""})
+                         : (c.scratch = OpVerdict{});
+      c.begin(op, operands, v);
       check_op(c, op, spec, rules);
     }
   }
-  for (CheckResult &r : results)
-    conclude(r);
   return results;
 }
 

@@ -107,7 +107,8 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
   return estimate(g, graph_costs(g, catalog), catalog, t);
 }
 
-Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t) {
+Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t,
+                  Detail detail) {
   Estimate e;
   e.target = t.name;
   e.peak_tflops = param(t, "peak_tflops");
@@ -125,7 +126,8 @@ Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &cata
   for (const Tensor &x : g.tensors)
     if (x.constant) e.bytes += double(x.bytes());
   e.kind = "analytic";
-  e.ops.reserve(g.ops.size());
+  if (detail == Detail::Full)
+    e.ops.reserve(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op &op = g.ops[i];
     OpCost c = costs.ops[i];
@@ -138,7 +140,8 @@ Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &cata
     e.bytes += costs.weights[i];
     for (const std::string &n : op.outputs)
       if (!io.count(n) && bytes_of(g, n) > on_chip) e.bytes += 2 * bytes_of(g, n);
-    e.ops.push_back(std::move(c));
+    if (detail == Detail::Full)
+      e.ops.push_back(std::move(c));
   }
   e.compute_us = peak > 0 ? e.flops / peak * 1e6 : 0;
   e.memory_us = bw > 0 ? e.bytes / bw * 1e6 : 0;
@@ -178,7 +181,7 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
 }
 
 Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t,
-                  const Calibration &cal, const std::string &chip) {
+                  const Calibration &cal, const std::string &chip, Detail detail) {
   Estimate e;
   e.target = t.name;
   e.model = "calibrated";
@@ -187,7 +190,8 @@ Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &cata
   // A named chip without its own calibration is an unseen chip: its band is the leave-one-chip-out one.
   bool measured = !e.chip.empty() || (chip.empty() && e.rates[0].second.provenance.starts_with("measured"));
   e.kind = "analytic";
-  e.ops.reserve(g.ops.size());
+  if (detail == Detail::Full)
+    e.ops.reserve(g.ops.size());
   std::map<std::string, double> share;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     OpCost c = costs.ops[i];
@@ -206,7 +210,8 @@ Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &cata
     e.memory_us += time.memory_us;
     e.latency_us += time.us();
     share[c.form] += time.us();
-    e.ops.push_back(std::move(c));
+    if (detail == Detail::Full)
+      e.ops.push_back(std::move(c));
   }
   double work = e.latency_us;
   e.floor_us = r.floor_ms() * 1e3;

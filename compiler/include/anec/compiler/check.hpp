@@ -7,6 +7,7 @@
 #include "anec/compiler/graph.hpp"
 #include "anec/hal/target.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -29,15 +30,20 @@ struct OpVerdict {
 struct CheckResult {
   std::string target;
   Verdict verdict = Verdict::Native; // reject if any op rejects, decompose if any decomposes
-  std::vector<OpVerdict> ops;
-  std::vector<Finding> findings;
-  size_t count(Severity s) const;
+  std::vector<OpVerdict> ops;        // empty in a summary
+  std::vector<Finding> findings;     // empty in a summary
+  std::array<size_t, 5> counts{};    // findings by severity, in a summary too
+  size_t count(Severity s) const { return counts[size_t(s)]; }
 };
+
+// How much a result keeps: everything, or (a row of a matrix over targets or files) the verdict,
+// the counts and the totals only, in memory that does not grow with the graph.
+enum class Detail { Full, Summary };
 
 CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
 // The same on several targets at once (--target all): what does not depend on the target (operand
 // lookups, catalogue entries, rule lists) is worked out once per op for all of them.
 std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,
-                               const std::vector<const hal::Target *> &targets);
+                               const std::vector<const hal::Target *> &targets, Detail detail = Detail::Full);
 
 } // namespace anec::compiler

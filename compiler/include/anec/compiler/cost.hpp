@@ -70,8 +70,9 @@ GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog);
 
 // The guide's analytic form (ch.18): max(compute, memory) + floor over the whole graph.
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
+// Detail::Summary keeps no per-op rows (Estimate::ops), only the totals.
 Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog,
-                  const hal::Target &target);
+                  const hal::Target &target, Detail detail = Detail::Full);
 // The calibrated model on a target, or on one measured chip of it (its own rates from the
 // calibration; any other chip uses the target's). The band comes from the fit residuals of the ops'
 // families: the training residuals where the rates were measured, the leave-one-chip-out residuals
@@ -79,7 +80,8 @@ Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &cata
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target,
                   const Calibration &calibration, const std::string &chip = "");
 Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog,
-                  const hal::Target &target, const Calibration &calibration, const std::string &chip = "");
+                  const hal::Target &target, const Calibration &calibration, const std::string &chip = "",
+                  Detail detail = Detail::Full);
 // The calibrated rates of a target (from its table) or of a measured chip, with provenance.
 Rates rates_of(const hal::Target &target, const Calibration &calibration, const std::string &chip,
                std::vector<std::pair<std::string, Param>> *provenance = nullptr);
