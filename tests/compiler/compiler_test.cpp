@@ -516,6 +516,50 @@ TEST(Graph, TensorIndexFindsEveryNameAndRefusesDuplicates) {
   EXPECT_EQ(code_of([&] { g.add(g.tensors[7]); }), "ANEC-GRAPH-002");
 }
 
+// A summary (a matrix row) has the verdict, the counts and the totals of the full result, on every
+// target at once, for ops that pass, decompose and reject.
+TEST(Check, SummaryAgreesWithTheFullResult) {
+  std::string ops;
+  const char *types[] = {"conv", "relu", "tan", "sdpa", "add"};
+  for (int i = 0; i < 5; ++i) {
+    std::string in = i == 3   ? R"("t3", "t3", "t3")"
+                     : i == 4 ? R"("t4", "t0")"
+                              : "\"t" + std::to_string(i) + "\"";
+    ops += std::string(i ? ", " : "") + R"({"name": "op)" + std::to_string(i) + R"(", "op": ")" + types[i] +
+           R"(", "inputs": [)" + in + R"(], "outputs": ["t)" + std::to_string(i + 1) + "\"]" +
+           (i == 0 ? R"(, "attrs": {"out_channels": 8, "kernel": [3, 3], "pad": [1, 1, 1, 1]})" : "") + "}";
+  }
+  Graph g = read_graph_json(
+      R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "t0", "shape": [1, 8, 20000, 30]}],
+      "ops": [)" +
+          ops + R"(], "outputs": ["t5"]})",
+      "mix.json");
+  infer_shapes(g, catalog());
+  std::vector<const hal::Target *> all;
+  for (const hal::Target &t : registry().targets())
+    all.push_back(&t);
+  std::vector<CheckResult> full = check(g, catalog(), all),
+                           summary = check(g, catalog(), all, Detail::Summary);
+  GraphCosts costs = graph_costs(g, catalog());
+  std::set<Verdict> seen;
+  for (size_t k = 0; k < all.size(); ++k) {
+    EXPECT_EQ(summary[k].verdict, full[k].verdict) << all[k]->name;
+    EXPECT_EQ(summary[k].counts, full[k].counts) << all[k]->name;
+    EXPECT_TRUE(summary[k].ops.empty() && summary[k].findings.empty());
+    EXPECT_EQ(full[k].count(Severity::Reject) + full[k].count(Severity::Decompose) +
+                  full[k].count(Severity::Warning),
+              full[k].findings.size());
+    EXPECT_EQ(full[k].verdict, check(g, catalog(), *all[k]).verdict) << all[k]->name;
+    Estimate e = estimate(g, costs, catalog(), *all[k]),
+             s = estimate(g, costs, catalog(), *all[k], Detail::Summary);
+    EXPECT_EQ(s.latency_us, e.latency_us) << all[k]->name;
+    EXPECT_EQ(e.ops.size(), g.ops.size());
+    EXPECT_TRUE(s.ops.empty());
+    seen.insert(full[k].verdict);
+  }
+  EXPECT_TRUE(seen.count(Verdict::Reject)); // tan has no engine path
+}
+
 TEST(Graph, MalformedModelsHaveReasonCodes) {
   auto parse = [](const std::string &text) {
     Graph g = read_graph_json(text, "m.json");
