@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace anec::compiler {
 
@@ -44,11 +46,13 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
   p.target = t.name;
   p.complete = est.complete();
   p.unbound = unbound_dimensions(g);
-  std::map<std::string, std::vector<const Finding *>> rejects;
+  std::unordered_map<std::string_view, std::vector<const Finding *>> rejects; // by op
   for (const Finding &f : check.findings)
     if (f.severity == Severity::Reject && !f.object.empty())
       rejects[f.object].push_back(&f);
-  std::map<std::string, size_t> producer; // tensor -> partition
+  // The partition that produces each tensor, by the tensor's position in the graph.
+  std::vector<size_t> producer(g.tensors.size(), SIZE_MAX);
+  auto position = [&](const std::string &n) { return size_t(g.tensor(n) - g.tensors.data()); };
   std::set<std::pair<std::string, size_t>> crossed;
   double bw = est.bandwidth_gbps.value * 1e9, floor_us = est.floor_us;
   for (size_t i = 0; i < g.ops.size(); ++i) {
@@ -57,8 +61,10 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
                     op.type,
                     backend_of(catalog.find(op.type), check.ops[i].verdict),
                     check.ops[i].verdict,
-                    rejects[op.name],
+                    {},
                     est.ops[i].flops};
+    if (auto r = rejects.find(op.name); r != rejects.end())
+      placed.reasons = r->second;
     if (p.partitions.empty() || p.partitions.back().backend != placed.backend) {
       p.partitions.push_back({placed.backend, i, 0, 0, 0});
       const Backend *b = backend(catalog, placed.backend);
@@ -71,12 +77,12 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
     if (placed.backend == "engine")
       p.engine_flops += placed.flops;
     for (const std::string &in : op.inputs) {
-      auto it = producer.find(in);
-      if (it == producer.end() || p.partitions[it->second].backend == placed.backend)
+      size_t from = producer[position(in)];
+      if (from == SIZE_MAX || p.partitions[from].backend == placed.backend)
         continue;
       if (!crossed.insert({in, p.partitions.size() - 1}).second)
         continue; // one transfer per tensor and partition
-      Boundary b{in, p.partitions[it->second].backend, placed.backend, p.partitions.size() - 1, 0, 0, 0};
+      Boundary b{in, p.partitions[from].backend, placed.backend, p.partitions.size() - 1, 0, 0, 0};
       const Tensor &x = *g.tensor(in);
       b.bytes = x.shape.symbolic() ? 0 : double(x.bytes());
       b.transfer_us = bw > 0 ? b.bytes / bw * 1e6 : 0;
@@ -87,7 +93,7 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
       p.boundaries.push_back(std::move(b));
     }
     for (const std::string &out : op.outputs)
-      producer[out] = p.partitions.size() - 1;
+      producer[position(out)] = p.partitions.size() - 1;
     p.ops.push_back(std::move(placed));
   }
   // Each engine partition is one fused dispatch: its compute at the target's peak against the
@@ -103,8 +109,7 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
   };
   for (size_t i = 0; i < g.ops.size(); ++i)
     for (const std::string &in : g.ops[i].inputs) {
-      auto it = producer.find(in);
-      size_t from = it == producer.end() ? SIZE_MAX : it->second;
+      size_t from = producer[position(in)];
       if (from == part_of[i])
         continue;
       moved[part_of[i]][in] = bytes(in);
@@ -112,8 +117,8 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
         moved[from][in] = bytes(in);
     }
   for (const std::string &out : g.outputs)
-    if (auto it = producer.find(out); it != producer.end())
-      moved[it->second][out] = bytes(out);
+    if (size_t from = producer[position(out)]; from != SIZE_MAX)
+      moved[from][out] = bytes(out);
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     Partition &part = p.partitions[k];
     double compute = 0, memory = 0;
