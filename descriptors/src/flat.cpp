@@ -147,37 +147,21 @@ private:
     c_.tds.clear();
     c_.streams.clear();
     c_.words.clear();
-    c_.values.clear();
   }
 
   void word(uint64_t offset, uint32_t address, BlockId block) {
-    word(offset, address, block, f_.slot(block, address));
-  }
-  void word(uint64_t offset, uint32_t address, BlockId block, const WordSlot &slot) {
-    uint32_t raw = le32(b_, offset);
-    c_.words.push_back({address, raw, raw & ~slot.covered, uint32_t(c_.values.size()), block});
-    if (keep_words_)
-      for (const FieldExtract &x : f_.extracts(slot))
-        c_.values.push_back(x.get(raw));
+    uint32_t raw = le32(b_, offset), slot = f_.slot_index(block, address);
+    c_.words.push_back({address, raw, raw & ~f_.slot(slot).covered, slot, block});
   }
 
-  // The common stream: consecutive words inside its block, so consecutive slots whose extracts are
-  // consecutive too. Written through pointers into buffers grown once for the stream.
+  // The common stream: consecutive words inside its block, so consecutive slots. (Appended one by
+  // one: growing the buffer first by resize would write each word twice.)
   void consecutive_words(uint64_t at, uint32_t address, BlockId block, uint32_t count) {
-    const WordSlot *slot = &f_.slot(block, address);
-    std::span<const FieldExtract> extracts =
-        f_.extracts({slot[0].first, slot[count - 1].first + slot[count - 1].count - slot[0].first, 0});
-    size_t first_word = c_.words.size(), first_value = c_.values.size();
-    c_.words.resize(first_word + count);
-    c_.values.resize(first_value + extracts.size());
-    FlatWord *out_word = c_.words.data() + first_word;
-    uint32_t *out_value = c_.values.data() + first_value;
-    const FieldExtract *x = extracts.data();
+    uint32_t first_slot = f_.slot_index(block, address);
+    const WordSlot *slot = &f_.slot(first_slot);
     for (uint32_t i = 0; i < count; ++i, at += 4, address += 4) {
       uint32_t raw = le32(b_, at);
-      out_word[i] = {address, raw, raw & ~slot[i].covered, uint32_t(out_value - c_.values.data()), block};
-      for (uint32_t k = 0; k < slot[i].count; ++k, ++x)
-        *out_value++ = x->get(raw);
+      c_.words.push_back({address, raw, raw & ~slot[i].covered, first_slot + i, block});
     }
   }
 
@@ -248,7 +232,6 @@ void walk_chain(std::span<const uint8_t> all, const TdSchema &s, FlatChain &out,
   out.tds.clear();
   out.streams.clear();
   out.words.clear();
-  out.values.clear();
   out.findings.clear();
   out.sized = false;
   out.kernel_offset = out.kernel_size = 0;

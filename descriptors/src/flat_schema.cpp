@@ -17,7 +17,7 @@ FieldExtract extract_of(const TdSchema &s, const TdField &f) {
 FlatSchema FlatSchema::compile(const TdSchema &s) {
   FlatSchema out;
   out.header_words_ = s.header_bytes / 4;
-  uint32_t slots = out.header_words_;
+  uint32_t slots = kFirstHeaderSlot + out.header_words_;
   for (const TdBlock &b : s.blocks) {
     out.blocks_.push_back({b.address, 4 * b.words, slots});
     slots += b.words;
@@ -25,14 +25,14 @@ FlatSchema FlatSchema::compile(const TdSchema &s) {
   out.slots_.resize(slots);
   auto slot_index = [&](const TdField &f) {
     if (f.block == "Header")
-      return f.address / 4;
+      return kFirstHeaderSlot + f.address / 4;
     BlockId b = out.block_at(f.address); // TdSchema::from_doc placed the field in its named block
     return out.blocks_[b].first_slot + (f.address - out.blocks_[b].address) / 4;
   };
   std::vector<std::vector<FieldExtract>> by_slot(slots);
   for (const TdField &f : s.fields)
     by_slot[slot_index(f)].push_back(extract_of(s, f));
-  for (uint32_t i = 0; i < slots; ++i) {
+  for (uint32_t i = kFirstHeaderSlot; i < slots; ++i) {
     WordSlot &w = out.slots_[i];
     w.first = uint32_t(out.extracts_.size());
     w.count = uint32_t(by_slot[i].size());
@@ -42,7 +42,7 @@ FlatSchema FlatSchema::compile(const TdSchema &s) {
   }
   auto header_ref = [&](const char *name, uint32_t words) -> std::optional<HeaderRef> {
     for (uint32_t w = 0; w < words && w < out.header_words_; ++w)
-      for (const FieldExtract &x : out.extracts(out.slots_[w]))
+      for (const FieldExtract &x : out.extracts(out.slots_[kFirstHeaderSlot + w]))
         if (s.fields[x.field].name == name)
           return HeaderRef{w, x};
     return std::nullopt;

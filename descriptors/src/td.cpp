@@ -8,12 +8,12 @@ const std::string &block_name(const TdSchema &s, BlockId b) {
   return b == kHeaderBlock ? header : b == kNoBlock ? none : s.blocks[b].name;
 }
 
-Word tree_word(const FlatChain &c, const TdSchema &s, const FlatWord &f, uint64_t offset) {
+Word tree_word(const TdSchema &s, const FlatWord &f, uint64_t offset) {
   Word w{offset, block_name(s, f.block), f.address, f.raw, {}, f.reserved};
-  std::span<const FieldExtract> extracts = s.flat().extracts(s.flat().slot(f.block, f.address));
+  std::span<const FieldExtract> extracts = FlatChain::extracts(f, s);
   w.fields.reserve(extracts.size());
-  for (size_t k = 0; k < extracts.size(); ++k)
-    w.fields.push_back({&s.fields[extracts[k].field], c.values[f.first_value + k]});
+  for (const FieldExtract &x : extracts)
+    w.fields.push_back({&s.fields[x.field], x.get(f.raw)});
   return w;
 }
 
@@ -23,13 +23,13 @@ Td tree_td(const FlatChain &c, const TdSchema &s, const FlatTd &f) {
   td.header.reserve(header.size());
   td.streams.reserve(f.streams);
   for (size_t k = 0; k < header.size(); ++k)
-    td.header.push_back(tree_word(c, s, header[k], c.header_offset(f, k)));
+    td.header.push_back(tree_word(s, header[k], c.header_offset(f, k)));
   for (const FlatStream &fs : c.streams_of(f)) {
     Stream &st = td.streams.emplace_back(Stream{fs.offset, fs.header, fs.address, fs.count, {}});
     st.words.reserve(fs.count);
     std::span<const FlatWord> words = c.words_of(fs);
     for (size_t i = 0; i < words.size(); ++i)
-      st.words.push_back(tree_word(c, s, words[i], c.stream_offset(fs, i)));
+      st.words.push_back(tree_word(s, words[i], c.stream_offset(fs, i)));
   }
   return td;
 }

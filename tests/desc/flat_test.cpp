@@ -91,35 +91,36 @@ std::vector<RealChain> real_chains() {
 
 // The word as the database's lists give it: the raw bytes at its offset, its block, each field of
 // that block at that address in database order with its value, the bits they leave uncovered.
-void expect_word_as_listed(const RealChain &r, const FlatChain &c, const FlatWord &w, uint64_t offset,
-                           bool header) {
+void expect_word_as_listed(const RealChain &r, const FlatWord &w, uint64_t offset, bool header) {
   const TdSchema &s = *r.schema;
   EXPECT_EQ(w.raw, le32(r.bytes, offset)) << hex(offset);
   const TdBlock *b = header ? nullptr : s.block_at(w.address);
   std::string block = header ? "Header" : b ? b->name : "";
   EXPECT_EQ(w.block, header ? kHeaderBlock : b ? BlockId(b - s.blocks.data()) : kNoBlock);
+  std::span<const FieldExtract> x = FlatChain::extracts(w, s);
   uint32_t covered = 0, k = 0;
   for (const TdField &f : s.fields)
     if (f.block == block && f.address == w.address) {
-      EXPECT_EQ(c.values[w.first_value + k++], f.get(w.raw)) << f.path() << " at " << hex(offset);
+      ASSERT_LT(k, x.size()) << f.path() << " at " << hex(offset);
+      EXPECT_EQ(&s.fields[x[k].field], &f) << hex(offset);
+      EXPECT_EQ(x[k++].get(w.raw), f.get(w.raw)) << f.path() << " at " << hex(offset);
       covered |= f.mask();
     }
-  EXPECT_EQ(k, s.flat().slot(w.block, w.address).count) << hex(offset);
+  EXPECT_EQ(k, x.size()) << hex(offset);
   EXPECT_EQ(w.reserved, w.raw & ~covered) << hex(offset);
 }
 
-void expect_same_word(const TdSchema &s, const FlatChain &c, const FlatWord &f, uint64_t offset,
-                      const Word &t) {
+void expect_same_word(const TdSchema &s, const FlatWord &f, uint64_t offset, const Word &t) {
   EXPECT_EQ(t.offset, offset);
   EXPECT_EQ(t.address, f.address);
   EXPECT_EQ(t.raw, f.raw);
   EXPECT_EQ(t.reserved, f.reserved);
   EXPECT_EQ(t.block, f.block == kHeaderBlock ? "Header" : f.block == kNoBlock ? "" : s.blocks[f.block].name);
-  std::span<const FieldExtract> x = s.flat().extracts(s.flat().slot(f.block, f.address));
+  std::span<const FieldExtract> x = FlatChain::extracts(f, s);
   ASSERT_EQ(t.fields.size(), x.size()) << hex(offset);
   for (size_t k = 0; k < x.size(); ++k) {
     EXPECT_EQ(t.fields[k].field, &s.fields[x[k].field]);
-    EXPECT_EQ(t.fields[k].value, c.values[f.first_value + k]);
+    EXPECT_EQ(t.fields[k].value, x[k].get(f.raw));
   }
 }
 
@@ -152,12 +153,12 @@ TEST(FlatDecode, EveryRealChainDecodesAsTheDatabaseListsIt) {
     ASSERT_FALSE(c.tds.empty());
     for (const FlatTd &td : c.tds) {
       for (size_t k = 0; k < r.schema->header_bytes / 4; ++k)
-        expect_word_as_listed(r, c, c.header(td, *r.schema)[k], c.header_offset(td, k), true);
+        expect_word_as_listed(r, c.header(td, *r.schema)[k], c.header_offset(td, k), true);
       for (const FlatStream &st : c.streams_of(td)) {
         EXPECT_EQ(st.header, le32(r.bytes, st.offset));
         ASSERT_EQ(c.words_of(st).size(), st.count);
         for (size_t i = 0; i < st.count; ++i, ++words)
-          expect_word_as_listed(r, c, c.words_of(st)[i], c.stream_offset(st, i), false);
+          expect_word_as_listed(r, c.words_of(st)[i], c.stream_offset(st, i), false);
       }
     }
   }
@@ -180,7 +181,7 @@ TEST(FlatDecode, TheTreeHoldsTheFlatWords) {
       EXPECT_EQ(std::tie(t.offset, t.size, t.eon), std::tie(f.offset, f.size, f.eon));
       ASSERT_EQ(t.header.size(), c.header(f, s).size());
       for (size_t k = 0; k < t.header.size(); ++k)
-        expect_same_word(s, c, c.header(f, s)[k], c.header_offset(f, k), t.header[k]);
+        expect_same_word(s, c.header(f, s)[k], c.header_offset(f, k), t.header[k]);
       ASSERT_EQ(t.streams.size(), f.streams);
       for (size_t k = 0; k < f.streams; ++k) {
         const FlatStream &fs = c.streams_of(f)[k];
@@ -189,7 +190,7 @@ TEST(FlatDecode, TheTreeHoldsTheFlatWords) {
                   std::tie(fs.offset, fs.header, fs.address, fs.count));
         ASSERT_EQ(ts.words.size(), c.words_of(fs).size());
         for (size_t w = 0; w < ts.words.size(); ++w)
-          expect_same_word(s, c, c.words_of(fs)[w], c.stream_offset(fs, w), ts.words[w]);
+          expect_same_word(s, c.words_of(fs)[w], c.stream_offset(fs, w), ts.words[w]);
       }
       EXPECT_EQ(header_field(t, "EON").value_or(0) != 0, f.eon);
     }
@@ -216,7 +217,7 @@ std::vector<uint8_t> damaged_softmax() {
 } // namespace
 
 // Headers detail walks the same descriptors and streams and reports the same findings, the same
-// audit; it keeps no streams, register words or field values.
+// audit; it keeps no streams or register words.
 TEST(FlatDecode, HeadersDetailFindsWhatWordsDetailFinds) {
   std::vector<RealChain> chains = real_chains();
   chains.push_back({"damaged softmax", damaged_softmax(), &gen7()});
@@ -227,7 +228,6 @@ TEST(FlatDecode, HeadersDetailFindsWhatWordsDetailFinds) {
     decode_flat(r.bytes, *r.schema, words, FlatDetail::Words, {}, r.begin, r.end);
     decode_flat(r.bytes, *r.schema, headers, FlatDetail::Headers, {}, r.begin, r.end);
     expect_same_descriptors(*r.schema, words, headers);
-    EXPECT_TRUE(headers.values.empty());
     EXPECT_TRUE(headers.streams.empty());
     EXPECT_EQ(headers.words.size(), headers.tds.size() * r.schema->header_bytes / 4);
     std::vector<Finding> a = audit_chain(words, *r.schema), b = audit_chain(headers, *r.schema);

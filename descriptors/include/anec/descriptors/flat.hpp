@@ -1,6 +1,7 @@
-// A decoded task-descriptor chain in flat form: one vector of words and one of field values, with
-// per-descriptor and per-stream index ranges, filled by the one chain walker through the compiled
-// schema (flat_schema.hpp) and reused from call to call. The tree model (td.hpp) is built from it.
+// A decoded task-descriptor chain in flat form: one vector of words with per-descriptor and
+// per-stream index ranges, filled by the one chain walker through the compiled schema
+// (flat_schema.hpp) and reused from call to call. A word's field values are not stored: they are
+// read from its raw value on access (FlatChain::extracts). The tree model (td.hpp) is built from it.
 #pragma once
 #include "anec/descriptors/td_schema.hpp"
 #include "anec/support/diagnostic.hpp"
@@ -19,8 +20,8 @@ namespace anec::desc {
 struct FlatWord {
   uint32_t address = 0; // header byte offset, or register address
   uint32_t raw = 0;
-  uint32_t reserved = 0;    // set bits no field covers
-  uint32_t first_value = 0; // its field values: FlatChain::values from here, one per slot extract
+  uint32_t reserved = 0; // set bits no field covers
+  uint32_t slot = 0;     // its fields: FlatSchema::slot_index of its block and address
   BlockId block = kNoBlock;
 };
 
@@ -39,8 +40,7 @@ struct FlatTd {
 };
 
 // Headers walks every stream and checks every register word's block (the findings are the same)
-// but keeps only the descriptors and their header words, without field values: what the chain
-// audits read (header_value reads the raw word).
+// but keeps only the descriptors and their header words: what the chain audits read.
 enum class FlatDetail { Words, Headers };
 
 struct FlatChain {
@@ -48,7 +48,6 @@ struct FlatChain {
   std::vector<FlatTd> tds;
   std::vector<FlatStream> streams;
   std::vector<FlatWord> words;
-  std::vector<uint32_t> values;
   bool sized = false;
   uint64_t kernel_offset = 0, kernel_size = 0;
   std::vector<Diagnostic> findings;
@@ -65,6 +64,10 @@ struct FlatChain {
   }
   uint64_t header_offset(const FlatTd &td, size_t k) const { return td.offset + 4 * k; }
   uint64_t stream_offset(const FlatStream &st, size_t i) const { return st.offset + 4 + 4 * i; }
+  // A word's fields in database order: field x.field of `s` has the value x.get(w.raw).
+  static std::span<const FieldExtract> extracts(const FlatWord &w, const TdSchema &s) {
+    return s.flat().extracts(s.flat().slot(w.slot));
+  }
   // The value of a header field the compiled schema names (FlatSchema::eon, tid, ...).
   std::optional<uint32_t> header_value(const FlatTd &td, const std::optional<HeaderRef> &ref) const {
     return ref ? std::optional(ref->extract.get(words[td.first_word + ref->word].raw)) : std::nullopt;

@@ -54,17 +54,19 @@ public:
   bool in_block(BlockId block, uint32_t address) const {
     return block < blocks_.size() && address - blocks_[block].address < blocks_[block].bytes;
   }
-  // The word at `address` (a header byte offset for kHeaderBlock); an empty slot outside the block
-  // or off a word address. The slots of a block's consecutive words are consecutive.
-  const WordSlot &slot(BlockId block, uint32_t address) const {
+  // The index of the word at `address` (a header byte offset for kHeaderBlock); kNoSlot, an empty
+  // slot, outside the block or off a word address. A block's consecutive words have consecutive slots.
+  uint32_t slot_index(BlockId block, uint32_t address) const {
     if (address % 4)
-      return kNoFields; // fields sit on word addresses
+      return kNoSlot; // fields sit on word addresses
     if (block == kHeaderBlock)
-      return address / 4 < header_words_ ? slots_[address / 4] : kNoFields;
+      return address / 4 < header_words_ ? kFirstHeaderSlot + address / 4 : kNoSlot;
     if (!in_block(block, address))
-      return kNoFields;
-    return slots_[blocks_[block].first_slot + (address - blocks_[block].address) / 4];
+      return kNoSlot;
+    return blocks_[block].first_slot + (address - blocks_[block].address) / 4;
   }
+  const WordSlot &slot(uint32_t index) const { return slots_[index]; }
+  const WordSlot &slot(BlockId block, uint32_t address) const { return slot(slot_index(block, address)); }
   std::span<const FieldExtract> extracts(const WordSlot &slot) const {
     return std::span(extracts_).subspan(slot.first, slot.count);
   }
@@ -75,7 +77,7 @@ public:
   std::optional<HeaderRef> task_words; // in the first header word only (sized chains)
 
 private:
-  static constexpr WordSlot kNoFields{};
+  static constexpr uint32_t kNoSlot = 0, kFirstHeaderSlot = 1;
   struct Block {
     uint32_t address = 0, bytes = 0, first_slot = 0;
   };
@@ -86,7 +88,7 @@ private:
   };
   uint32_t header_words_ = 0;
   std::vector<Block> blocks_;          // TdSchema::blocks order: a BlockId indexes both
-  std::vector<WordSlot> slots_;        // the header's words, then each block's words
+  std::vector<WordSlot> slots_{{}};    // kNoSlot, the header's words, then each block's words
   std::vector<FieldExtract> extracts_; // by slot, in TdSchema::fields order
   static RecordFields record_fields(const std::string &format); // "td.stream" or "td.record"
   RecordFields record_ = record_fields("td.stream");            // a default TdSchema's format too
