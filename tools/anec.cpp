@@ -613,7 +613,7 @@ std::vector<Estimate> estimates(const Ctx &ctx, const Graph &g,
                                 const std::vector<const hal::Target *> &targets,
                                 const std::optional<Calibration> &calibration, const std::string &chip,
                                 Detail detail) {
-  GraphCosts costs = graph_costs(g, ctx.catalog);
+  GraphCosts costs = graph_costs(g, ctx.catalog, calibration.has_value());
   std::vector<Estimate> out;
   for (const hal::Target *t : targets)
     out.push_back(calibration ? estimate(g, costs, ctx.catalog, *t, *calibration, chip, detail)

@@ -89,7 +89,7 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   return c;
 }
 
-GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog) {
+GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog, bool calibrated) {
   GraphCosts out;
   out.ops.reserve(g.ops.size());
   out.terms.reserve(g.ops.size());
@@ -97,14 +97,15 @@ GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog) {
   std::unordered_set<std::string> io = program_io(g);
   for (const Op &op : g.ops) {
     out.ops.push_back(op_cost(g, op, catalog));
-    out.terms.push_back(op_terms(g, op, out.ops.back(), io));
+    if (calibrated)
+      out.terms.push_back(op_terms(g, op, out.ops.back(), io));
     out.weights.push_back(weight_bytes(g, op));
   }
   return out;
 }
 
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
-  return estimate(g, graph_costs(g, catalog), catalog, t);
+  return estimate(g, graph_costs(g, catalog, false), catalog, t);
 }
 
 Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t,
@@ -182,6 +183,8 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
 
 Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t,
                   const Calibration &cal, const std::string &chip, Detail detail) {
+  if (costs.terms.size() != g.ops.size())
+    throw Error("ANEC-INTERNAL", "the calibrated estimate was given costs made without the calibrated terms");
   Estimate e;
   e.target = t.name;
   e.model = "calibrated";

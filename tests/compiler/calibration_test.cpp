@@ -264,6 +264,16 @@ TEST(Calibration, TargetWithoutRatesIsAnError) {
   EXPECT_EQ(code_of([&] { estimate(conv_graph(), catalog(), t, shipped()); }), "ANEC-CAL-005");
 }
 
+// Costs made for the analytic model lack the calibrated terms: the calibrated model refuses them.
+TEST(Calibration, CostsWithoutTermsAreRefused) {
+  Graph g = conv_graph();
+  GraphCosts analytic = graph_costs(g, catalog(), false), calibrated = graph_costs(g, catalog());
+  const hal::Target &t = registry().get("h13");
+  EXPECT_EQ(code_of([&] { estimate(g, analytic, catalog(), t, shipped()); }), "ANEC-INTERNAL");
+  EXPECT_EQ(estimate(g, calibrated, catalog(), t, shipped()).latency_us,
+            estimate(g, catalog(), t, shipped()).latency_us);
+}
+
 // Attention is costed as its decomposition: the score matmul, a softmax over the score matrix, the
 // value matmul, with the op's FLOPs split between them.
 TEST(Calibration, AttentionIsCostedAsItsDecomposition) {

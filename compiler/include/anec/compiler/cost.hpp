@@ -59,14 +59,14 @@ struct Estimate {
 OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog);
 
 // What an estimate needs of each op whatever the target: its cost form and work (op_cost), its
-// terms for the calibrated model (op_terms) and its embedded weight bytes. Made once per graph and
-// shared by the estimates on several targets (--target all).
+// terms for the calibrated model (op_terms, made only when `calibrated`) and its embedded weight
+// bytes. Made once per graph and shared by the estimates on several targets (--target all).
 struct GraphCosts {
   std::vector<OpCost> ops;
   std::vector<OpTerms> terms;
   std::vector<double> weights;
 };
-GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog);
+GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog, bool calibrated = true);
 
 // The guide's analytic form (ch.18): max(compute, memory) + floor over the whole graph.
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
