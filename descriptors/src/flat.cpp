@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 
 namespace anec::desc {
@@ -31,6 +32,37 @@ private:
   uint32_t mask_, next_;
 };
 
+// The words of a run of consecutive words and slots, as a random-access iterator for vector::insert.
+struct RunWords {
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = FlatWord;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const FlatWord *;
+  using reference = FlatWord;
+  const uint8_t *bytes;
+  const FlatWord *pattern; // FlatSchema::pattern
+
+  // The pattern anded, lane by lane, with the raw value in its raw and reserved lanes: one vector and
+  // (a GCC and Clang vector type), where field by field the compiler unpacks the pattern and repacks it.
+  FlatWord operator*() const {
+    static_assert(offsetof(FlatWord, raw) == 4 && offsetof(FlatWord, reserved) == 8 &&
+                      offsetof(FlatWord, slot) == 12 && sizeof(FlatWord) == 16,
+                  "the lanes are address, raw, reserved, slot");
+    using Lanes = uint32_t __attribute__((vector_size(16)));
+    return std::bit_cast<FlatWord>(std::bit_cast<Lanes>(*pattern) &
+                                   (le32({bytes, 4}, 0) | Lanes{~0u, 0, 0, ~0u}));
+  }
+  RunWords &operator++() { return *this += 1; }
+  RunWords &operator--() { return *this += -1; }
+  RunWords &operator+=(difference_type n) {
+    bytes += 4 * n, pattern += n;
+    return *this;
+  }
+  RunWords operator+(difference_type n) const { return RunWords(*this) += n; }
+  difference_type operator-(const RunWords &o) const { return pattern - o.pattern; }
+  bool operator==(const RunWords &o) const { return pattern == o.pattern; }
+};
+
 class Walker {
 public:
   Walker(std::span<const uint8_t> b, const TdSchema &s, FlatChain &c, const EachTd *each = nullptr)
@@ -44,8 +76,7 @@ public:
       throw Error("ANEC-TD-001", "descriptor at " + hex(offset) + " needs a " + hex(s_.header_bytes) +
                                      "-byte header, " + hex(b_.size() - offset) + " bytes remain");
     FlatTd td{offset, 0, false, uint32_t(c_.words.size()), uint32_t(c_.streams.size()), 0};
-    for (uint32_t a = 0; a < s_.header_bytes; a += 4)
-      word(offset + a, a, kHeaderBlock);
+    consecutive_words(offset, 0, kHeaderBlock, s_.header_bytes / 4);
     td.eon = c_.header_value(td, f_.eon).value_or(0) != 0;
     seen_.assign(s_.blocks.size(), false);
     uint64_t p = offset + s_.header_bytes;
@@ -151,18 +182,14 @@ private:
 
   void word(uint64_t offset, uint32_t address, BlockId block) {
     uint32_t raw = le32(b_, offset), slot = f_.slot_index(block, address);
-    c_.words.push_back({address, raw, raw & ~f_.slot(slot).covered, slot, block});
+    c_.words.push_back({address, raw, raw & ~f_.slot(slot).covered, slot});
   }
 
-  // The common stream: consecutive words inside its block, so consecutive slots. (Appended one by
-  // one: growing the buffer first by resize would write each word twice.)
+  // The common stream: consecutive words inside its block, so consecutive slots; appended in one
+  // range insert, which grows the buffer once and writes each word once.
   void consecutive_words(uint64_t at, uint32_t address, BlockId block, uint32_t count) {
-    uint32_t first_slot = f_.slot_index(block, address);
-    const WordSlot *slot = &f_.slot(first_slot);
-    for (uint32_t i = 0; i < count; ++i, at += 4, address += 4) {
-      uint32_t raw = le32(b_, at);
-      c_.words.push_back({address, raw, raw & ~slot[i].covered, first_slot + i, block});
-    }
+    RunWords first{b_.data() + at, &f_.pattern(f_.slot_index(block, address))};
+    c_.words.insert(c_.words.end(), first, first + count);
   }
 
   // The stream at `p` (its header read into `shape`, its first address in `block`); returns its end.
@@ -237,7 +264,10 @@ void walk_chain(std::span<const uint8_t> all, const TdSchema &s, FlatChain &out,
   out.kernel_offset = out.kernel_size = 0;
   if (begin > all.size())
     throw Error("ANEC-TD-001", "chain start " + hex(begin) + " lies past the end " + hex(all.size()));
-  Walker w(all.first(std::min<uint64_t>(end, all.size())), s, out, each);
+  std::span<const uint8_t> bytes = all.first(std::min<uint64_t>(end, all.size()));
+  if (detail == FlatDetail::Words && !each && begin < bytes.size()) // each word has 4 bytes of its own
+    out.words.reserve((bytes.size() - begin) / 4);
+  Walker w(bytes, s, out, each);
   if (s.chain == "sized")
     w.sized(begin);
   else

@@ -9,7 +9,7 @@ const std::string &block_name(const TdSchema &s, BlockId b) {
 }
 
 Word tree_word(const TdSchema &s, const FlatWord &f, uint64_t offset) {
-  Word w{offset, block_name(s, f.block), f.address, f.raw, {}, f.reserved};
+  Word w{offset, block_name(s, FlatChain::block(f, s)), f.address, f.raw, {}, f.reserved};
   std::span<const FieldExtract> extracts = FlatChain::extracts(f, s);
   w.fields.reserve(extracts.size());
   for (const FieldExtract &x : extracts)

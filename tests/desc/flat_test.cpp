@@ -96,7 +96,7 @@ void expect_word_as_listed(const RealChain &r, const FlatWord &w, uint64_t offse
   EXPECT_EQ(w.raw, le32(r.bytes, offset)) << hex(offset);
   const TdBlock *b = header ? nullptr : s.block_at(w.address);
   std::string block = header ? "Header" : b ? b->name : "";
-  EXPECT_EQ(w.block, header ? kHeaderBlock : b ? BlockId(b - s.blocks.data()) : kNoBlock);
+  EXPECT_EQ(FlatChain::block(w, s), header ? kHeaderBlock : b ? BlockId(b - s.blocks.data()) : kNoBlock);
   std::span<const FieldExtract> x = FlatChain::extracts(w, s);
   uint32_t covered = 0, k = 0;
   for (const TdField &f : s.fields)
@@ -115,7 +115,8 @@ void expect_same_word(const TdSchema &s, const FlatWord &f, uint64_t offset, con
   EXPECT_EQ(t.address, f.address);
   EXPECT_EQ(t.raw, f.raw);
   EXPECT_EQ(t.reserved, f.reserved);
-  EXPECT_EQ(t.block, f.block == kHeaderBlock ? "Header" : f.block == kNoBlock ? "" : s.blocks[f.block].name);
+  BlockId block = FlatChain::block(f, s);
+  EXPECT_EQ(t.block, block == kHeaderBlock ? "Header" : block == kNoBlock ? "" : s.blocks[block].name);
   std::span<const FieldExtract> x = FlatChain::extracts(f, s);
   ASSERT_EQ(t.fields.size(), x.size()) << hex(offset);
   for (size_t k = 0; k < x.size(); ++k) {
@@ -273,6 +274,26 @@ TEST(FlatDecode, StreamRunningOutOfItsBlockIsReportedPerWord) {
   }
   EXPECT_NE(c.findings[0].message.find("stream starting in PE runs into "), std::string::npos)
       << c.findings[0].message;
+}
+
+// relu6's PE stream moved off a word address inside PE: its words keep their block (recovered from
+// their slot) but have no fields, every set bit reserved.
+TEST(FlatDecode, OffWordStreamKeepsItsBlock) {
+  auto b = read_file(kernels() / "activation" / "relu6.bin");
+  ASSERT_EQ(le32(b, 0x228), 0x0c008800u); // 4 words at PE 0x8800
+  store_le(b, 0x228, 0x0c008802, 4);
+  FlatChain c;
+  decode_flat_td(b, 0, 0x274, gen7(), c);
+  EXPECT_TRUE(c.findings.empty());
+  BlockId pe_block = BlockId(gen7().block_at(0x8800) - gen7().blocks.data());
+  const FlatStream &pe = c.streams[4];
+  ASSERT_EQ(pe.count, 4u);
+  for (const FlatWord &w : c.words_of(pe)) {
+    EXPECT_EQ(FlatChain::block(w, gen7()), pe_block) << hex(w.address);
+    EXPECT_TRUE(FlatChain::extracts(w, gen7()).empty());
+    EXPECT_EQ(w.reserved, w.raw);
+  }
+  EXPECT_EQ(c.words_of(pe)[3].address, 0x880eu);
 }
 
 // Hostile chains get the errors, codes and messages the walk always gave, whatever the detail.

@@ -14,17 +14,6 @@
 
 namespace anec::desc {
 
-// A word's file offset is where it lies in its run: the header's k-th word at the descriptor's
-// offset + 4 k, a stream's i-th word at the stream's offset + 4 + 4 i (FlatChain::header_offset,
-// stream_offset), so that the word takes 20 bytes.
-struct FlatWord {
-  uint32_t address = 0; // header byte offset, or register address
-  uint32_t raw = 0;
-  uint32_t reserved = 0; // set bits no field covers
-  uint32_t slot = 0;     // its fields: FlatSchema::slot_index of its block and address
-  BlockId block = kNoBlock;
-};
-
 struct FlatStream {
   uint64_t offset = 0; // of the stream header word
   uint32_t header = 0, address = 0, count = 0;
@@ -64,6 +53,8 @@ struct FlatChain {
   }
   uint64_t header_offset(const FlatTd &td, size_t k) const { return td.offset + 4 * k; }
   uint64_t stream_offset(const FlatStream &st, size_t i) const { return st.offset + 4 + 4 * i; }
+  // A word's block: kHeaderBlock, an index into TdSchema::blocks, or kNoBlock.
+  static BlockId block(const FlatWord &w, const TdSchema &s) { return s.flat().slot(w.slot).block; }
   // A word's fields in database order: field x.field of `s` has the value x.get(w.raw).
   static std::span<const FieldExtract> extracts(const FlatWord &w, const TdSchema &s) {
     return s.flat().extracts(s.flat().slot(w.slot));

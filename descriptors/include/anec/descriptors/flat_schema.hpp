@@ -27,9 +27,20 @@ struct FieldExtract {
   uint32_t get(uint32_t raw) const { return raw >> shift & mask; }
 };
 
-// The fields of one word: extracts [first, first + count) and the bits they cover.
+// The fields of one word: extracts [first, first + count), the bits they cover, and its block.
 struct WordSlot {
   uint32_t first = 0, count = 0, covered = 0;
+  BlockId block = kNoBlock;
+};
+
+// A word's file offset is where it lies in its run: the header's k-th word at the descriptor's
+// offset + 4 k, a stream's i-th word at the stream's offset + 4 + 4 i (FlatChain::header_offset,
+// stream_offset), and its block is its slot's (FlatChain::block), so that the word takes 16 bytes.
+struct FlatWord {
+  uint32_t address = 0; // header byte offset, or register address
+  uint32_t raw = 0;
+  uint32_t reserved = 0; // set bits no field covers
+  uint32_t slot = 0;     // its block and fields: FlatSchema::slot_index of its block and address
 };
 
 // The register words one stream or record header writes: `count` words from `base`, or, masked,
@@ -54,18 +65,19 @@ public:
   bool in_block(BlockId block, uint32_t address) const {
     return block < blocks_.size() && address - blocks_[block].address < blocks_[block].bytes;
   }
-  // The index of the word at `address` (a header byte offset for kHeaderBlock); kNoSlot, an empty
-  // slot, outside the block or off a word address. A block's consecutive words have consecutive slots.
+  // The index of the word at `address` (a header byte offset for kHeaderBlock): kNoSlot outside the
+  // block; off a word address, the block's empty slot after its words (fields sit on word addresses).
+  // A block's consecutive words have consecutive slots; slot(index).block gives the block back.
   uint32_t slot_index(BlockId block, uint32_t address) const {
-    if (address % 4)
-      return kNoSlot; // fields sit on word addresses
-    if (block == kHeaderBlock)
-      return address / 4 < header_words_ ? kFirstHeaderSlot + address / 4 : kNoSlot;
-    if (!in_block(block, address))
+    const Block *b = block == kHeaderBlock ? &header_ : block < blocks_.size() ? &blocks_[block] : nullptr;
+    if (!b || address - b->address >= b->bytes)
       return kNoSlot;
-    return blocks_[block].first_slot + (address - blocks_[block].address) / 4;
+    return b->first_slot + (address % 4 ? b->bytes : address - b->address) / 4;
   }
   const WordSlot &slot(uint32_t index) const { return slots_[index]; }
+  // The word a slot's word address gives with every raw bit set: anding a raw value into its raw
+  // and reserved gives that word. Consecutive slots' patterns are consecutive.
+  const FlatWord &pattern(uint32_t index) const { return patterns_[index]; }
   const WordSlot &slot(BlockId block, uint32_t address) const { return slot(slot_index(block, address)); }
   std::span<const FieldExtract> extracts(const WordSlot &slot) const {
     return std::span(extracts_).subspan(slot.first, slot.count);
@@ -79,17 +91,37 @@ public:
 private:
   static constexpr uint32_t kNoSlot = 0, kFirstHeaderSlot = 1;
   struct Block {
-    uint32_t address = 0, bytes = 0, first_slot = 0;
+    uint32_t address = 0, bytes = 0, first_slot = 0; // bytes / 4 words, then an empty slot
+  };
+  // A stream or record header field, decoded as (header >> shift & mask) * scale + add (its
+  // layout::Field with its modifier); mask 0 for a field the format lacks.
+  struct HeaderBits {
+    uint32_t shift = 0, mask = 0, scale = 1, add = 0;
+    uint32_t get(uint32_t header) const { return (header >> shift & mask) * scale + add; }
   };
   // The stream or record header fields (tables/schema/layout/td.toml) of the database's format.
   struct RecordFields {
-    const layout::Field *address = nullptr, *count = nullptr, *kind = nullptr, *masked_address = nullptr,
-                        *mask = nullptr;
+    HeaderBits address, count, kind, masked_address, mask;
   };
-  uint32_t header_words_ = 0;
+  Block header_;                       // at 0, kFirstHeaderSlot
   std::vector<Block> blocks_;          // TdSchema::blocks order: a BlockId indexes both
-  std::vector<WordSlot> slots_{{}};    // kNoSlot, the header's words, then each block's words
+  // block_at's index: the blocks by address (they do not overlap), and for each page (address >>
+  // page_shift_, below top_, at most kPages of them) the first of them ending past its start.
+  struct Span {
+    uint32_t address = 0, bytes = 0;
+    BlockId id = kNoBlock;
+  };
+  static constexpr uint64_t kPages = 4096;
+  std::vector<Span> by_address_;
+  uint64_t top_ = 0; // the end of the highest block
+  uint32_t page_shift_ = 0;
+  std::vector<uint16_t> pages_;
+  std::vector<WordSlot> slots_{{}};    // kNoSlot, then the header's and each block's slots
+  std::vector<FlatWord> patterns_;     // by slot
   std::vector<FieldExtract> extracts_; // by slot, in TdSchema::fields order
+  void index_pages();
+  void fill_slots(BlockId id, const Block &b, const std::vector<std::vector<FieldExtract>> &by_slot);
+  static HeaderBits bits_of(const layout::Field &f);
   static RecordFields record_fields(const std::string &format); // "td.stream" or "td.record"
   RecordFields record_ = record_fields("td.stream");            // a default TdSchema's format too
 };
