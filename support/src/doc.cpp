@@ -12,38 +12,58 @@ Doc &Doc::operator=(Doc &&) noexcept = default;
 Doc Doc::boolean(bool v) {
   Doc d;
   d.kind_ = Kind::Bool;
-  d.b_ = v;
+  d.scalar_.b = v;
   return d;
 }
 Doc Doc::integer(int64_t v, bool hex) {
   Doc d;
   d.kind_ = Kind::Int;
-  d.i_ = v;
+  d.scalar_.i = v;
   d.hex = hex;
   return d;
 }
 Doc Doc::number(double v) {
   Doc d;
   d.kind_ = Kind::Float;
-  d.f_ = v;
+  d.scalar_.f = v;
   return d;
 }
 Doc Doc::string(std::string v) {
   Doc d;
   d.kind_ = Kind::String;
-  d.s_ = std::move(v);
+  d.payload_ = std::move(v);
   return d;
 }
 Doc Doc::array(std::vector<Doc> items) {
   Doc d;
   d.kind_ = Kind::Array;
-  d.items_ = std::move(items);
+  d.payload_ = std::move(items);
   return d;
 }
 Doc Doc::table() {
   Doc d;
   d.kind_ = Kind::Table;
+  d.payload_ = std::vector<DocMember>();
   return d;
+}
+
+namespace {
+// The payload of kind T, or an empty T.
+template <typename T, typename Payload> const T &held(const Payload &p) {
+  static const T none;
+  const T *v = std::get_if<T>(&p);
+  return v ? *v : none;
+}
+} // namespace
+
+const std::string &Doc::as_string() const {
+  return held<std::string>(payload_);
+}
+const std::vector<Doc> &Doc::items() const {
+  return held<std::vector<Doc>>(payload_);
+}
+const std::vector<DocMember> &Doc::members() const {
+  return held<std::vector<DocMember>>(payload_);
 }
 
 const char *Doc::kind_name(Kind k) {
@@ -60,23 +80,29 @@ const char *Doc::kind_name(Kind k) {
 }
 
 const Doc *Doc::find(std::string_view key) const {
-  for (const auto &m : members_)
+  for (const auto &m : members())
     if (m.key == key) return &m.value;
   return nullptr;
 }
 
 Doc &Doc::set(std::string key, Doc value) {
+  if (!std::holds_alternative<std::vector<DocMember>>(payload_))
+    payload_ = std::vector<DocMember>();
   kind_ = Kind::Table;
-  for (auto &m : members_)
+  auto &members = std::get<std::vector<DocMember>>(payload_);
+  for (auto &m : members)
     if (m.key == key) return m.value = std::move(value);
-  members_.push_back({std::move(key), std::move(value)});
-  return members_.back().value;
+  members.push_back({std::move(key), std::move(value)});
+  return members.back().value;
 }
 
 Doc &Doc::push(Doc value) {
+  if (!std::holds_alternative<std::vector<Doc>>(payload_))
+    payload_ = std::vector<Doc>();
   kind_ = Kind::Array;
-  items_.push_back(std::move(value));
-  return items_.back();
+  auto &items = std::get<std::vector<Doc>>(payload_);
+  items.push_back(std::move(value));
+  return items.back();
 }
 
 } // namespace anec

@@ -1,8 +1,9 @@
-#include "anec/support/table.hpp"
 #include "anec/support/diagnostic.hpp"
+#include "anec/support/doc.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/plist.hpp"
+#include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
@@ -23,6 +24,33 @@ TEST(Sha256, KnownVectors) {
   EXPECT_EQ(h("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(h("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+// A Doc holds one kind at a time: every accessor of another kind reads false, 0 or empty, and
+// building an array or a table replaces what was there.
+TEST(Doc, EachKindReadsOnlyItsOwnValue) {
+  anec::Doc f = anec::Doc::number(2.5), i = anec::Doc::integer(-7), s = anec::Doc::string("x");
+  EXPECT_EQ(f.as_int(), 0);
+  EXPECT_EQ(f.as_float(), 2.5);
+  EXPECT_EQ(i.as_float(), 0.0);
+  EXPECT_FALSE(i.as_bool());
+  EXPECT_EQ(i.as_int(), -7);
+  EXPECT_TRUE(s.items().empty());
+  EXPECT_TRUE(s.members().empty());
+  EXPECT_EQ(f.as_string(), "");
+  anec::Doc t = anec::Doc::table();
+  t.set("a", s);
+  t.set("a", i); // replaces, keeping the position
+  t.set("b", f);
+  ASSERT_EQ(t.members().size(), 2u);
+  EXPECT_EQ(t.find("a")->as_int(), -7);
+  EXPECT_TRUE(t.items().empty());
+  anec::Doc copy = t;
+  copy.push(s); // a table made an array: its members are gone, the copy's source keeps them
+  EXPECT_TRUE(copy.is(anec::Doc::Kind::Array));
+  EXPECT_EQ(copy.items().size(), 1u);
+  EXPECT_TRUE(copy.members().empty());
+  EXPECT_EQ(t.members().size(), 2u);
 }
 
 TEST(TomlWriter, RoundTripsThroughTheParser) {

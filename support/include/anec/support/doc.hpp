@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace anec {
@@ -32,13 +33,13 @@ public:
   bool is(Kind k) const { return kind_ == k; }
   static const char *kind_name(Kind k);
 
-  bool as_bool() const { return b_; }
-  int64_t as_int() const { return i_; }
-  double as_float() const { return f_; }
-  const std::string &as_string() const { return s_; }
-  const std::vector<Doc> &items() const { return items_; }
-  std::vector<Doc> &items() { return items_; }
-  const std::vector<DocMember> &members() const { return members_; }
+  // Each reads its own kind; another kind reads as false, 0, or empty.
+  bool as_bool() const { return kind_ == Kind::Bool && scalar_.b; }
+  int64_t as_int() const { return kind_ == Kind::Int ? scalar_.i : 0; }
+  double as_float() const { return kind_ == Kind::Float ? scalar_.f : 0; }
+  const std::string &as_string() const;
+  const std::vector<Doc> &items() const;
+  const std::vector<DocMember> &members() const;
 
   const Doc *find(std::string_view key) const;
   // Appends key (or replaces it, keeping its position).
@@ -53,12 +54,14 @@ public:
 
 private:
   Kind kind_ = Kind::Null;
-  bool b_ = false;
-  int64_t i_ = 0;
-  double f_ = 0;
-  std::string s_;
-  std::vector<Doc> items_;
-  std::vector<DocMember> members_;
+  union {
+    bool b;
+    int64_t i = 0;
+    double f;
+  } scalar_;
+  // A string's text, an array's elements or a table's members: one at a time, so a Doc stays small
+  // (a model's attributes hold many).
+  std::variant<std::monostate, std::string, std::vector<Doc>, std::vector<DocMember>> payload_;
 };
 
 struct DocMember {
