@@ -100,33 +100,28 @@ static void BM_ValidateStream(benchmark::State &state) {
 }
 BENCHMARK(BM_ValidateStream)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
 
-// One CRC-32 over the whole capture: anec::crc32 (BM_Crc32Stream), zlib's (BM_Crc32StreamZlib), our
-// slice-by-8 without the PCLMULQDQ path (BM_Crc32StreamTables).
-static void crc32_stream(benchmark::State &state, uint32_t (*crc)(std::span<const uint8_t>, uint32_t)) {
+// One CRC-32 over the whole capture: anec::crc32 (BM_Crc32Stream/anec), zlib's (/zlib), our
+// slice-by-8 without the PCLMULQDQ path (/tables).
+static void BM_Crc32Stream(benchmark::State &state, uint32_t (*crc)(std::span<const uint8_t>, uint32_t)) {
   const std::vector<uint8_t> c = capture(size_t(state.range(0)));
   for (auto _ : state)
     benchmark::DoNotOptimize(crc(c, 0));
   state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
   state.SetBytesProcessed(int64_t(state.iterations() * c.size()));
 }
-static void BM_Crc32Stream(benchmark::State &state) {
-  crc32_stream(state, anec::crc32);
-}
-BENCHMARK(BM_Crc32Stream)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
-static void BM_Crc32StreamZlib(benchmark::State &state) {
-  crc32_stream(state, anec::crc32_zlib);
-}
-BENCHMARK(BM_Crc32StreamZlib)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
-static void BM_Crc32StreamTables(benchmark::State &state) {
-  crc32_stream(state, anec::crc32_tables);
-}
-BENCHMARK(BM_Crc32StreamTables)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Crc32Stream, anec, anec::crc32)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Crc32Stream, zlib, anec::crc32_zlib)
+    ->Arg(kStreamCommands)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Crc32Stream, tables, anec::crc32_tables)
+    ->Arg(kStreamCommands)
+    ->Unit(benchmark::kMillisecond);
 
 // The checksum check alone: a CRC-32 once per message of the same capture, over the bytes each
 // envelope's checksum covers (header, body, magic; framed before timing). The validator makes these
-// calls too, so its of_crc32 stays below this one's. anec::crc32 (BM_Crc32PerMessage) against zlib's
-// (BM_Crc32PerMessageZlib, the ~70-byte calls the validator made before it had its own CRC) and our
-// slice-by-8 alone (BM_Crc32PerMessageTables).
+// calls too, so its of_crc32 stays below this one's. anec::crc32 (BM_Crc32PerMessage/anec) against
+// zlib's (/zlib, the ~70-byte calls the validator made before it had its own CRC) and our slice-by-8
+// alone (/tables).
 std::vector<std::span<const uint8_t>> checksummed(std::span<const uint8_t> capture) {
   const layout::Field &size = fw::command_header_layout().at("size");
   const uint64_t before_sum = fw::kHeaderBytes + fw::envelope_layout().at("checksum").offset;
@@ -138,7 +133,7 @@ std::vector<std::span<const uint8_t>> checksummed(std::span<const uint8_t> captu
   }
   return out;
 }
-static void crc32_per_message(benchmark::State &state, uint32_t (*crc)(std::span<const uint8_t>, uint32_t)) {
+static void BM_Crc32PerMessage(benchmark::State &state, uint32_t (*crc)(std::span<const uint8_t>, uint32_t)) {
   const std::vector<uint8_t> c = capture(size_t(state.range(0)));
   const auto spans = checksummed(c);
   double crc_seconds = crc32_seconds(c);
@@ -153,22 +148,20 @@ static void crc32_per_message(benchmark::State &state, uint32_t (*crc)(std::span
   state.counters["of_crc32"] =
       benchmark::Counter(crc_seconds * double(state.iterations()), benchmark::Counter::kIsRate);
 }
-static void BM_Crc32PerMessage(benchmark::State &state) {
-  crc32_per_message(state, anec::crc32);
-}
-BENCHMARK(BM_Crc32PerMessage)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
-static void BM_Crc32PerMessageZlib(benchmark::State &state) {
-  crc32_per_message(state, anec::crc32_zlib);
-}
-BENCHMARK(BM_Crc32PerMessageZlib)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
-static void BM_Crc32PerMessageTables(benchmark::State &state) {
-  crc32_per_message(state, anec::crc32_tables);
-}
-BENCHMARK(BM_Crc32PerMessageTables)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Crc32PerMessage, anec, anec::crc32)->Arg(kStreamCommands)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Crc32PerMessage, zlib, anec::crc32_zlib)
+    ->Arg(kStreamCommands)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Crc32PerMessage, tables, anec::crc32_tables)
+    ->Arg(kStreamCommands)
+    ->Unit(benchmark::kMillisecond);
 
 static void BM_EncodeCommand(benchmark::State &state) {
-  static const fw::Command c = fw::command_from_doc(toml::parse_file(std::filesystem::path(ANEC_BENCH_COMMANDS_DIR) / "procedure_call.toml"), table(), "pc");
-  for (auto _ : state) benchmark::DoNotOptimize(fw::encode(c, table()).data());
+  static const fw::Command c = fw::command_from_doc(
+      toml::parse_file(std::filesystem::path(ANEC_BENCH_COMMANDS_DIR) / "procedure_call.toml"), table(),
+      "pc");
+  for (auto _ : state)
+    benchmark::DoNotOptimize(fw::encode(c, table()).data());
   state.SetItemsProcessed(int64_t(state.iterations()));
 }
 BENCHMARK(BM_EncodeCommand);
