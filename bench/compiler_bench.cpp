@@ -75,7 +75,8 @@ std::string chain_json(size_t n) {
                            : "") +
            "}";
   }
-  return R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "t0", "shape": [1, 64, 56, 56]}], "ops": [)" +
+  return R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "t0", "shape": [1, 64, 56, 56]}], )"
+         R"("ops": [)" +
          ops + R"(], "outputs": ["t)" + std::to_string(n) + "\"]}";
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <utility>
 
 namespace anec::compiler {
 
@@ -132,8 +133,7 @@ const Tensor *Graph::tensor(std::string_view name) const {
   return at == TensorIndex::npos ? nullptr : &tensors[at];
 }
 Tensor *Graph::tensor(std::string_view name) {
-  size_t at = index.find(name, tensors);
-  return at == TensorIndex::npos ? nullptr : &tensors[at];
+  return const_cast<Tensor *>(std::as_const(*this).tensor(name));
 }
 Tensor *Graph::try_add(Tensor t) {
   tensors.push_back(std::move(t));
