@@ -3,6 +3,8 @@
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/hal/target_io.hpp"
+#include "anec/support/compiled_doc.hpp"
+#include "anec/support/file.hpp"
 #include "anec/support/toml.hpp"
 
 #include <benchmark/benchmark.h>
@@ -107,5 +109,24 @@ static void BM_ExtractAll28(benchmark::State &state) {
 }
 BENCHMARK(BM_ExtractAll28)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 #endif
+
+// Reading a table: toml++ over the text and conversion to a Doc, against the compiled form of the
+// same text (compiled_doc.hpp). Arg 0 is the largest table (the gen7 descriptor schema, 52 KB),
+// 1 a target table.
+static void BM_ReadTable(benchmark::State &state, bool compiled_form) {
+  std::filesystem::path root = ANEC_BENCH_TABLES_DIR;
+  std::string text =
+      read_text_file(state.range(0) == 0 ? root / "schema/td/gen7.toml" : root / "targets/h13.toml");
+  std::string bytes = compiled::encode(toml::parse(text, "table"), text);
+  for (auto _ : state) {
+    if (compiled_form)
+      benchmark::DoNotOptimize(compiled::decode(bytes, text));
+    else
+      benchmark::DoNotOptimize(toml::parse(text, "table"));
+  }
+  state.SetBytesProcessed(state.iterations() * int64_t(text.size()));
+}
+BENCHMARK_CAPTURE(BM_ReadTable, toml, false)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(BM_ReadTable, compiled, true)->Arg(0)->Arg(1);
 
 BENCHMARK_MAIN();

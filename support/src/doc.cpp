@@ -86,12 +86,18 @@ const Doc *Doc::find(std::string_view key) const {
 }
 
 Doc &Doc::set(std::string key, Doc value) {
+  if (auto *members = std::get_if<std::vector<DocMember>>(&payload_))
+    for (auto &m : *members)
+      if (m.key == key)
+        return m.value = std::move(value);
+  return append(std::move(key), std::move(value));
+}
+
+Doc &Doc::append(std::string key, Doc value) {
   if (!std::holds_alternative<std::vector<DocMember>>(payload_))
     payload_ = std::vector<DocMember>();
   kind_ = Kind::Table;
   auto &members = std::get<std::vector<DocMember>>(payload_);
-  for (auto &m : members)
-    if (m.key == key) return m.value = std::move(value);
   members.push_back({std::move(key), std::move(value)});
   return members.back().value;
 }

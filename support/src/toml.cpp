@@ -1,5 +1,6 @@
 #include "anec/support/toml.hpp"
 
+#include "anec/support/compiled_doc.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 
@@ -7,6 +8,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <toml++/toml.h>
 
 namespace anec::toml {
@@ -30,7 +33,8 @@ Doc convert(const ::toml::node &n, const std::string &source_name) {
       auto pa = a.first->source().begin, pb = b.first->source().begin;
       return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
     });
-    for (auto &[k, v] : kv) d.set(std::string(k->str()), convert(*v, source_name));
+    for (auto &[k, v] : kv)
+      d.append(std::string(k->str()), convert(*v, source_name));
     break;
   }
   case ::toml::node_type::array:
@@ -185,9 +189,24 @@ void put_table(std::string &out, const Doc &t, const std::string &path) {
   }
 }
 
+std::filesystem::path compiled_dir;
+
+// The compiled form of text in compiled_dir, if there is one that matches it.
+std::optional<Doc> compiled_form(std::string_view text) {
+  if (compiled_dir.empty())
+    return std::nullopt;
+  std::ifstream in(compiled_dir / compiled::file_name(text), std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return compiled::decode(bytes.view(), text);
+}
 } // namespace
 
 Doc parse(std::string_view text, const std::string &source_name) {
+  if (auto doc = compiled_form(text))
+    return std::move(*doc);
   try {
     ::toml::table t = ::toml::parse(text, source_name);
     Doc d = convert(t, source_name);
@@ -198,6 +217,10 @@ Doc parse(std::string_view text, const std::string &source_name) {
                                      std::to_string(e.source().begin.column) + ": " +
                                      std::string(e.description()));
   }
+}
+
+void use_compiled_tables(std::filesystem::path dir) {
+  compiled_dir = std::move(dir);
 }
 
 Doc parse_file(const std::filesystem::path &path) { return parse(read_text_file(path), path.string()); }

@@ -44,6 +44,8 @@ public:
   const Doc *find(std::string_view key) const;
   // Appends key (or replaces it, keeping its position).
   Doc &set(std::string key, Doc value);
+  // Appends key without looking for it: for readers whose source cannot repeat a key.
+  Doc &append(std::string key, Doc value);
   Doc &push(Doc value);
 
   // Source position (1-based) when parsed from text; 0 when built in code.
