@@ -607,20 +607,6 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
   return 0;
 }
 
-// The calibrated estimates when a calibration is given, else the analytic ones, one per target; the
-// ops' costs are worked out once for all targets.
-std::vector<Estimate> estimates(const Ctx &ctx, const Graph &g,
-                                const std::vector<const hal::Target *> &targets,
-                                const std::optional<Calibration> &calibration, const std::string &chip,
-                                Detail detail) {
-  GraphCosts costs = graph_costs(g, ctx.catalog, calibration.has_value());
-  std::vector<Estimate> out;
-  for (const hal::Target *t : targets)
-    out.push_back(calibration ? estimate(g, costs, ctx.catalog, *t, *calibration, chip, detail)
-                              : estimate(g, costs, ctx.catalog, *t, detail));
-  return out;
-}
-
 // Many models at once (`check`/`estimate` with several files or a directory): the files are spread
 // over the cores, one row per file and target, one summary. A file that cannot be read is a row
 // with its error, not the end of the run.
@@ -633,13 +619,12 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
   std::vector<int> outcome(files.size(), 0); // 0 pass, 1 a reject, 2 unreadable
   spread_over_cores(files.size(), [&](size_t i) {
     try {
-      Graph g = load_model(files[i], ctx.catalog, dims);
-      std::vector<CheckResult> checks = check(g, ctx.catalog, targets, Detail::Summary);
-      std::vector<Estimate> ests = estimates(ctx, g, targets, calibration, chip, Detail::Summary);
+      ModelSummary summary =
+          summarize_model(files[i], ctx.catalog, dims, targets, calibration ? &*calibration : nullptr, chip);
       for (size_t k = 0; k < targets.size(); ++k) {
         const hal::Target *t = targets[k];
-        const CheckResult &c = checks[k];
-        const Estimate &e = ests[k];
+        const CheckResult &c = summary.checks[k];
+        const Estimate &e = summary.estimates[k];
         outcome[i] = std::max(outcome[i], c.verdict == Verdict::Reject ? 1 : 0);
         rows[i].push_back(
             {files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
@@ -707,41 +692,45 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
     return corpus(ctx, cmd, input_files(models, {".json", ".plist", ".onnx"}), target, format, dims,
                   calibration);
   }
-  Graph g = load_model(model, ctx.catalog, dims);
   std::string chip;
   auto targets = ctx.targets(target, &chip);
-  // A single-target estimate (text or JSON) prints no check: it is not run. A matrix over targets
-  // (--target all, csv) prints one summary row per target.
-  bool checked = cmd != "estimate" || target == "all" || format == "csv";
-  Detail detail = cmd != "place" && (target == "all" || format == "csv") ? Detail::Summary : Detail::Full;
+  const Calibration *cal = calibration ? &*calibration : nullptr;
+  auto rejects = [](const std::vector<CheckResult> &cs) {
+    return std::any_of(cs.begin(), cs.end(),
+                       [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
+  };
+  // A matrix over targets (--target all, csv) prints one summary row per target: the model is checked
+  // and estimated while it is read.
+  if (cmd != "place" && (target == "all" || format == "csv")) {
+    ModelSummary summary = summarize_model(model, ctx.catalog, dims, targets, cal, chip);
+    std::string out = matrix(summary.checks, summary.estimates, format, model);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return cmd == "check" && rejects(summary.checks) ? 1 : 0;
+  }
+  Graph g = load_model(model, ctx.catalog, dims);
+  // A single-target estimate prints no check: it is not run.
   std::vector<CheckResult> cs;
-  if (checked)
-    cs = check(g, ctx.catalog, targets, detail);
-  std::vector<Estimate> es = estimates(ctx, g, targets, calibration, chip, detail);
-  bool rejected = std::any_of(cs.begin(), cs.end(), [](const CheckResult &r) { return r.verdict == Verdict::Reject; });
-  // The placement is printed by `place` and by a single-target `check` (text and JSON) only.
-  bool placed = cmd == "place" || (cmd == "check" && target != "all" && format != "csv");
+  if (cmd != "estimate")
+    cs = check(g, ctx.catalog, targets);
+  std::vector<Estimate> es = estimate(g, ctx.catalog, targets, cal, chip);
+  // The placement is printed by `place` and by a single-target `check`.
   std::vector<Placement> ps;
-  for (size_t i = 0; placed && i < targets.size(); ++i)
+  for (size_t i = 0; cmd != "estimate" && i < targets.size(); ++i)
     ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], es[i])); // analytic: only `estimate` calibrates
   std::string out;
   if (cmd == "place") {
     if (target == "all" || format == "csv") out = place_matrix(ps, format, model);
     else out = format == "json" ? json::write(place_doc(g, ps[0])) : place_text(g, ps[0]);
-  } else if (target == "all") {
-    out = matrix(cs, es, format, model);
   } else if (format == "json") {
     Doc d = cmd == "check" ? check_doc(cs[0]) : estimate_doc(es[0]);
     if (cmd == "check") d.set("placement", place_doc(g, ps[0]));
     out = json::write(d);
-  } else if (format == "csv") {
-    out = matrix(cs, es, format, model);
   } else {
     out = cmd == "check" ? check_text(g, cs[0], *targets[0]) + "\n" + place_text(g, ps[0])
                          : estimate_text(g, es[0]);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return cmd == "check" && rejected ? 1 : 0;
+  return cmd == "check" && rejects(cs) ? 1 : 0;
 }
 
 } // namespace

@@ -556,37 +556,61 @@ void check_op(Checker &c, const Op &op, const OpSpec *spec, const std::vector<Ru
 
 } // namespace
 
+// What does not depend on the target is worked out once per op (or per op type) for all of them.
+struct GraphCheck::State {
+  const Graph &g;
+  const OpCatalog &catalog;
+  Detail detail;
+  std::vector<CheckResult> results;
+  std::vector<Checker> checkers;
+  std::unordered_map<const OpSpec *, std::vector<Rule>> rules_of = {};
+  Operands operands = {};
+};
+
+GraphCheck::GraphCheck(const Graph &g, const OpCatalog &catalog,
+                       const std::vector<const hal::Target *> &targets, Detail detail)
+    : state_(
+          std::make_unique<State>(State{g, catalog, detail, std::vector<CheckResult>(targets.size()), {}})) {
+  State &s = *state_;
+  s.checkers.reserve(targets.size());
+  for (size_t k = 0; k < targets.size(); ++k) {
+    s.results[k].target = targets[k]->name;
+    if (detail == Detail::Full)
+      s.results[k].ops.reserve(g.ops.size());
+    s.checkers.push_back(Checker{g, *targets[k], s.results[k], detail});
+    check_inputs(s.checkers.back());
+  }
+}
+
+GraphCheck::~GraphCheck() = default;
+
+void GraphCheck::add(const Op &op) {
+  State &s = *state_;
+  s.operands.of(s.g, op);
+  const OpSpec *spec = s.catalog.find(op.type);
+  std::vector<Rule> &rules = s.rules_of[spec];
+  if (spec && rules.empty())
+    for (const std::string &rule : spec->rules)
+      rules.push_back(rule_table().at(rule));
+  for (Checker &c : s.checkers) {
+    OpVerdict &v = s.detail == Detail::Full
+                       ? c.r.ops.emplace_back(OpVerdict{op.name, op.type, Verdict::Native, ""})
+                       : (c.scratch = OpVerdict{});
+    c.begin(op, s.operands, v);
+    check_op(c, op, spec, rules);
+  }
+}
+
+std::vector<CheckResult> GraphCheck::finish() {
+  return std::move(state_->results);
+}
+
 std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,
                                const std::vector<const hal::Target *> &targets, Detail detail) {
-  std::vector<CheckResult> results(targets.size());
-  std::vector<Checker> checkers;
-  checkers.reserve(targets.size());
-  for (size_t k = 0; k < targets.size(); ++k) {
-    results[k].target = targets[k]->name;
-    if (detail == Detail::Full)
-      results[k].ops.reserve(g.ops.size());
-    checkers.push_back(Checker{g, *targets[k], results[k], detail});
-    check_inputs(checkers.back());
-  }
-  // What does not depend on the target is worked out once per op (or per op type) for all of them.
-  std::unordered_map<const OpSpec *, std::vector<Rule>> rules_of;
-  Operands operands;
-  for (const Op &op : g.ops) {
-    operands.of(g, op);
-    const OpSpec *spec = catalog.find(op.type);
-    std::vector<Rule> &rules = rules_of[spec];
-    if (spec && rules.empty())
-      for (const std::string &rule : spec->rules)
-        rules.push_back(rule_table().at(rule));
-    for (Checker &c : checkers) {
-      OpVerdict &v = detail == Detail::Full
-                         ? c.r.ops.emplace_back(OpVerdict{op.name, op.type, Verdict::Native, ""})
-                         : (c.scratch = OpVerdict{});
-      c.begin(op, operands, v);
-      check_op(c, op, spec, rules);
-    }
-  }
-  return results;
+  GraphCheck checks(g, catalog, targets, detail);
+  for (const Op &op : g.ops)
+    checks.add(op);
+  return checks.finish();
 }
 
 CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {

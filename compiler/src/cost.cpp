@@ -89,68 +89,190 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   return c;
 }
 
-GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog, bool calibrated) {
-  GraphCosts out;
-  out.ops.reserve(g.ops.size());
-  out.terms.reserve(g.ops.size());
-  out.weights.reserve(g.ops.size());
-  std::unordered_set<std::string> io = program_io(g);
-  for (const Op &op : g.ops) {
-    out.ops.push_back(op_cost(g, op, catalog));
-    if (calibrated)
-      out.terms.push_back(op_terms(g, op, out.ops.back(), io));
-    out.weights.push_back(weight_bytes(g, op));
+namespace {
+
+// One target's estimate under the analytic model (ch.18), summed one op at a time.
+class AnalyticSum {
+public:
+  AnalyticSum(const Graph &g, const hal::Target &t, const std::unordered_set<std::string> &io, Detail detail)
+      : g_(g), io_(io), detail_(detail) {
+    e_.target = t.name;
+    e_.peak_tflops = param(t, "peak_tflops");
+    e_.bandwidth_gbps = param(t, "bandwidth_gbps");
+    e_.floor_ms = param(t, "dispatch_floor_ms");
+    e_.kind = "analytic";
+    peak_ = e_.peak_tflops.value * 1e12;
+    bw_ = e_.bandwidth_gbps.value * 1e9;
+    // Without a working-set field no intermediate is assumed to spill.
+    if (Param ws = param(t, "working_set_bytes"); ws.value > 0)
+      on_chip_ = ws.value; // ch.9, ch.12
+    // Memory traffic of the fused program: graph inputs and outputs (at the end, when the outputs'
+    // shapes are known), constants, weights, and the intermediates too large to stay on chip
+    // (written and read back).
+    for (const Tensor &x : g.tensors)
+      if (x.constant)
+        e_.bytes += double(x.bytes());
   }
+
+  void add(const Op &op, OpCost c, double weight) {
+    if (peak_ > 0)
+      c.compute_us = c.flops / peak_ * 1e6;
+    if (bw_ > 0)
+      c.memory_us = c.bytes / bw_ * 1e6;
+    c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
+    if (!c.estimated)
+      (c.form == "none" ? e_.unestimated : e_.unknown).push_back(op.name);
+    if (c.decomposed)
+      e_.kind = "decomposed";
+    e_.flops += c.flops;
+    e_.bytes += weight;
+    for (const std::string &n : op.outputs)
+      if (!io_.count(n) && bytes_of(g_, n) > on_chip_)
+        e_.bytes += 2 * bytes_of(g_, n);
+    if (detail_ == Detail::Full)
+      e_.ops.push_back(std::move(c));
+  }
+
+  Estimate finish(const OpCatalog &catalog) {
+    for (const std::string &n : io_)
+      e_.bytes += bytes_of(g_, n);
+    e_.compute_us = peak_ > 0 ? e_.flops / peak_ * 1e6 : 0;
+    e_.memory_us = bw_ > 0 ? e_.bytes / bw_ * 1e6 : 0;
+    e_.floor_us = e_.floor_ms.value * 1e3;
+    e_.latency_us = std::max(e_.compute_us, e_.memory_us) + e_.floor_us;
+    e_.bound = e_.floor_us >= std::max(e_.compute_us, e_.memory_us) ? "dispatch"
+               : e_.memory_us > e_.compute_us                       ? "bandwidth"
+                                                                    : "compute";
+    order_backends(e_, catalog);
+    return std::move(e_);
+  }
+
+private:
+  const Graph &g_;
+  const std::unordered_set<std::string> &io_;
+  Detail detail_;
+  Estimate e_;
+  double peak_ = 0, bw_ = 0, on_chip_ = 0x1p62;
+};
+
+// One target's (or one measured chip's) estimate under the calibrated model, summed one op at a time.
+class CalibratedSum {
+public:
+  CalibratedSum(const hal::Target &t, const Calibration &cal, const std::string &chip, Detail detail)
+      : cal_(cal), detail_(detail) {
+    e_.target = t.name;
+    e_.model = "calibrated";
+    e_.chip = cal.chips.count(chip) ? chip : "";
+    rates_ = rates_of(t, cal, e_.chip, &e_.rates);
+    // A named chip without its own calibration is an unseen chip: its band is the leave-one-chip-out one.
+    measured_ = !e_.chip.empty() || (chip.empty() && e_.rates[0].second.provenance.starts_with("measured"));
+    e_.kind = "analytic";
+  }
+
+  void add(OpCost c, const OpTerms &terms) {
+    OpTime time = op_time(terms, rates_, cal_);
+    c.compute_us = time.compute_us;
+    c.memory_us = time.memory_us;
+    c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
+    if (!c.estimated)
+      (c.form == "none" ? e_.unestimated : e_.unknown).push_back(c.op);
+    if (c.decomposed)
+      e_.kind = "decomposed";
+    e_.flops += c.flops;
+    e_.bytes += terms.weight_bytes + terms.dram_bytes;
+    e_.compute_us += time.compute_us;
+    e_.memory_us += time.memory_us;
+    e_.latency_us += time.us();
+    share_[c.form] += time.us();
+    if (detail_ == Detail::Full)
+      e_.ops.push_back(std::move(c));
+  }
+
+  Estimate finish(const OpCatalog &catalog) {
+    double work = e_.latency_us;
+    e_.floor_us = rates_.floor_ms() * 1e3;
+    e_.latency_us += e_.floor_us;
+    share_["dispatch"] += e_.floor_us;
+    e_.bound = e_.floor_us >= work ? "dispatch" : e_.memory_us > e_.compute_us ? "bandwidth" : "compute";
+    double low = 0, high = 0;
+    for (auto &[form, us] : share_) {
+      const Family &f = cal_.family(form);
+      low += us / e_.latency_us * (measured_ ? f.fit_low : f.loco_low);
+      high += us / e_.latency_us * (measured_ ? f.fit_high : f.loco_high);
+    }
+    e_.latency_low_us = e_.latency_us * std::exp(std::min(low, 0.0));
+    e_.latency_high_us = e_.latency_us * std::exp(std::max(high, 0.0));
+    order_backends(e_, catalog);
+    return std::move(e_);
+  }
+
+private:
+  const Calibration &cal_;
+  Detail detail_;
+  Estimate e_;
+  Rates rates_;
+  bool measured_ = false;
+  std::map<std::string, double> share_;
+};
+
+} // namespace
+
+struct GraphEstimate::State {
+  const Graph &g;
+  const OpCatalog &catalog;
+  std::unordered_set<std::string> io;
+  std::vector<AnalyticSum> analytic = {};
+  std::vector<CalibratedSum> calibrated = {};
+};
+
+GraphEstimate::GraphEstimate(const Graph &g, const OpCatalog &catalog,
+                             const std::vector<const hal::Target *> &targets, const Calibration *calibration,
+                             const std::string &chip, Detail detail)
+    : state_(std::make_unique<State>(State{g, catalog, program_io(g)})) {
+  for (const hal::Target *t : targets)
+    if (calibration)
+      state_->calibrated.emplace_back(*t, *calibration, chip, detail);
+    else
+      state_->analytic.emplace_back(g, *t, state_->io, detail);
+}
+
+GraphEstimate::~GraphEstimate() = default;
+
+void GraphEstimate::add(const Op &op) {
+  State &s = *state_;
+  OpCost c = op_cost(s.g, op, s.catalog);
+  if (!s.calibrated.empty()) {
+    OpTerms terms = op_terms(s.g, op, c, s.io);
+    for (CalibratedSum &sum : s.calibrated)
+      sum.add(c, terms);
+  }
+  if (!s.analytic.empty()) {
+    double weight = weight_bytes(s.g, op);
+    for (AnalyticSum &sum : s.analytic)
+      sum.add(op, c, weight);
+  }
+}
+
+std::vector<Estimate> GraphEstimate::finish() {
+  std::vector<Estimate> out;
+  for (AnalyticSum &sum : state_->analytic)
+    out.push_back(sum.finish(state_->catalog));
+  for (CalibratedSum &sum : state_->calibrated)
+    out.push_back(sum.finish(state_->catalog));
   return out;
 }
 
-Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
-  return estimate(g, graph_costs(g, catalog, false), catalog, t);
+std::vector<Estimate> estimate(const Graph &g, const OpCatalog &catalog,
+                               const std::vector<const hal::Target *> &targets,
+                               const Calibration *calibration, const std::string &chip, Detail detail) {
+  GraphEstimate estimates(g, catalog, targets, calibration, chip, detail);
+  for (const Op &op : g.ops)
+    estimates.add(op);
+  return estimates.finish();
 }
 
-Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t,
-                  Detail detail) {
-  Estimate e;
-  e.target = t.name;
-  e.peak_tflops = param(t, "peak_tflops");
-  e.bandwidth_gbps = param(t, "bandwidth_gbps");
-  e.floor_ms = param(t, "dispatch_floor_ms");
-  // Without a working-set field no intermediate is assumed to spill.
-  double peak = e.peak_tflops.value * 1e12, bw = e.bandwidth_gbps.value * 1e9, on_chip = 0x1p62;
-  if (Param ws = param(t, "working_set_bytes"); ws.value > 0)
-    on_chip = ws.value; // ch.9, ch.12
-  // Memory traffic of the fused program: graph inputs and outputs, constants, weights, and the
-  // intermediates too large to stay on chip (written and read back).
-  std::set<std::string> io(g.inputs.begin(), g.inputs.end());
-  io.insert(g.outputs.begin(), g.outputs.end());
-  for (const std::string &n : io) e.bytes += bytes_of(g, n);
-  for (const Tensor &x : g.tensors)
-    if (x.constant) e.bytes += double(x.bytes());
-  e.kind = "analytic";
-  if (detail == Detail::Full)
-    e.ops.reserve(g.ops.size());
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Op &op = g.ops[i];
-    OpCost c = costs.ops[i];
-    if (peak > 0) c.compute_us = c.flops / peak * 1e6;
-    if (bw > 0) c.memory_us = c.bytes / bw * 1e6;
-    c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
-    if (!c.estimated) (c.form == "none" ? e.unestimated : e.unknown).push_back(op.name);
-    if (c.decomposed) e.kind = "decomposed";
-    e.flops += c.flops;
-    e.bytes += costs.weights[i];
-    for (const std::string &n : op.outputs)
-      if (!io.count(n) && bytes_of(g, n) > on_chip) e.bytes += 2 * bytes_of(g, n);
-    if (detail == Detail::Full)
-      e.ops.push_back(std::move(c));
-  }
-  e.compute_us = peak > 0 ? e.flops / peak * 1e6 : 0;
-  e.memory_us = bw > 0 ? e.bytes / bw * 1e6 : 0;
-  e.floor_us = e.floor_ms.value * 1e3;
-  e.latency_us = std::max(e.compute_us, e.memory_us) + e.floor_us;
-  e.bound = e.floor_us >= std::max(e.compute_us, e.memory_us) ? "dispatch" : e.memory_us > e.compute_us ? "bandwidth" : "compute";
-  order_backends(e, catalog);
-  return e;
+Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t) {
+  return std::move(estimate(g, catalog, {&t}, nullptr, "", Detail::Full).front());
 }
 
 Rates rates_of(const hal::Target &t, const Calibration &cal, const std::string &chip,
@@ -178,59 +300,7 @@ Rates rates_of(const hal::Target &t, const Calibration &cal, const std::string &
 
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t, const Calibration &cal,
                   const std::string &chip) {
-  return estimate(g, graph_costs(g, catalog), catalog, t, cal, chip);
-}
-
-Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog, const hal::Target &t,
-                  const Calibration &cal, const std::string &chip, Detail detail) {
-  if (costs.terms.size() != g.ops.size())
-    throw Error("ANEC-INTERNAL", "the calibrated estimate was given costs made without the calibrated terms");
-  Estimate e;
-  e.target = t.name;
-  e.model = "calibrated";
-  e.chip = cal.chips.count(chip) ? chip : "";
-  Rates r = rates_of(t, cal, e.chip, &e.rates);
-  // A named chip without its own calibration is an unseen chip: its band is the leave-one-chip-out one.
-  bool measured = !e.chip.empty() || (chip.empty() && e.rates[0].second.provenance.starts_with("measured"));
-  e.kind = "analytic";
-  if (detail == Detail::Full)
-    e.ops.reserve(g.ops.size());
-  std::map<std::string, double> share;
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    OpCost c = costs.ops[i];
-    const OpTerms &terms = costs.terms[i];
-    OpTime time = op_time(terms, r, cal);
-    c.compute_us = time.compute_us;
-    c.memory_us = time.memory_us;
-    c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
-    if (!c.estimated)
-      (c.form == "none" ? e.unestimated : e.unknown).push_back(c.op);
-    if (c.decomposed)
-      e.kind = "decomposed";
-    e.flops += c.flops;
-    e.bytes += terms.weight_bytes + terms.dram_bytes;
-    e.compute_us += time.compute_us;
-    e.memory_us += time.memory_us;
-    e.latency_us += time.us();
-    share[c.form] += time.us();
-    if (detail == Detail::Full)
-      e.ops.push_back(std::move(c));
-  }
-  double work = e.latency_us;
-  e.floor_us = r.floor_ms() * 1e3;
-  e.latency_us += e.floor_us;
-  share["dispatch"] += e.floor_us;
-  e.bound = e.floor_us >= work ? "dispatch" : e.memory_us > e.compute_us ? "bandwidth" : "compute";
-  double low = 0, high = 0;
-  for (auto &[form, us] : share) {
-    const Family &f = cal.family(form);
-    low += us / e.latency_us * (measured ? f.fit_low : f.loco_low);
-    high += us / e.latency_us * (measured ? f.fit_high : f.loco_high);
-  }
-  e.latency_low_us = e.latency_us * std::exp(std::min(low, 0.0));
-  e.latency_high_us = e.latency_us * std::exp(std::max(high, 0.0));
-  order_backends(e, catalog);
-  return e;
+  return std::move(estimate(g, catalog, {&t}, &cal, chip, Detail::Full).front());
 }
 
 } // namespace anec::compiler

@@ -2,6 +2,7 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/json_stream.hpp"
 #include "anec/support/json_view.hpp"
 
 #include <algorithm>
@@ -40,10 +41,13 @@ std::string Shape::str() const {
 }
 
 int64_t dtype_bytes(const std::string &t) {
-  static const std::map<std::string, int64_t> sizes = {{"fp16", 2}, {"fp32", 4}, {"bf16", 2}, {"int8", 1}, {"uint8", 1},
-                                                       {"int16", 2}, {"uint16", 2}, {"int32", 4}, {"fp8", 1}, {"int4", 1}};
-  auto it = sizes.find(t);
-  return it == sizes.end() ? 0 : it->second;
+  static constexpr std::pair<std::string_view, int64_t> kSizes[] = {
+      {"fp16", 2},  {"fp32", 4},   {"bf16", 2},  {"int8", 1}, {"uint8", 1},
+      {"int16", 2}, {"uint16", 2}, {"int32", 4}, {"fp8", 1},  {"int4", 1}};
+  for (const auto &[name, size] : kSizes)
+    if (name == t)
+      return size;
+  return 0;
 }
 int axis_index(const std::string &a, int fallback) {
   const char *p = a.size() == 1 && a[0] ? std::strchr(kAxisNames, a[0]) : nullptr;
@@ -57,16 +61,16 @@ int64_t Tensor::bytes() const {
 }
 
 void check_size(const Tensor &t, const std::string &where) {
-  std::string what = where + ": tensor '" + t.name + "' " + t.shape.str();
+  auto what = [&] { return where + ": tensor '" + t.name + "' " + t.shape.str(); };
   for (int a = 0; a < 5; ++a)
     if (t.shape.d[a] > kMaxDimension)
-      throw Error("ANEC-GRAPH-003", what + ": dimension " + kAxisNames[a] + " = " +
+      throw Error("ANEC-GRAPH-003", what() + ": dimension " + kAxisNames[a] + " = " +
                                         std::to_string(t.shape.d[a]) + " exceeds the limit " +
                                         std::to_string(kMaxDimension) + " (2^40)");
   if (t.shape.symbolic()) return;
   auto n = product(t.shape);
   if (!n || !checked_mul(*n, std::min<int64_t>(dtype_bytes(t.dtype), 2)))
-    throw Error("ANEC-GRAPH-003", what + " (" + t.dtype + "): its element count or byte size (the " +
+    throw Error("ANEC-GRAPH-003", what() + " (" + t.dtype + "): its element count or byte size (the " +
                                       "product of the dimensions) does not fit in 64 bits");
 }
 
@@ -129,8 +133,22 @@ bool TensorIndex::insert(size_t position, const std::vector<Tensor> &tensors) {
 }
 
 const Tensor *Graph::tensor(std::string_view name) const {
+  // The passes over an op look its few tensors up many times: the last ones found are tried first
+  // (each confirmed by its name, so a stale entry, or one of another graph, is only a miss).
+  struct Recent {
+    const Graph *graph = nullptr;
+    size_t at = 0;
+  };
+  thread_local std::array<Recent, 4> recent;
+  thread_local size_t next = 0;
+  for (const Recent &r : recent)
+    if (r.graph == this && r.at < tensors.size() && tensors[r.at].name == name)
+      return &tensors[r.at];
   size_t at = index.find(name, tensors);
-  return at == TensorIndex::npos ? nullptr : &tensors[at];
+  if (at == TensorIndex::npos)
+    return nullptr;
+  recent[next++ % recent.size()] = {this, at};
+  return &tensors[at];
 }
 Tensor *Graph::tensor(std::string_view name) {
   return const_cast<Tensor *>(std::as_const(*this).tensor(name));
@@ -310,42 +328,105 @@ void check_sources(const Graph &g) {
 }
 } // namespace
 
-Graph read_graph_json(std::string text, const std::string &source) {
-  json::Document doc(std::move(text), source);
-  Members top(doc.root(), source, "graph");
+namespace {
+// The top level before the ops: format, version, inputs and constants.
+void read_head(Members &top, Graph &g) {
   if (top.text("format") != "anec-graph")
     top.fail("format must be \"anec-graph\"");
   int64_t version = top.req("version", Doc::Kind::Int).integer();
   if (version != 1)
     top.fail("version " + std::to_string(version) + " is not supported (this build reads version 1)");
-  Graph g;
-  g.source = source;
   g.front_end = "anec-graph 1";
   for (const View &d : top.req("inputs", Doc::Kind::Array).items())
-    g.inputs.push_back(g.add(tensor_of(d, source, false)).name);
+    g.inputs.push_back(g.add(tensor_of(d, g.source, false)).name);
   if (auto cs = top.opt("constants", Doc::Kind::Array))
     for (const View &d : cs->items())
-      g.add(tensor_of(d, source, true));
+      g.add(tensor_of(d, g.source, true));
+}
+
+// The graph's outputs, each a tensor the inputs, constants or ops define.
+void read_outputs(Members &top, Graph &g) {
+  g.outputs.clear();
+  for (const View &o : top.req("outputs", Doc::Kind::Array).items()) {
+    if (o.kind() != Doc::Kind::String || !g.tensor(std::string(o.string())))
+      throw Error("ANEC-GRAPH-002", g.source + ": graph output is not a defined tensor");
+    g.outputs.emplace_back(o.string());
+  }
+}
+} // namespace
+
+Graph read_graph_json(std::string text, const std::string &source) {
+  json::Document doc(std::move(text), source);
+  Graph g;
+  g.source = source;
+  Members top(doc.root(), g.source, "graph");
+  read_head(top, g);
   std::vector<View> ops = top.req("ops", Doc::Kind::Array).items();
   g.ops.reserve(ops.size());
   g.tensors.reserve(g.tensors.size() + ops.size());
   for (const View &d : ops)
     g.ops.push_back(op_of(d, source, g));
-  for (const View &o : top.req("outputs", Doc::Kind::Array).items()) {
-    if (o.kind() != Doc::Kind::String || !g.tensor(std::string(o.string())))
-      throw Error("ANEC-GRAPH-002", source + ": graph output is not a defined tensor");
-    g.outputs.emplace_back(o.string());
-  }
+  read_outputs(top, g);
   top.finish();
   return g;
 }
 
+struct GraphReader::State {
+  explicit State(json::ArrayStream stream) : ops(std::move(stream)) {}
+  json::ArrayStream ops;
+  Graph graph;
+  json::Document head, op_doc;
+  std::optional<Members> top;
+  Op op;
+};
+
+GraphReader::GraphReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
+GraphReader::GraphReader(GraphReader &&) noexcept = default;
+GraphReader::~GraphReader() = default;
+
+std::optional<GraphReader> GraphReader::open(const std::filesystem::path &path) {
+  auto ops = json::ArrayStream::open(path, "ops");
+  if (!ops)
+    return std::nullopt;
+  auto s = std::make_unique<State>(std::move(*ops));
+  Graph &g = s->graph;
+  g.source = path.string();
+  s->head.parse(s->ops.rest(), g.source);
+  Members &top = s->top.emplace(s->head.root(), g.source, "graph");
+  read_head(top, g);
+  top.req("ops", Doc::Kind::Array); // emptied: its elements come from next()
+  g.tensors.reserve(g.tensors.size() + s->ops.elements());
+  // The outputs' names, for the estimate's program boundary; they are checked after the last op.
+  if (auto outs = top.opt("outputs", Doc::Kind::Array))
+    for (const View &o : outs->items())
+      g.outputs.emplace_back(o.string());
+  return GraphReader(std::move(s));
+}
+
+Graph &GraphReader::graph() {
+  return state_->graph;
+}
+
+const Op *GraphReader::next() {
+  State &s = *state_;
+  if (auto text = s.ops.next()) {
+    s.op_doc.parse(*text, s.graph.source);
+    s.op = op_of(s.op_doc.root(), s.graph.source, s.graph);
+    return &s.op;
+  }
+  read_outputs(*s.top, s.graph);
+  s.top->finish();
+  return nullptr;
+}
+
 double weight_bytes(const Graph &g, const Op &op) {
   if (int64_t n = op.attr("weight_elements", -1); n >= 0) return double(n) * 2;
-  if (op.inputs.empty()) return 0;
+  bool conv = op.type == "conv" || op.type == "deconv";
+  if (op.inputs.empty() || !(conv || op.type == "linear"))
+    return 0;
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
   bool runtime = op.text("weight") == "runtime" || (op.inputs.size() >= 2 && !g.tensor(op.inputs[1])->constant);
-  if ((op.type == "conv" || op.type == "deconv") && !runtime && op.inputs.size() == 1) {
+  if (conv && !runtime && op.inputs.size() == 1) {
     auto k = op.attrs_of("kernel", {1, 1});
     double groups = double(std::max<int64_t>(1, op.attr("groups", 1)));
     return double(in.d[kC]) / groups * double(out.d[kC]) * double(k[0]) * double(k[1]) * 2;
@@ -575,29 +656,35 @@ const std::vector<std::string> &known_shapes() {
   return names;
 }
 
+void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
+  std::vector<Shape> in;
+  std::string dtype = "fp16";
+  for (const std::string &n : op.inputs)
+    in.push_back(g.tensor(n)->shape);
+  if (!op.inputs.empty())
+    dtype = g.tensor(op.inputs[0])->dtype;
+  const Arith m{g.source + ": op '" + op.name + "' (" + op.type + ")"};
+  ShapeFn fn{op, in, m, in.empty() ? Shape{} : in[0]};
+  if (const OpSpec *spec = catalog.find(op.type))
+    (fn.*shape_table().at(spec->shape))();
+  for (const std::string &name : op.outputs) {
+    Tensor &o = *g.tensor(name);
+    o.shape = fn.out;
+    // a symbolic dimension stays symbolic
+    for (int a = 0; a < 5; ++a)
+      if (!in.empty() && in[0].d[a] < 0 && o.shape.d[a] <= 0) {
+        o.shape.d[a] = -1;
+        o.shape.symbol[a] = in[0].symbol[a];
+      }
+    o.dtype = dtype;
+    check_size(o, m.context);
+  }
+}
+
 void infer_shapes(Graph &g, const OpCatalog &catalog) {
   check_sources(g);
-  for (const Op &op : g.ops) {
-    std::vector<Shape> in;
-    std::string dtype = "fp16";
-    for (const std::string &n : op.inputs) in.push_back(g.tensor(n)->shape);
-    if (!op.inputs.empty()) dtype = g.tensor(op.inputs[0])->dtype;
-    const Arith m{g.source + ": op '" + op.name + "' (" + op.type + ")"};
-    ShapeFn fn{op, in, m, in.empty() ? Shape{} : in[0]};
-    if (const OpSpec *spec = catalog.find(op.type)) (fn.*shape_table().at(spec->shape))();
-    for (const std::string &name : op.outputs) {
-      Tensor &o = *g.tensor(name);
-      o.shape = fn.out;
-      // a symbolic dimension stays symbolic
-      for (int a = 0; a < 5; ++a)
-        if (!in.empty() && in[0].d[a] < 0 && o.shape.d[a] <= 0) {
-          o.shape.d[a] = -1;
-          o.shape.symbol[a] = in[0].symbol[a];
-        }
-      o.dtype = dtype;
-      check_size(o, m.context);
-    }
-  }
+  for (const Op &op : g.ops)
+    infer_shapes(g, op, catalog);
 }
 
 } // namespace anec::compiler

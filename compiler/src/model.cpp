@@ -9,7 +9,7 @@ namespace anec::compiler {
 namespace {
 // Binds a symbolic input dimension by name, or by "INPUT:AXIS" with the axis counted in the shape
 // the model gives (4-D N,C,H,W or 5-D N,D,C,H,W).
-void bind(Graph &g, const std::string &name, int64_t value, const std::string &source) {
+void bind_dimension(Graph &g, const std::string &name, int64_t value, const std::string &source) {
   size_t colon = name.rfind(':');
   bool used = false;
   for (const std::string &in : g.inputs) {
@@ -55,9 +55,49 @@ Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, co
   } else {
     throw Error("ANEC-MODEL-001", path.string() + ": no front-end reads '" + ext + "' files (known: .json anec-graph, .plist network, .onnx)");
   }
-  for (const auto &[name, value] : dims) bind(g, name, value, path.string());
+  for (const auto &[name, value] : dims)
+    bind_dimension(g, name, value, path.string());
   infer_shapes(g, catalog);
   return g;
+}
+
+namespace {
+std::optional<ModelSummary> summarize_while_reading(const std::filesystem::path &path,
+                                                    const OpCatalog &catalog, const DimBindings &dims,
+                                                    const std::vector<const hal::Target *> &targets,
+                                                    const Calibration *calibration, const std::string &chip) {
+  if (path.extension() != ".json")
+    return std::nullopt;
+  std::optional<GraphReader> reader = GraphReader::open(path);
+  if (!reader)
+    return std::nullopt;
+  Graph &g = reader->graph();
+  for (const auto &[name, value] : dims)
+    bind_dimension(g, name, value, path.string());
+  infer_shapes(g, catalog); // no ops yet: the inputs' and constants' sizes
+  GraphCheck checks(g, catalog, targets, Detail::Summary);
+  GraphEstimate estimates(g, catalog, targets, calibration, chip, Detail::Summary);
+  while (const Op *op = reader->next()) {
+    infer_shapes(g, *op, catalog);
+    checks.add(*op);
+    estimates.add(*op);
+  }
+  return ModelSummary{checks.finish(), estimates.finish(), true};
+}
+} // namespace
+
+ModelSummary summarize_model(const std::filesystem::path &path, const OpCatalog &catalog,
+                             const DimBindings &dims, const std::vector<const hal::Target *> &targets,
+                             const Calibration *calibration, const std::string &chip) {
+  try {
+    if (auto summary = summarize_while_reading(path, catalog, dims, targets, calibration, chip))
+      return std::move(*summary);
+  } catch (const Error &) {
+    // Read whole below: the whole-document reader reports the error as it reports it for any file.
+  }
+  Graph g = load_model(path, catalog, dims);
+  return {check(g, catalog, targets, Detail::Summary),
+          estimate(g, catalog, targets, calibration, chip, Detail::Summary)};
 }
 
 } // namespace anec::compiler

@@ -39,6 +39,7 @@ const element &of(const View &v) {
 struct Document::Impl {
   simdjson::dom::parser parser;
   element root;
+  std::string buffer; // parse(): the text with the parser's padding
 };
 
 Doc::Kind View::kind() const {
@@ -122,15 +123,29 @@ Doc View::doc() const {
   return Doc();
 }
 
-Document::Document(std::string text, const std::string &source_name) : impl_(std::make_unique<Impl>()) {
-  text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
-  if (auto error = impl_->parser.parse(text).get(impl_->root)) {
+void Document::parse_buffer(const std::string &source_name) {
+  const std::string &text = impl_->buffer;
+  if (auto error = impl_->parser.parse(text.data(), text.size(), false).get(impl_->root)) {
     json::parse(text, source_name); // the position of the syntax error, as every JSON reader reports it
     throw Error("ANEC-JSON-001", source_name + ": " + simdjson::error_message(error));
   }
 }
 
+Document::Document(std::string text, const std::string &source_name) : impl_(std::make_unique<Impl>()) {
+  impl_->buffer = std::move(text);
+  impl_->buffer.reserve(impl_->buffer.size() + simdjson::SIMDJSON_PADDING);
+  parse_buffer(source_name);
+}
+
+Document::Document() : impl_(std::make_unique<Impl>()) {}
+
 Document::~Document() = default;
+
+void Document::parse(std::string_view text, const std::string &source_name) {
+  impl_->buffer.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+  impl_->buffer.assign(text);
+  parse_buffer(source_name);
+}
 
 View Document::root() const {
   return view(impl_->root);

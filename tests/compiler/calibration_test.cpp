@@ -264,14 +264,20 @@ TEST(Calibration, TargetWithoutRatesIsAnError) {
   EXPECT_EQ(code_of([&] { estimate(conv_graph(), catalog(), t, shipped()); }), "ANEC-CAL-005");
 }
 
-// Costs made for the analytic model lack the calibrated terms: the calibrated model refuses them.
-TEST(Calibration, CostsWithoutTermsAreRefused) {
+// The estimates on several targets at once, whose ops' terms are worked out once for all of them,
+// agree with each target's own.
+TEST(Calibration, EstimatesOnSeveralTargetsAgreeWithEachAlone) {
   Graph g = conv_graph();
-  GraphCosts analytic = graph_costs(g, catalog(), false), calibrated = graph_costs(g, catalog());
-  const hal::Target &t = registry().get("h13");
-  EXPECT_EQ(code_of([&] { estimate(g, analytic, catalog(), t, shipped()); }), "ANEC-INTERNAL");
-  EXPECT_EQ(estimate(g, calibrated, catalog(), t, shipped()).latency_us,
-            estimate(g, catalog(), t, shipped()).latency_us);
+  std::vector<const hal::Target *> targets{&registry().get("h13"), &registry().get("h16"),
+                                           &registry().get("h17s")};
+  std::vector<Estimate> together = estimate(g, catalog(), targets, &shipped());
+  ASSERT_EQ(together.size(), targets.size());
+  for (size_t k = 0; k < targets.size(); ++k) {
+    Estimate alone = estimate(g, catalog(), *targets[k], shipped());
+    EXPECT_EQ(together[k].target, alone.target);
+    EXPECT_EQ(together[k].latency_us, alone.latency_us) << alone.target;
+    EXPECT_EQ(together[k].latency_high_us, alone.latency_high_us) << alone.target;
+  }
 }
 
 // Attention is costed as its decomposition: the score matmul, a softmax over the score matrix, the

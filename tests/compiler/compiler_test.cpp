@@ -541,7 +541,8 @@ TEST(Check, SummaryAgreesWithTheFullResult) {
     all.push_back(&t);
   std::vector<CheckResult> full = check(g, catalog(), all),
                            summary = check(g, catalog(), all, Detail::Summary);
-  GraphCosts costs = graph_costs(g, catalog());
+  std::vector<Estimate> estimates = estimate(g, catalog(), all, nullptr),
+                        summaries = estimate(g, catalog(), all, nullptr, "", Detail::Summary);
   std::set<Verdict> seen;
   for (size_t k = 0; k < all.size(); ++k) {
     EXPECT_EQ(summary[k].verdict, full[k].verdict) << all[k]->name;
@@ -551,8 +552,8 @@ TEST(Check, SummaryAgreesWithTheFullResult) {
                   full[k].count(Severity::Warning),
               full[k].findings.size());
     EXPECT_EQ(full[k].verdict, check(g, catalog(), *all[k]).verdict) << all[k]->name;
-    Estimate e = estimate(g, costs, catalog(), *all[k]),
-             s = estimate(g, costs, catalog(), *all[k], Detail::Summary);
+    const Estimate &e = estimates[k], &s = summaries[k];
+    EXPECT_EQ(e.latency_us, estimate(g, catalog(), *all[k]).latency_us) << all[k]->name;
     EXPECT_EQ(s.latency_us, e.latency_us) << all[k]->name;
     EXPECT_EQ(e.ops.size(), g.ops.size());
     EXPECT_TRUE(s.ops.empty());

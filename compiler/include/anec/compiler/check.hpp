@@ -8,6 +8,7 @@
 #include "anec/hal/target.hpp"
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,20 @@ CheckResult check(const Graph &g, const OpCatalog &catalog, const hal::Target &t
 // lookups, catalogue entries, rule lists) is worked out once per op for all of them.
 std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,
                                const std::vector<const hal::Target *> &targets, Detail detail = Detail::Full);
+
+// The same one op at a time, for a graph read op by op (GraphReader): add() each op once the graph
+// holds its tensors with their shapes; finish() gives the results.
+class GraphCheck {
+public:
+  GraphCheck(const Graph &g, const OpCatalog &catalog, const std::vector<const hal::Target *> &targets,
+             Detail detail = Detail::Full);
+  ~GraphCheck();
+  void add(const Op &op);
+  std::vector<CheckResult> finish();
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 } // namespace anec::compiler

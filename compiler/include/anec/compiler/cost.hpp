@@ -15,6 +15,7 @@
 #include "anec/compiler/calibration.hpp"
 #include "anec/compiler/check.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,30 +59,39 @@ struct Estimate {
 
 OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog);
 
-// What an estimate needs of each op whatever the target: its cost form and work (op_cost), its
-// terms for the calibrated model (op_terms, made only when `calibrated`) and its embedded weight
-// bytes. Made once per graph and shared by the estimates on several targets (--target all).
-struct GraphCosts {
-  std::vector<OpCost> ops;
-  std::vector<OpTerms> terms;
-  std::vector<double> weights;
-};
-GraphCosts graph_costs(const Graph &g, const OpCatalog &catalog, bool calibrated = true);
-
 // The guide's analytic form (ch.18): max(compute, memory) + floor over the whole graph.
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
-// Detail::Summary keeps no per-op rows (Estimate::ops), only the totals.
-Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog,
-                  const hal::Target &target, Detail detail = Detail::Full);
 // The calibrated model on a target, or on one measured chip of it (its own rates from the
 // calibration; any other chip uses the target's). The band comes from the fit residuals of the ops'
 // families: the training residuals where the rates were measured, the leave-one-chip-out residuals
 // where they are predicted.
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target,
                   const Calibration &calibration, const std::string &chip = "");
-Estimate estimate(const Graph &g, const GraphCosts &costs, const OpCatalog &catalog,
-                  const hal::Target &target, const Calibration &calibration, const std::string &chip = "",
-                  Detail detail = Detail::Full);
+
+// Estimates on several targets at once (--target all): each op's cost form, work, terms and weight
+// bytes are worked out once for all of them. A null calibration gives the analytic model.
+// Detail::Summary keeps no per-op rows (Estimate::ops), only the totals.
+std::vector<Estimate> estimate(const Graph &g, const OpCatalog &catalog,
+                               const std::vector<const hal::Target *> &targets,
+                               const Calibration *calibration, const std::string &chip = "",
+                               Detail detail = Detail::Full);
+
+// The same one op at a time, for a graph read op by op (GraphReader): add() each op once the graph
+// holds its tensors with their shapes (the graph's outputs named from the start); finish() gives one
+// estimate per target.
+class GraphEstimate {
+public:
+  GraphEstimate(const Graph &g, const OpCatalog &catalog, const std::vector<const hal::Target *> &targets,
+                const Calibration *calibration, const std::string &chip = "", Detail detail = Detail::Full);
+  ~GraphEstimate();
+  void add(const Op &op);
+  std::vector<Estimate> finish();
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // The calibrated rates of a target (from its table) or of a measured chip, with provenance.
 Rates rates_of(const hal::Target &target, const Calibration &calibration, const std::string &chip,
                std::vector<std::pair<std::string, Param>> *provenance = nullptr);

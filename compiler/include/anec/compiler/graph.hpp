@@ -7,8 +7,10 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -128,6 +130,27 @@ int axis_index(const std::string &letter, int fallback);
 // overflows 64 bits).
 Graph read_graph_json(std::string text, const std::string &source);
 
+// The same format read one op at a time (support/json_stream.hpp), in memory that grows with the
+// tensors, not with the ops or the file: graph() holds the inputs, constants, the outputs' names and
+// every tensor the ops read so far define; its op list stays empty. The same checks and errors as
+// read_graph_json, in the same order; the outputs are checked after the last op.
+class GraphReader {
+public:
+  // nullopt when the file cannot be read this way (json::ArrayStream::open): read it whole.
+  static std::optional<GraphReader> open(const std::filesystem::path &path);
+  GraphReader(GraphReader &&) noexcept;
+  ~GraphReader();
+  Graph &graph();
+  // The next op, its output tensors added to graph() (shapes not inferred), valid until the next
+  // call; nullptr after the last.
+  const Op *next();
+
+private:
+  struct State;
+  explicit GraphReader(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
 // The weight bytes an op embeds (attrs.weight_elements when a front-end set it, else a conv, deconv or
 // linear without a weight input; fp16), 0 otherwise.
 double weight_bytes(const Graph &g, const Op &op);
@@ -141,6 +164,9 @@ std::vector<std::string> unbound_dimensions(const Graph &g);
 
 // Fills in every op's output shapes in order (ops must be topologically ordered). Operations the
 // catalogue does not know keep their first input's shape; the checker reports them.
+// Inputs and constants are checked against the size limits first.
 void infer_shapes(Graph &g, const OpCatalog &catalog);
+// One op's output shapes, from its inputs' (a graph read op by op: GraphReader).
+void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog);
 
 } // namespace anec::compiler

@@ -1,6 +1,8 @@
 // Model files to graphs, by front-end: the anec-graph JSON format (.json), the engine network plist
 // (.plist), read through the support adapters, and ONNX (.onnx). ANEC-MODEL-001 for a file no front-end reads.
 #pragma once
+#include "anec/compiler/check.hpp"
+#include "anec/compiler/cost.hpp"
 #include "anec/compiler/graph.hpp"
 
 #include <filesystem>
@@ -37,5 +39,19 @@ Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatal
                 const DimBindings &dims = {});
 
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims = {});
+
+// A model checked and estimated on targets, keeping the verdicts, counts and totals only
+// (Detail::Summary; a null calibration gives the analytic model). An anec-graph file is checked and
+// estimated while it is read, op by op (GraphReader), in memory that grows with its tensors, not its
+// ops or its size; any other file, or one that reader cannot take, is read whole with load_model,
+// whose errors it reports.
+struct ModelSummary {
+  std::vector<CheckResult> checks;
+  std::vector<Estimate> estimates; // in the order of the targets
+  bool streamed = false;           // read op by op, not whole
+};
+ModelSummary summarize_model(const std::filesystem::path &path, const OpCatalog &catalog,
+                             const DimBindings &dims, const std::vector<const hal::Target *> &targets,
+                             const Calibration *calibration, const std::string &chip = "");
 
 } // namespace anec::compiler

@@ -37,11 +37,17 @@ public:
   // Parses `text` (its capacity is grown by the parser's padding, so it is not copied).
   // ANEC-JSON-001 "<source>: byte <n>: <reason>" on malformed text, as json::parse says it.
   Document(std::string text, const std::string &source_name);
+  // An empty document, for parse(): a reader of many small documents reuses one parser.
+  Document();
   ~Document();
+  // Parses a copy of `text` into this document (the views of the previous one become invalid),
+  // reusing the parser's memory; errors as the constructor.
+  void parse(std::string_view text, const std::string &source_name);
   View root() const;
 
 private:
   struct Impl;
+  void parse_buffer(const std::string &source_name); // Impl::buffer, which has the padding
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,225 @@
+#include "anec/support/json_stream.hpp"
+
+#include "anec/support/error.hpp"
+
+#include <array>
+
+namespace anec::json {
+namespace {
+
+constexpr size_t kChunk = size_t(1) << 20;
+
+bool space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+using Stops = std::array<bool, 256>;
+constexpr Stops stops_of(std::string_view bytes) {
+  Stops s{};
+  for (char c : bytes)
+    s[uint8_t(c)] = true;
+  return s;
+}
+// What ends a run of bytes the splitter passes over: in a string, its quote or an escape; outside,
+// a quote, a bracket or a comma.
+constexpr Stops kInString = stops_of("\"\\"), kStructure = stops_of("\"{}[],");
+
+size_t skip(const char *p, size_t i, size_t n, const Stops &stops) {
+  while (i < n && !stops[uint8_t(p[i])])
+    ++i;
+  return i;
+}
+
+// The first pass: where the array under a top-level key opens and closes. It follows strings (with
+// their escapes) and nesting, and reads the top-level keys: a string at depth 1 right after '{' or
+// ',' is a key.
+class Locator {
+public:
+  explicit Locator(std::string_view key) : key_(key) {}
+
+  void feed(const char *p, size_t n, uint64_t base) {
+    for (size_t i = 0; i < n; ++i) {
+      if (in_string_) {
+        if (escaped_) {
+          escaped_ = false;
+          continue;
+        }
+        size_t end = skip(p, i, n, kInString);
+        if (reading_key_)
+          name_.append(p + i, end - i);
+        if ((i = end) == n)
+          break;
+        if (p[i] == '\\')
+          escaped_ = true;
+        else
+          end_string();
+        continue;
+      }
+      if (!armed_ && (i = skip(p, i, n, kStructure)) == n) // after a key, every byte up to its value
+        break;
+      char c = p[i];
+      if (space(c))
+        continue;
+      if (armed_ && c != ':') { // the value of the key: it must be an array
+        armed_ = false;
+        if (c != '[' || open_)
+          bad_ = true;
+        else
+          open_ = base + i + 1;
+      }
+      switch (c) {
+      case '"':
+        in_string_ = true;
+        reading_key_ = depth_ == 1 && expect_key_;
+        name_.clear();
+        break;
+      case '{':
+      case '[':
+        expect_key_ = ++depth_ == 1 && c == '{';
+        break;
+      case '}':
+      case ']':
+        if (--depth_ == 1 && open_ && !close_)
+          close_ = base + i + 1;
+        bad_ |= depth_ < 0;
+        break;
+      case ',':
+        expect_key_ = depth_ == 1;
+        commas_ += depth_ == 2 && open_ && !close_;
+        break;
+      }
+    }
+  }
+
+  size_t commas() const { return commas_; }
+  // The array's '[' and ']' (as offsets one past them), when the document was split cleanly.
+  std::optional<std::pair<uint64_t, uint64_t>> result() const {
+    if (bad_ || depth_ != 0 || in_string_ || !open_ || !close_)
+      return std::nullopt;
+    return std::pair{open_ - 1, close_ - 1};
+  }
+
+private:
+  void end_string() {
+    in_string_ = false;
+    if (reading_key_ && name_ == key_) {
+      bad_ |= seen_; // the key twice: the whole-document reader says so
+      seen_ = armed_ = true;
+    }
+    reading_key_ = expect_key_ = false;
+  }
+
+  std::string_view key_;
+  std::string name_;
+  int depth_ = 0;
+  bool in_string_ = false, escaped_ = false, expect_key_ = false, reading_key_ = false;
+  bool armed_ = false, seen_ = false, bad_ = false;
+  uint64_t open_ = 0, close_ = 0;
+  size_t commas_ = 0; // in the array, at its own level
+};
+
+std::string read_range(std::FILE *f, uint64_t from, uint64_t to, const std::string &path) {
+  std::string out(to - from, '\0');
+  if (std::fseek(f, long(from), SEEK_SET) != 0 || std::fread(out.data(), 1, out.size(), f) != out.size())
+    throw Error("ANEC-IO-001", path + ": read failed");
+  return out;
+}
+
+} // namespace
+
+std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, std::string_view key) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return std::nullopt;
+  ArrayStream s;
+  s.path_ = path.string();
+  s.file_.reset(std::fopen(s.path_.c_str(), "rb"));
+  if (!s.file_)
+    return std::nullopt;
+  Locator locate(key);
+  std::string chunk(kChunk, '\0');
+  uint64_t base = 0;
+  while (size_t n = std::fread(chunk.data(), 1, chunk.size(), s.file_.get())) {
+    locate.feed(chunk.data(), n, base);
+    base += n;
+  }
+  auto span = locate.result();
+  if (std::ferror(s.file_.get()) || !span)
+    return std::nullopt;
+  auto [open, close] = *span;
+  s.rest_ = read_range(s.file_.get(), 0, open + 1, s.path_) + read_range(s.file_.get(), close, base, s.path_);
+  s.elements_ = locate.commas() + 1;
+  s.next_offset_ = open + 1;
+  s.end_offset_ = close;
+  if (std::fseek(s.file_.get(), long(s.next_offset_), SEEK_SET) != 0)
+    throw Error("ANEC-IO-001", s.path_ + ": seek failed");
+  return s;
+}
+
+bool ArrayStream::fill() {
+  size_t want = size_t(std::min<uint64_t>(kChunk, end_offset_ - next_offset_));
+  chunk_.resize(want);
+  pos_ = 0;
+  if (want && std::fread(chunk_.data(), 1, want, file_.get()) != want)
+    throw Error("ANEC-IO-001", path_ + ": read failed");
+  next_offset_ += want;
+  return want > 0;
+}
+
+std::optional<std::string_view> ArrayStream::next() {
+  element_.clear();
+  for (;;) {
+    if (pos_ == chunk_.size() && !fill())
+      break;
+    const char *p = chunk_.data();
+    size_t n = chunk_.size(), i = pos_;
+    if (element_.empty()) // between elements: whitespace, then a value
+      while (i < n && space(p[i]))
+        ++i;
+    size_t start = i;
+    for (; i < n; ++i) {
+      if (in_string_) {
+        if (escaped_) {
+          escaped_ = false;
+        } else if ((i = skip(p, i, n, kInString)) == n) {
+          break;
+        } else {
+          escaped_ = p[i] == '\\';
+          in_string_ = escaped_;
+        }
+        continue;
+      }
+      if ((i = skip(p, i, n, kStructure)) == n)
+        break;
+      char c = p[i];
+      if (c == '"') {
+        in_string_ = true;
+      } else if (c == '{' || c == '[') {
+        ++depth_;
+      } else if (c == '}' || c == ']') {
+        --depth_;
+      } else if (c == ',' && depth_ == 0) {
+        element_.append(p + start, i - start);
+        pos_ = i + 1;
+        while (!element_.empty() && space(element_.back()))
+          element_.pop_back();
+        if (element_.empty()) // ",," or a leading comma
+          throw Error("ANEC-JSON-001", path_ + ": an array element is missing");
+        after_comma_ = true;
+        return element_;
+      }
+    }
+    element_.append(p + start, i - start);
+    pos_ = i;
+  }
+  while (!element_.empty() && space(element_.back()))
+    element_.pop_back();
+  if (element_.empty() && after_comma_)
+    throw Error("ANEC-JSON-001", path_ + ": the array ends with a comma");
+  after_comma_ = false;
+  if (element_.empty())
+    return std::nullopt;
+  return element_;
+}
+
+} // namespace anec::json

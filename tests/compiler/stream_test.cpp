@@ -1,0 +1,158 @@
+// A model checked and estimated while it is read (summarize_model over GraphReader) gives what the
+// whole-graph path gives (load_model, then check and estimate): on every target, with the analytic
+// and the calibrated model, for graphs whose keys come in any order, whose names hold brackets,
+// commas and escaped quotes, with constants and bound dimensions, and across the reader's chunks.
+// A malformed file fails with the whole-graph reader's error, word for word.
+#include "anec/compiler/model.hpp"
+#include "anec/support/file.hpp"
+
+#include "../errors.hpp"
+#include "tables.hpp"
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace anec;
+using namespace anec::compiler;
+using anec::test::catalog;
+using anec::test::code_of;
+using anec::test::registry;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Calibration &calibration() {
+  static const Calibration c =
+      Calibration::load(fs::path(ANEC_TEST_TABLES_DIR) / "calibration" / "fitted.toml");
+  return c;
+}
+
+std::vector<const hal::Target *> all_targets() {
+  std::vector<const hal::Target *> all;
+  for (const hal::Target &t : registry().targets())
+    all.push_back(&t);
+  return all;
+}
+
+class StreamTest : public ::testing::Test {
+protected:
+  fs::path write(const std::string &name, const std::string &text) {
+    fs::path p = dir_ / name;
+    write_output(p, text);
+    return p;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_ = [] {
+    fs::path d = fs::temp_directory_path() / ("anec-stream-" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+};
+
+// The streamed summary against the whole graph's, on every target and both cost models.
+void expect_same_as_whole(const fs::path &file, const DimBindings &dims = {}, bool streams = true) {
+  auto targets = all_targets();
+  Graph g = load_model(file, catalog(), dims);
+  for (const Calibration *cal : {static_cast<const Calibration *>(nullptr), &calibration()}) {
+    ModelSummary streamed = summarize_model(file, catalog(), dims, targets, cal);
+    EXPECT_EQ(streamed.streamed, streams) << file;
+    std::vector<CheckResult> checks = check(g, catalog(), targets, Detail::Summary);
+    std::vector<Estimate> estimates = estimate(g, catalog(), targets, cal, "", Detail::Summary);
+    ASSERT_EQ(streamed.checks.size(), targets.size());
+    ASSERT_EQ(streamed.estimates.size(), targets.size());
+    for (size_t k = 0; k < targets.size(); ++k) {
+      const std::string on =
+          file.filename().string() + " on " + targets[k]->name + (cal ? " calibrated" : "");
+      EXPECT_EQ(streamed.checks[k].verdict, checks[k].verdict) << on;
+      EXPECT_EQ(streamed.checks[k].counts, checks[k].counts) << on;
+      const Estimate &s = streamed.estimates[k], &w = estimates[k];
+      EXPECT_EQ(s.latency_us, w.latency_us) << on;
+      EXPECT_EQ(s.latency_high_us, w.latency_high_us) << on;
+      EXPECT_EQ(s.flops, w.flops) << on;
+      EXPECT_EQ(s.bytes, w.bytes) << on;
+      EXPECT_EQ(s.bound, w.bound) << on;
+      EXPECT_EQ(s.unknown, w.unknown) << on;
+      EXPECT_EQ(s.unestimated, w.unestimated) << on;
+    }
+  }
+}
+
+std::string chain(int n) {
+  std::string ops;
+  const char *types[] = {"conv", "relu", "add", "tan", "sdpa", "linear"};
+  for (int i = 0; i < n; ++i) {
+    std::string t = "t" + std::to_string(i), type = types[i % 6];
+    std::string in = type == "add"    ? "\"" + t + "\", \"t0\""
+                     : type == "sdpa" ? "\"" + t + "\", \"" + t + "\", \"" + t + "\""
+                                      : "\"" + t + "\"";
+    ops +=
+        std::string(i ? ",\n  " : "") + R"({"name": "op)" + std::to_string(i) + R"(", "op": ")" + type +
+        R"(", "inputs": [)" + in + R"(], "outputs": ["t)" + std::to_string(i + 1) + "\"]" +
+        (type == "conv" ? R"(, "attrs": {"out_channels": 16, "kernel": [3, 3], "pad": [1, 1, 1, 1]})" : "") +
+        (type == "linear" ? R"(, "attrs": {"out_features": 16})" : "") + "}";
+  }
+  return R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "t0", "shape": [1, 16, 64, 64]}],
+  "ops": [)" +
+         ops + R"(], "outputs": ["t)" + std::to_string(n) + "\"]}";
+}
+
+} // namespace
+
+TEST_F(StreamTest, AChainAcrossTheReadersChunksGivesTheWholeGraphsSummary) {
+  std::string text = chain(12000);
+  ASSERT_GT(text.size(), size_t(1) << 20); // more than one of the reader's chunks
+  expect_same_as_whole(write("chain.json", text));
+}
+
+TEST_F(StreamTest, KeysInAnyOrderAndAwkwardNamesGiveTheWholeGraphsSummary) {
+  // Ops before the inputs and constants they read; names with brackets, commas, escaped quotes and
+  // backslashes; a constant read as a runtime weight; an unbound then a bound symbolic dimension.
+  std::string text = R"({ "ops" : [
+    {"name": "c,[0]", "op": "conv", "inputs": ["x \"in\"", "w{1}"], "outputs": ["y]"],
+     "attrs": {"out_channels": 8, "kernel": [3, 3], "pad": [1, 1, 1, 1], "note": "}]\\"}},
+    {"name": "r", "op": "relu", "inputs": ["y]"], "outputs": ["z,"]}
+  ] , "outputs": ["z,"], "constants": [{"name": "w{1}", "shape": [8, 4, 3, 3]}],
+  "version": 1, "inputs": [{"name": "x \"in\"", "shape": ["batch", 4, 32, 32]}], "format": "anec-graph"})";
+  fs::path file = write("order.json", text);
+  expect_same_as_whole(file);
+  expect_same_as_whole(file, {{"batch", 2}});
+}
+
+TEST_F(StreamTest, AMalformedFileFailsWithTheWholeGraphReadersError) {
+  const std::string head =
+      R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 4, 8, 8]}], )";
+  const std::string relu = R"({"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]})";
+  const std::vector<std::pair<const char *, std::string>> cases = {
+      {"trailing-comma", head + R"("ops": [)" + relu + R"(,], "outputs": ["y"]})"},
+      {"leading-comma", head + R"("ops": [,)" + relu + R"(], "outputs": ["y"]})"},
+      {"undefined-input",
+       head +
+           R"("ops": [{"name": "r", "op": "relu", "inputs": ["q"], "outputs": ["y"]}], "outputs": ["y"]})"},
+      {"defined-twice", head + R"("ops": [)" + relu + "," + relu + R"(], "outputs": ["y"]})"},
+      {"no-outputs", head + R"("ops": [)" + relu + "]}"},
+      {"undefined-output", head + R"("ops": [)" + relu + R"(], "outputs": ["nowhere"]})"},
+      {"unknown-key", head + R"("ops": [)" + relu + R"(], "outputs": ["y"], "extra": 1})"},
+      {"ops-twice", head + R"("ops": [)" + relu + R"(], "ops": [], "outputs": ["y"]})"},
+      {"ops-not-an-array", head + R"("ops": {"a": 1}, "outputs": ["y"]})"},
+      {"syntax-in-an-op", head + R"("ops": [{"name": "r", "op": relu}], "outputs": ["y"]})"},
+      {"truncated", head + R"("ops": [)" + relu},
+      {"two-values-in-one-element", head + R"("ops": [)" + relu + " " + relu + R"(], "outputs": ["y"]})"},
+  };
+  auto targets = all_targets();
+  for (const auto &[name, text] : cases) {
+    fs::path file = write(std::string(name) + ".json", text);
+    std::string whole, streamed;
+    std::string code = code_of([&] { load_model(file, catalog()); }, &whole);
+    EXPECT_NE(code, "none") << name;
+    EXPECT_EQ(code_of([&] { summarize_model(file, catalog(), {}, targets, nullptr); }, &streamed), code)
+        << name;
+    EXPECT_EQ(streamed, whole) << name;
+  }
+}
+
+TEST_F(StreamTest, OtherFrontEndsAreReadWhole) {
+  fs::path plist = fs::path(ANEC_TEST_SHARED_DIR) / "testdata/external/tinygrad/net.plist";
+  if (!fs::exists(plist))
+    GTEST_SKIP() << plist << " is not here";
+  expect_same_as_whole(plist, {}, false);
+}
