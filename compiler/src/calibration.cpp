@@ -101,7 +101,7 @@ OpTerms op_terms(const Graph &g, const Op &op, const OpCost &c, const std::unord
   t.flops = c.flops;
   if (c.estimated && c.decomposed)
     t.parts = attention_parts(g, op, io);
-  t.weight_bytes = weight_bytes(g, op);
+  t.weight_bytes = c.weight;
   for (const std::string &n : op.inputs) {
     const Tensor &x = *g.tensor(n);
     if (x.constant)

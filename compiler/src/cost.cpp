@@ -46,6 +46,7 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   c.type = op.type;
   const OpSpec *spec = catalog.find(op.type);
   c.form = spec ? spec->cost : "none";
+  c.weight = weight_bytes(g, op);
   bool symbolic = false; // an unbound dimension: no cost until it is bound
   for (const std::string &n : op.inputs) symbolic |= g.tensor(n)->shape.symbolic();
   for (const std::string &n : op.outputs) symbolic |= g.tensor(n)->shape.symbolic();
@@ -55,7 +56,7 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   }
   for (const std::string &n : op.inputs) c.bytes += bytes_of(g, n);
   for (const std::string &n : op.outputs) c.bytes += bytes_of(g, n);
-  c.bytes += weight_bytes(g, op);
+  c.bytes += c.weight;
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
   double out_elems = elements(g, op.outputs[0]), in_elems = elements(g, op.inputs[0]);
   double groups = double(std::max<int64_t>(1, op.attr("groups", 1)));
@@ -114,7 +115,7 @@ public:
         e_.bytes += double(x.bytes());
   }
 
-  void add(const Op &op, OpCost c, double weight) {
+  void add(const Op &op, OpCost c) {
     if (peak_ > 0)
       c.compute_us = c.flops / peak_ * 1e6;
     if (bw_ > 0)
@@ -125,7 +126,7 @@ public:
     if (c.decomposed)
       e_.kind = "decomposed";
     e_.flops += c.flops;
-    e_.bytes += weight;
+    e_.bytes += c.weight;
     for (const std::string &n : op.outputs)
       if (!io_.count(n) && bytes_of(g_, n) > on_chip_)
         e_.bytes += 2 * bytes_of(g_, n);
@@ -246,11 +247,8 @@ void GraphEstimate::add(const Op &op) {
     for (CalibratedSum &sum : s.calibrated)
       sum.add(c, terms);
   }
-  if (!s.analytic.empty()) {
-    double weight = weight_bytes(s.g, op);
-    for (AnalyticSum &sum : s.analytic)
-      sum.add(op, c, weight);
-  }
+  for (AnalyticSum &sum : s.analytic)
+    sum.add(op, c);
 }
 
 std::vector<Estimate> GraphEstimate::finish() {

@@ -60,18 +60,27 @@ int64_t Tensor::bytes() const {
                                     " elements x " + std::to_string(size) + " bytes does not fit in 64 bits");
 }
 
-void check_size(const Tensor &t, const std::string &where) {
-  auto what = [&] { return where + ": tensor '" + t.name + "' " + t.shape.str(); };
+namespace {
+// Empty when t is within the size limits, else why not.
+std::string size_problem(const Tensor &t) {
+  auto what = [&] { return "tensor '" + t.name + "' " + t.shape.str(); };
   for (int a = 0; a < 5; ++a)
     if (t.shape.d[a] > kMaxDimension)
-      throw Error("ANEC-GRAPH-003", what() + ": dimension " + kAxisNames[a] + " = " +
-                                        std::to_string(t.shape.d[a]) + " exceeds the limit " +
-                                        std::to_string(kMaxDimension) + " (2^40)");
-  if (t.shape.symbolic()) return;
+      return what() + ": dimension " + kAxisNames[a] + " = " + std::to_string(t.shape.d[a]) +
+             " exceeds the limit " + std::to_string(kMaxDimension) + " (2^40)";
+  if (t.shape.symbolic())
+    return "";
   auto n = product(t.shape);
   if (!n || !checked_mul(*n, std::min<int64_t>(dtype_bytes(t.dtype), 2)))
-    throw Error("ANEC-GRAPH-003", what() + " (" + t.dtype + "): its element count or byte size (the " +
-                                      "product of the dimensions) does not fit in 64 bits");
+    return what() + " (" + t.dtype + "): its element count or byte size (the " +
+           "product of the dimensions) does not fit in 64 bits";
+  return "";
+}
+} // namespace
+
+void check_size(const Tensor &t, const std::string &where) {
+  if (std::string why = size_problem(t); !why.empty())
+    throw Error("ANEC-GRAPH-003", where + ": " + why);
 }
 
 int64_t Op::attr(const std::string &key, int64_t fallback) const {
@@ -90,44 +99,59 @@ std::string Op::text(const std::string &key, const std::string &fallback) const 
   return d && d->is(Doc::Kind::String) ? d->as_string() : fallback;
 }
 
-size_t TensorIndex::probe(uint64_t hash, std::string_view name, const std::vector<Tensor> &tensors) const {
+namespace {
+uint32_t name_hash(std::string_view name) {
+  uint64_t h = std::hash<std::string_view>()(name);
+  return uint32_t(h ^ (h >> 32));
+}
+} // namespace
+
+size_t TensorIndex::probe(uint32_t hash, std::string_view name, const std::vector<Tensor> &tensors) const {
   size_t mask = slots_.size() - 1;
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot &s = slots_[i];
-    if (s.position == npos || (s.hash == hash && tensors[s.position].name == name))
+    if (s.position == kEmpty || (s.hash == hash && tensors[s.position].name == name))
       return i;
   }
 }
-
 size_t TensorIndex::find(std::string_view name, const std::vector<Tensor> &tensors) const {
   if (slots_.empty())
     return npos;
-  return slots_[probe(std::hash<std::string_view>()(name), name, tensors)].position;
+  const Slot &s = slots_[probe(name_hash(name), name, tensors)];
+  return s.position == kEmpty ? npos : s.position;
 }
 
-void TensorIndex::grow() {
+void TensorIndex::rehash(size_t slots) {
   std::vector<Slot> old = std::move(slots_);
-  slots_.assign(std::max<size_t>(16, old.size() * 2), Slot{});
+  slots_.assign(slots, Slot{});
   size_t mask = slots_.size() - 1;
   for (const Slot &s : old) {
-    if (s.position == npos)
+    if (s.position == kEmpty)
       continue;
     size_t i = s.hash & mask;
-    while (slots_[i].position != npos)
+    while (slots_[i].position != kEmpty)
       i = (i + 1) & mask;
     slots_[i] = s;
   }
 }
-
+void TensorIndex::reserve(size_t tensors) {
+  size_t slots = 16;
+  while (slots < 2 * tensors)
+    slots *= 2;
+  if (slots > slots_.size())
+    rehash(slots);
+}
 bool TensorIndex::insert(size_t position, const std::vector<Tensor> &tensors) {
+  if (position >= kEmpty)
+    throw Error("ANEC-GRAPH-003", "a graph of more than 2^32 - 1 tensors");
   if ((count_ + 1) * 2 > slots_.size())
-    grow(); // at most half full: probes stay short
+    rehash(std::max<size_t>(16, slots_.size() * 2)); // at most half full: probes stay short
   const std::string &name = tensors[position].name;
-  uint64_t hash = std::hash<std::string_view>()(name);
+  uint32_t hash = name_hash(name);
   Slot &s = slots_[probe(hash, name, tensors)];
-  if (s.position != npos)
+  if (s.position != kEmpty)
     return false;
-  s = {hash, position};
+  s = {hash, uint32_t(position)};
   ++count_;
   return true;
 }
@@ -303,10 +327,21 @@ int axis_of(const Op &op, const std::string &key, int fallback) { return axis_in
 // Shape arithmetic on the attribute values a model supplies: an overflow is a bad model, reported
 // with the op and both operands (ANEC-GRAPH-003), never a wrapped, negative extent.
 struct Arith {
-  std::string context; // "file: op 'c' (conv)"
-  int64_t add(int64_t a, int64_t b) const { return add_or_throw(a, b, "ANEC-GRAPH-003", context); }
-  int64_t sub(int64_t a, int64_t b) const { return sub_or_throw(a, b, "ANEC-GRAPH-003", context); }
-  int64_t mul(int64_t a, int64_t b) const { return mul_or_throw(a, b, "ANEC-GRAPH-003", context); }
+  const std::string &source;
+  const Op &op;
+  std::string context() const { return source + ": op '" + op.name + "' (" + op.type + ")"; }
+  int64_t add(int64_t a, int64_t b) const {
+    auto r = checked_add(a, b);
+    return r ? *r : add_or_throw(a, b, "ANEC-GRAPH-003", context());
+  }
+  int64_t sub(int64_t a, int64_t b) const {
+    auto r = checked_sub(a, b);
+    return r ? *r : sub_or_throw(a, b, "ANEC-GRAPH-003", context());
+  }
+  int64_t mul(int64_t a, int64_t b) const {
+    auto r = checked_mul(a, b);
+    return r ? *r : mul_or_throw(a, b, "ANEC-GRAPH-003", context());
+  }
 };
 
 int64_t window_out(const Arith &m, int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t dil) {
@@ -396,6 +431,7 @@ std::optional<GraphReader> GraphReader::open(const std::filesystem::path &path) 
   read_head(top, g);
   top.req("ops", Doc::Kind::Array); // emptied: its elements come from next()
   g.tensors.reserve(g.tensors.size() + s->ops.elements());
+  g.index.reserve(g.tensors.capacity());
   // The outputs' names, for the estimate's program boundary; they are checked after the last op.
   if (auto outs = top.opt("outputs", Doc::Kind::Array))
     for (const View &o : outs->items())
@@ -476,7 +512,7 @@ struct ShapeFn {
   const Arith &m;
   Shape out;
 
-  Error bad(const std::string &why) const { return Error("ANEC-GRAPH-003", m.context + ": " + why); }
+  Error bad(const std::string &why) const { return Error("ANEC-GRAPH-003", m.context() + ": " + why); }
   void need(size_t n) const {
     if (in.size() < n)
       throw bad("needs " + std::to_string(n) + " input(s), has " + std::to_string(in.size()));
@@ -663,7 +699,7 @@ void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
     in.push_back(g.tensor(n)->shape);
   if (!op.inputs.empty())
     dtype = g.tensor(op.inputs[0])->dtype;
-  const Arith m{g.source + ": op '" + op.name + "' (" + op.type + ")"};
+  const Arith m{g.source, op};
   ShapeFn fn{op, in, m, in.empty() ? Shape{} : in[0]};
   if (const OpSpec *spec = catalog.find(op.type))
     (fn.*shape_table().at(spec->shape))();
@@ -677,7 +713,8 @@ void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
         o.shape.symbol[a] = in[0].symbol[a];
       }
     o.dtype = dtype;
-    check_size(o, m.context);
+    if (std::string why = size_problem(o); !why.empty())
+      throw Error("ANEC-GRAPH-003", m.context() + ": " + why);
   }
 }
 

@@ -24,6 +24,7 @@ namespace anec::compiler {
 struct OpCost {
   std::string op, type, form;
   double flops = 0, bytes = 0;          // bytes as a separate dispatch: inputs, outputs, weights
+  double weight = 0;                    // the embedded weight bytes (weight_bytes)
   double compute_us = 0, memory_us = 0; // standalone roofline terms
   std::string bound;                    // "compute" or "bandwidth" (standalone)
   bool estimated = true;                // false: no cost form (a host op)

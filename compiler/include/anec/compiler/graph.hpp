@@ -75,23 +75,28 @@ struct Op {
   std::string text(const std::string &key, const std::string &fallback = "") const;
 };
 
-// Tensor name -> position in the graph's tensor list: open addressing over (hash, position) slots
-// in one array, so a lookup reads one slot and the tensor it names (a graph may hold millions).
+// Tensor name -> position in the graph's tensor list: open addressing over 8-byte (hash, position)
+// slots in one array, at most half full, so a lookup reads one slot and the tensor it names (a graph
+// may hold millions).
 class TensorIndex {
 public:
   // The position of `name`, or npos.
   size_t find(std::string_view name, const std::vector<Tensor> &tensors) const;
   // Adds `tensors[position]` under its name; false, and nothing added, when the name is there.
+  // ANEC-GRAPH-003 past 2^32 - 1 tensors.
   bool insert(size_t position, const std::vector<Tensor> &tensors);
+  // Room for `tensors` names without growing.
+  void reserve(size_t tensors);
   static constexpr size_t npos = SIZE_MAX;
 
 private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
   struct Slot {
-    uint64_t hash = 0;
-    size_t position = npos;
+    uint32_t hash = 0;
+    uint32_t position = kEmpty;
   };
-  size_t probe(uint64_t hash, std::string_view name, const std::vector<Tensor> &tensors) const;
-  void grow();
+  size_t probe(uint32_t hash, std::string_view name, const std::vector<Tensor> &tensors) const;
+  void rehash(size_t slots);
   std::vector<Slot> slots_;
   size_t count_ = 0;
 };
