@@ -23,6 +23,7 @@ std::string whole(double v) { return v > -0x1p63 && v < 0x1p63 ? str(int64_t(v))
 struct Operands {
   std::vector<const Tensor *> ins, outs;
   double weight = 0;
+  std::vector<int64_t> kernel, pad; // a window op's attributes, with their defaults
   void of(const Graph &g, const Op &o) {
     ins.clear();
     outs.clear();
@@ -31,6 +32,8 @@ struct Operands {
     for (const std::string &n : o.outputs)
       outs.push_back(g.tensor(n));
     weight = weight_bytes(g, o);
+    o.attrs_of("kernel", {1, 1}, kernel);
+    o.attrs_of("pad", {0, 0, 0, 0}, pad);
   }
 };
 
@@ -51,10 +54,24 @@ struct Checker {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   mutable std::unordered_map<std::string, const hal::Entry *, FieldHash, std::equal_to<>> entries = {};
+  // In front of them, the last lookup per slot of the name's address: the names are mostly literals,
+  // so a repeated lookup costs a pointer and a name comparison, not a hash.
+  struct Recent {
+    const char *data = nullptr;
+    std::string field;
+    const hal::Entry *entry = nullptr;
+  };
+  mutable std::array<Recent, 64> recent = {};
   const hal::Entry *entry(std::string_view field) const {
+    Recent &r = recent[(reinterpret_cast<uintptr_t>(field.data()) >> 3) % recent.size()];
+    if (r.data == field.data() && r.field == field)
+      return r.entry;
     auto it = entries.find(field);
     if (it == entries.end())
       it = entries.emplace(std::string(field), t.find(field)).first;
+    r.data = field.data();
+    r.field.assign(field);
+    r.entry = it->second;
     return it->second;
   }
   // A numeric table value, or nullopt when the table lacks it.
@@ -93,14 +110,15 @@ struct Checker {
   }
   // value > table limit: reject with the limit's provenance. A placeholder is no limit (it stands
   // for "not published", often as 0), so nothing is judged against it.
-  bool over(int64_t value, std::string_view field, const std::string &code, const std::string &what,
-            const std::string &fix, Severity s = Severity::Reject) {
+  // The strings are views: a literal passed in makes no string unless the limit is exceeded.
+  bool over(int64_t value, std::string_view field, std::string_view code, std::string_view what,
+            std::string_view fix, Severity s = Severity::Reject) {
     auto lim = num(field);
     if (!lim || value < 0 || double(value) <= *lim ||
         entry(field)->provenance.confidence == hal::Confidence::Placeholder)
       return false;
-    add(code, s, what + " " + str(value) + " exceeds " + str(int64_t(*lim)), str(value), str(int64_t(*lim)),
-        std::string(field), fix);
+    add(std::string(code), s, std::string(what) + " " + str(value) + " exceeds " + str(int64_t(*lim)),
+        str(value), str(int64_t(*lim)), std::string(field), std::string(fix));
     return true;
   }
   void begin(const Op &o, const Operands &x, OpVerdict &v) {
@@ -190,8 +208,7 @@ struct Checker {
   }
 
   void rule_conv_kernel() {
-    auto k = op->attrs_of("kernel", {1, 1});
-    auto p = op->attrs_of("pad", {0, 0, 0, 0});
+    const auto &k = operands->kernel, &p = operands->pad;
     over(k[1], "max_kernel_width_small_fp16", "ANEC-CHK-020", "fp16 kernel width",
          "split the kernel along width into narrower convolutions and add the results");
     over(k[0], "max_conv_kernel_height", "ANEC-CHK-021", "kernel height",
@@ -264,8 +281,7 @@ struct Checker {
   }
 
   void rule_pool() {
-    auto k = op->attrs_of("kernel", {1, 1});
-    auto p = op->attrs_of("pad", {0, 0, 0, 0});
+    const auto &k = operands->kernel, &p = operands->pad;
     if (k[0] > padded(in(0).shape.d[kH], p[0], p[1]) || k[1] > padded(in(0).shape.d[kW], p[2], p[3]))
       add("ANEC-CHK-034", Severity::Reject, "pooling window larger than the padded input",
           str(k[0]) + "x" + str(k[1]), in(0).shape.str(), "", "shrink the window or use a global reduction");

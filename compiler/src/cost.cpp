@@ -92,6 +92,14 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
 
 namespace {
 
+// An op without an estimate: with no cost form (a host op) or with unknown shapes. A summary keeps
+// the first of each, which is all a matrix row reads (Estimate::complete()).
+void left_out(Estimate &e, Detail detail, const std::string &form, const std::string &op) {
+  std::vector<std::string> &list = form == "none" ? e.unestimated : e.unknown;
+  if (detail == Detail::Full || list.empty())
+    list.push_back(op);
+}
+
 // One target's estimate under the analytic model (ch.18), summed one op at a time.
 class AnalyticSum {
 public:
@@ -115,23 +123,25 @@ public:
         e_.bytes += double(x.bytes());
   }
 
-  void add(const Op &op, OpCost c) {
-    if (peak_ > 0)
-      c.compute_us = c.flops / peak_ * 1e6;
-    if (bw_ > 0)
-      c.memory_us = c.bytes / bw_ * 1e6;
-    c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
+  // `intermediates`: the bytes of the op's outputs that are not program outputs.
+  void add(const Op &op, const OpCost &c, const std::vector<double> &intermediates) {
+    double compute_us = peak_ > 0 ? c.flops / peak_ * 1e6 : c.compute_us;
+    double memory_us = bw_ > 0 ? c.bytes / bw_ * 1e6 : c.memory_us;
     if (!c.estimated)
-      (c.form == "none" ? e_.unestimated : e_.unknown).push_back(op.name);
+      left_out(e_, detail_, c.form, op.name);
     if (c.decomposed)
       e_.kind = "decomposed";
     e_.flops += c.flops;
     e_.bytes += c.weight;
-    for (const std::string &n : op.outputs)
-      if (!io_.count(n) && bytes_of(g_, n) > on_chip_)
-        e_.bytes += 2 * bytes_of(g_, n);
-    if (detail_ == Detail::Full)
-      e_.ops.push_back(std::move(c));
+    for (double bytes : intermediates)
+      if (bytes > on_chip_)
+        e_.bytes += 2 * bytes;
+    if (detail_ == Detail::Full) {
+      OpCost &row = e_.ops.emplace_back(c);
+      row.compute_us = compute_us;
+      row.memory_us = memory_us;
+      row.bound = memory_us > compute_us ? "bandwidth" : "compute";
+    }
   }
 
   Estimate finish(const OpCatalog &catalog) {
@@ -170,13 +180,10 @@ public:
     e_.kind = "analytic";
   }
 
-  void add(OpCost c, const OpTerms &terms) {
+  void add(const OpCost &c, const OpTerms &terms) {
     OpTime time = op_time(terms, rates_, cal_);
-    c.compute_us = time.compute_us;
-    c.memory_us = time.memory_us;
-    c.bound = c.memory_us > c.compute_us ? "bandwidth" : "compute";
     if (!c.estimated)
-      (c.form == "none" ? e_.unestimated : e_.unknown).push_back(c.op);
+      left_out(e_, detail_, c.form, c.op);
     if (c.decomposed)
       e_.kind = "decomposed";
     e_.flops += c.flops;
@@ -185,8 +192,12 @@ public:
     e_.memory_us += time.memory_us;
     e_.latency_us += time.us();
     share_[c.form] += time.us();
-    if (detail_ == Detail::Full)
-      e_.ops.push_back(std::move(c));
+    if (detail_ == Detail::Full) {
+      OpCost &row = e_.ops.emplace_back(c);
+      row.compute_us = time.compute_us;
+      row.memory_us = time.memory_us;
+      row.bound = row.memory_us > row.compute_us ? "bandwidth" : "compute";
+    }
   }
 
   Estimate finish(const OpCatalog &catalog) {
@@ -224,6 +235,7 @@ struct GraphEstimate::State {
   std::unordered_set<std::string> io;
   std::vector<AnalyticSum> analytic = {};
   std::vector<CalibratedSum> calibrated = {};
+  std::vector<double> intermediates = {}; // the current op's, for the analytic sums
 };
 
 GraphEstimate::GraphEstimate(const Graph &g, const OpCatalog &catalog,
@@ -247,8 +259,14 @@ void GraphEstimate::add(const Op &op) {
     for (CalibratedSum &sum : s.calibrated)
       sum.add(c, terms);
   }
+  if (s.analytic.empty())
+    return;
+  s.intermediates.clear();
+  for (const std::string &n : op.outputs)
+    if (!s.io.count(n))
+      s.intermediates.push_back(bytes_of(s.g, n));
   for (AnalyticSum &sum : s.analytic)
-    sum.add(op, c);
+    sum.add(op, c, s.intermediates);
 }
 
 std::vector<Estimate> GraphEstimate::finish() {

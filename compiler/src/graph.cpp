@@ -91,8 +91,19 @@ std::vector<int64_t> Op::attrs_of(const std::string &key, std::vector<int64_t> f
   const Doc *d = attrs.find(key);
   if (!d || !d->is(Doc::Kind::Array)) return fallback;
   std::vector<int64_t> out;
-  for (const Doc &x : d->items()) out.push_back(x.is(Doc::Kind::Int) ? x.as_int() : 0);
+  attrs_of(key, {}, out);
   return out;
+}
+void Op::attrs_of(const std::string &key, std::initializer_list<int64_t> fallback,
+                  std::vector<int64_t> &out) const {
+  const Doc *d = attrs.find(key);
+  if (!d || !d->is(Doc::Kind::Array)) {
+    out.assign(fallback);
+    return;
+  }
+  out.clear();
+  for (const Doc &x : d->items())
+    out.push_back(x.is(Doc::Kind::Int) ? x.as_int() : 0);
 }
 std::string Op::text(const std::string &key, const std::string &fallback) const {
   const Doc *d = attrs.find(key);

@@ -71,7 +71,8 @@ Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &t
 
 // Estimates on several targets at once (--target all): each op's cost form, work, terms and weight
 // bytes are worked out once for all of them. A null calibration gives the analytic model.
-// Detail::Summary keeps no per-op rows (Estimate::ops), only the totals.
+// Detail::Summary keeps no per-op rows (Estimate::ops), only the totals, and the first op of the
+// unestimated and unknown lists.
 std::vector<Estimate> estimate(const Graph &g, const OpCatalog &catalog,
                                const std::vector<const hal::Target *> &targets,
                                const Calibration *calibration, const std::string &chip = "",

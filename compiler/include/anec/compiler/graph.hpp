@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -72,6 +73,9 @@ struct Op {
   Doc attrs = Doc::table();
   int64_t attr(const std::string &key, int64_t fallback) const;
   std::vector<int64_t> attrs_of(const std::string &key, std::vector<int64_t> fallback) const;
+  // The same into `out`, reusing its storage.
+  void attrs_of(const std::string &key, std::initializer_list<int64_t> fallback,
+                std::vector<int64_t> &out) const;
   std::string text(const std::string &key, const std::string &fallback = "") const;
 };
 
