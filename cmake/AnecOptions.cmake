@@ -63,3 +63,15 @@ function(anec_library name)
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()
+
+# anec_module(NAME SOURCES...) — a module loaded on first use (anec/support/plugin.hpp): linked by
+# nothing, built into ANEC_PLUGIN_BUILD_DIR as NAME.so and installed to <libdir>/anec. Only its entry
+# function is exported.
+function(anec_module name)
+  add_library(${name} MODULE ${ARGN})
+  set_target_properties(${name} PROPERTIES PREFIX "" SUFFIX ".so"
+                        LIBRARY_OUTPUT_DIRECTORY ${ANEC_PLUGIN_BUILD_DIR}
+                        CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_link_libraries(${name} PRIVATE anec_warnings)
+  install(TARGETS ${name} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/anec)
+endfunction()

@@ -1,22 +1,17 @@
-// The ONNX front-end: the only place that includes libonnx. The model is checked (onnx checker),
-// its shapes inferred (onnx shape inference with data propagation), and each node either folded
-// (provably constant: every input a constant, or the shape of a tensor whose dimensions are all
-// known) or mapped through the front-end map (tables/schema/frontend/onnx.toml) to a catalogue
+// The ONNX front-end. The model comes from the ONNX module (onnx_model.hpp), checked (onnx checker)
+// and its shapes inferred (onnx shape inference with data propagation); here each node is either
+// folded (provably constant: every input a constant, or the shape of a tensor whose dimensions are
+// all known) or mapped through the front-end map (tables/schema/frontend/onnx.toml) to a catalogue
 // operation. Shape tensors carry symbolic dimensions (onnx_sym.hpp), so a reshape target computed
 // from a symbolic input is known; an `If` whose condition is known is inlined, otherwise both
 // branches are analysed and the `If` stays; `Loop` and `Scan` stay with their bodies.
 #include "anec/compiler/model.hpp"
+#include "onnx_model.hpp"
 #include "onnx_sym.hpp"
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 
-#include <onnx/checker.h>
-#include <onnx/defs/schema.h>
-#include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
-
-#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,39 +19,34 @@
 namespace anec::compiler {
 
 namespace {
-using onnx::TensorProto_DataType;
 using onnx_front::Sym;
 using Syms = std::vector<Sym>;
 
 std::string dtype_of(int t) {
   switch (t) {
-  case TensorProto_DataType::TensorProto_DataType_FLOAT16:
+  case onnx_front::kFloat16:
     return "fp16";
-  case TensorProto_DataType::TensorProto_DataType_BFLOAT16:
+  case onnx_front::kBfloat16:
     return "bf16";
-  case TensorProto_DataType::TensorProto_DataType_INT8:
+  case onnx_front::kInt8:
     return "int8";
-  case TensorProto_DataType::TensorProto_DataType_UINT8:
+  case onnx_front::kUint8:
     return "uint8";
-  case TensorProto_DataType::TensorProto_DataType_INT16:
+  case onnx_front::kInt16:
     return "int16";
-  case TensorProto_DataType::TensorProto_DataType_INT32:
+  case onnx_front::kInt32:
     return "int32";
-  case TensorProto_DataType::TensorProto_DataType_INT64:
+  case onnx_front::kInt64:
     return "int32"; // index tensors; no 64-bit engine type
-  case TensorProto_DataType::TensorProto_DataType_BOOL:
+  case onnx_front::kBool:
     return "uint8";
   default:
     return "fp32";
   }
 }
 bool integer_type(int t) {
-  return t == TensorProto_DataType::TensorProto_DataType_INT64 ||
-         t == TensorProto_DataType::TensorProto_DataType_INT32 ||
-         t == TensorProto_DataType::TensorProto_DataType_INT16 ||
-         t == TensorProto_DataType::TensorProto_DataType_INT8 ||
-         t == TensorProto_DataType::TensorProto_DataType_UINT8 ||
-         t == TensorProto_DataType::TensorProto_DataType_BOOL;
+  return t == onnx_front::kInt64 || t == onnx_front::kInt32 || t == onnx_front::kInt16 ||
+         t == onnx_front::kInt8 || t == onnx_front::kUint8 || t == onnx_front::kBool;
 }
 
 // ONNX rank r to [N, D, C, H, W]: 4-D NCHW, 3-D N C L (L as width), 2-D N F (F as channels), 1-D F,
@@ -74,19 +64,19 @@ struct Info {
   bool known = false; // the rank is known
 };
 
-const onnx::AttributeProto *attribute(const onnx::NodeProto &n, const char *name) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name)
+const onnx_front::Attribute *attribute(const onnx_front::Node &n, const char *name) {
+  for (const auto &a : n.attributes)
+    if (a.name == name)
       return &a;
   return nullptr;
 }
-std::vector<int64_t> ints(const onnx::NodeProto &n, const char *name) {
+std::vector<int64_t> ints(const onnx_front::Node &n, const char *name) {
   const auto *a = attribute(n, name);
-  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
+  return a ? a->ints : std::vector<int64_t>{};
 }
-int64_t int_attr(const onnx::NodeProto &n, const char *name, int64_t fallback) {
+int64_t int_attr(const onnx_front::Node &n, const char *name, int64_t fallback) {
   const auto *a = attribute(n, name);
-  return a && a->has_i() ? a->i() : fallback;
+  return a && a->i ? *a->i : fallback;
 }
 Doc int_array(const std::vector<int64_t> &v) {
   Doc a = Doc::array();
@@ -95,66 +85,13 @@ Doc int_array(const std::vector<int64_t> &v) {
   return a;
 }
 
-// The values of a small tensor (up to kMaxValues elements), or nullopt for anything larger or of
-// a type the front-end does not read.
-constexpr size_t kMaxValues = 4096;
-template <class T> Syms from_raw(const std::string &raw) {
-  Syms out;
-  for (size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T)) {
-    T v;
-    std::memcpy(&v, raw.data() + i, sizeof v);
-    out.push_back(Sym::num(double(v)));
-  }
-  return out;
-}
-std::optional<Syms> tensor_values(const onnx::TensorProto &t) {
-  size_t n = 1;
-  for (int64_t d : t.dims()) {
-    if (d < 0 || n * size_t(std::max<int64_t>(d, 1)) > kMaxValues)
-      return std::nullopt;
-    n *= size_t(d);
-  }
-  if (t.has_data_location() && t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+// The values the module copied of a small tensor (onnx_front::kMaxValues), as numbers.
+std::optional<Syms> tensor_values(const onnx_front::TensorData &t) {
+  if (!t.values)
     return std::nullopt;
   Syms out;
-  const std::string &raw = t.raw_data();
-  switch (t.data_type()) {
-  case TensorProto_DataType::TensorProto_DataType_INT64:
-    if (!raw.empty())
-      out = from_raw<int64_t>(raw);
-    for (int64_t v : t.int64_data())
-      out.push_back(Sym::num(double(v)));
-    break;
-  case TensorProto_DataType::TensorProto_DataType_INT32:
-  case TensorProto_DataType::TensorProto_DataType_BOOL:
-  case TensorProto_DataType::TensorProto_DataType_INT8:
-  case TensorProto_DataType::TensorProto_DataType_UINT8:
-    if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT32)
-      out = from_raw<int32_t>(raw);
-    else if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT8)
-      out = from_raw<int8_t>(raw);
-    else if (!raw.empty())
-      out = from_raw<uint8_t>(raw);
-    for (int32_t v : t.int32_data())
-      out.push_back(Sym::num(double(v)));
-    break;
-  case TensorProto_DataType::TensorProto_DataType_FLOAT:
-    if (!raw.empty())
-      out = from_raw<float>(raw);
-    for (float v : t.float_data())
-      out.push_back(Sym::num(double(v)));
-    break;
-  case TensorProto_DataType::TensorProto_DataType_DOUBLE:
-    if (!raw.empty())
-      out = from_raw<double>(raw);
-    for (double v : t.double_data())
-      out.push_back(Sym::num(v));
-    break;
-  default:
-    return std::nullopt;
-  }
-  if (out.size() != n)
-    return std::nullopt;
+  for (double v : *t.values)
+    out.push_back(Sym::num(v));
   return out;
 }
 
@@ -169,26 +106,26 @@ struct Value {
 
 class Reader {
 public:
-  Reader(const onnx::ModelProto &model, const std::string &source, const OpCatalog &catalog)
+  Reader(const onnx_front::Model &model, const std::string &source, const OpCatalog &catalog)
       : model_(model), catalog_(catalog) {
     g_.source = source;
     g_.front_end = "onnx";
   }
 
   Graph read() {
-    const onnx::GraphProto &gp = model_.graph();
+    const onnx_front::Graph &gp = model_.graph;
     collect_infos(gp);
-    for (const auto &init : gp.initializer())
+    for (const auto &init : gp.initializers)
       constant_tensor(init);
-    for (const auto &v : gp.input()) {
-      if (values_.count(v.name()))
+    for (const auto &v : gp.inputs) {
+      if (values_.count(v.name))
         continue; // an initializer with a default value
-      g_.inputs.push_back(g_.add(tensor(v.name())).name);
+      g_.inputs.push_back(g_.add(tensor(v.name)).name);
     }
     read_nodes(gp, "");
-    for (const auto &v : gp.output())
-      if (g_.tensor(resolve(v.name())))
-        g_.outputs.push_back(resolve(v.name()));
+    for (const auto &v : gp.outputs)
+      if (g_.tensor(resolve(v.name)))
+        g_.outputs.push_back(resolve(v.name));
     g_.source_nodes = source_nodes_;
     g_.folded_nodes = folded_;
     if (folded_)
@@ -205,7 +142,7 @@ public:
   }
 
 private:
-  const onnx::ModelProto &model_;
+  const onnx_front::Model &model_;
   const OpCatalog &catalog_;
   Graph g_;
   std::map<std::string, Info> infos_;
@@ -222,71 +159,70 @@ private:
   const std::string &src() const { return g_.source; }
 
   // Shapes and types of every value, in the main graph and every subgraph.
-  void collect_infos(const onnx::GraphProto &gp) {
-    auto take = [&](const onnx::ValueInfoProto &v, bool is_input) {
+  void collect_infos(const onnx_front::Graph &gp) {
+    auto take = [&](const onnx_front::ValueInfo &v, bool is_input) {
       Info i;
-      const auto &t = v.type();
-      if (!t.has_tensor_type())
+      if (!v.tensor)
         return;
-      i.type = t.tensor_type().elem_type();
-      if (t.tensor_type().has_shape()) {
+      i.type = v.elem_type;
+      if (v.has_shape) {
         i.known = true;
         int axis = 0;
-        for (const auto &d : t.tensor_type().shape().dim()) {
-          if (d.has_dim_value() && d.dim_value() > kMaxDimension)
-            throw Error("ANEC-GRAPH-003", src() + ": tensor '" + v.name() + "' axis " + std::to_string(axis) +
-                                              ": dimension " + std::to_string(d.dim_value()) +
+        for (const onnx_front::Dim &d : v.dims) {
+          if (d.value && *d.value > kMaxDimension)
+            throw Error("ANEC-GRAPH-003", src() + ": tensor '" + v.name + "' axis " + std::to_string(axis) +
+                                              ": dimension " + std::to_string(*d.value) +
                                               " exceeds the limit " + std::to_string(kMaxDimension) +
                                               " (2^40)");
-          if (d.has_dim_value() && d.dim_value() > 0)
-            i.dims.push_back(Sym::num(double(d.dim_value())));
-          else if (d.has_dim_param() && !d.dim_param().empty())
-            i.dims.push_back(Sym::sym(d.dim_param()));
+          if (d.value && *d.value > 0)
+            i.dims.push_back(Sym::num(double(*d.value)));
+          else if (!d.param.empty())
+            i.dims.push_back(Sym::sym(d.param));
           else if (is_input)
-            i.dims.push_back(Sym::sym(v.name() + ":" + std::to_string(axis))); // bindable as --dim x:0=N
+            i.dims.push_back(Sym::sym(v.name + ":" + std::to_string(axis))); // bindable as --dim x:0=N
           else
             i.dims.push_back(Sym::unknown());
           ++axis;
         }
       }
-      infos_[v.name()] = i;
+      infos_[v.name] = i;
     };
-    for (const auto &v : gp.input())
-      take(v, &gp == &model_.graph());
-    if (&gp == &model_.graph())
+    for (const auto &v : gp.inputs)
+      take(v, &gp == &model_.graph);
+    if (&gp == &model_.graph)
       for (const auto &[name, info] : infos_)
         for (const Sym &d : info.dims)
           input_symbols_.insert(d.s.begin(), d.s.end());
-    for (const auto &v : gp.value_info())
+    for (const auto &v : gp.value_info)
       take(v, false);
-    for (const auto &v : gp.output())
+    for (const auto &v : gp.outputs)
       take(v, false);
-    for (const auto &n : gp.node())
-      for (const auto &a : n.attribute()) {
-        if (a.has_g())
-          collect_infos(a.g());
-        for (const auto &sub : a.graphs())
+    for (const auto &n : gp.nodes)
+      for (const auto &a : n.attributes) {
+        if (a.g)
+          collect_infos(*a.g);
+        for (const auto &sub : a.graphs)
           collect_infos(sub);
       }
   }
 
-  void constant_tensor(const onnx::TensorProto &t) {
+  void constant_tensor(const onnx_front::TensorData &t) {
     Value v;
     v.constant = true;
     v.data = tensor_values(t);
-    Info i{{}, t.data_type(), true};
+    Info i{{}, t.data_type, true};
     int64_t n = 1;
-    for (int64_t d : t.dims()) {
+    for (int64_t d : t.dims) {
       i.dims.push_back(Sym::num(double(d)));
       auto m = checked_mul(n, std::max<int64_t>(d, 1));
       if (!m)
         throw Error("ANEC-GRAPH-003",
-                    src() + ": tensor '" + t.name() + "': its element count does not fit in 64 bits");
+                    src() + ": tensor '" + t.name + "': its element count does not fit in 64 bits");
       n = *m;
     }
     v.elements = n;
-    infos_[t.name()] = i;
-    values_[t.name()] = std::move(v);
+    infos_[t.name] = i;
+    values_[t.name] = std::move(v);
   }
 
   Tensor tensor(const std::string &name) {
@@ -320,32 +256,32 @@ private:
     auto it = values_.find(name);
     return it == values_.end() ? nullptr : &it->second;
   }
-  std::optional<Syms> data(const onnx::NodeProto &n, int k) const {
-    if (k >= n.input_size() || n.input(k).empty())
+  std::optional<Syms> data(const onnx_front::Node &n, int k) const {
+    if (k >= int(n.inputs.size()) || n.inputs[size_t(k)].empty())
       return std::nullopt;
-    const Value *v = value(resolve(n.input(k)));
+    const Value *v = value(resolve(n.inputs[size_t(k)]));
     return v ? v->data : std::nullopt;
   }
 
-  void read_nodes(const onnx::GraphProto &gp, const std::string &scope) {
-    for (const auto &init : gp.initializer())
-      if (!values_.count(init.name()))
+  void read_nodes(const onnx_front::Graph &gp, const std::string &scope) {
+    for (const auto &init : gp.initializers)
+      if (!values_.count(init.name))
         constant_tensor(init);
-    for (const auto &n : gp.node())
+    for (const auto &n : gp.nodes)
       read_node(n, scope);
   }
 
-  void read_node(const onnx::NodeProto &n, const std::string &scope) {
+  void read_node(const onnx_front::Node &n, const std::string &scope) {
     ++source_nodes_;
-    const std::string &type = n.op_type();
+    const std::string &type = n.op_type;
     if (type == "If")
       return read_if(n, scope);
     if (type == "Loop" || type == "Scan")
       return read_loop(n, scope);
-    bool constant = n.input_size() > 0 || type == "Constant";
+    bool constant = int(n.inputs.size()) > 0 || type == "Constant";
     bool shape_of_static =
-        (type == "Shape" || type == "Size") && n.input_size() == 1 && static_dims(resolve(n.input(0)));
-    for (const auto &i : n.input()) {
+        (type == "Shape" || type == "Size") && int(n.inputs.size()) == 1 && static_dims(resolve(n.inputs[0]));
+    for (const auto &i : n.inputs) {
       const Value *v = i.empty() ? nullptr : value(resolve(i));
       if (!i.empty() && !(v && v->constant))
         constant = false;
@@ -356,8 +292,8 @@ private:
     std::optional<Syms> result = evaluate(n);
     if (constant) { // provably constant: folded at compile time, not an engine op
       std::vector<std::optional<Syms>> parts = split_values(n);
-      for (int k = 0; k < n.output_size(); ++k) {
-        const std::string &o = n.output(k);
+      for (int k = 0; k < int(n.outputs.size()); ++k) {
+        const std::string &o = n.outputs[size_t(k)];
         Value &v = values_[o];
         v.constant = true;
         v.data = type == "Split" ? parts[size_t(k)] : result;
@@ -367,10 +303,10 @@ private:
       return;
     }
     Op op;
-    op.name = scope + (n.name().empty() ? type + "_" + std::to_string(g_.ops.size()) : n.name());
+    op.name = scope + (n.name.empty() ? type + "_" + std::to_string(g_.ops.size()) : n.name);
     bool shape_math = type != "Shape" && type != "Size";
     bool any_runtime = false;
-    for (const auto &i : n.input()) {
+    for (const auto &i : n.inputs) {
       if (i.empty())
         continue;
       const Value *v = value(resolve(i));
@@ -389,12 +325,12 @@ private:
     int64_t weights = 0;
     Doc shape_inputs = Doc::array();
     bool has_data = false;
-    for (const auto &i : n.input())
+    for (const auto &i : n.inputs)
       if (const Value *v = i.empty() ? nullptr : value(resolve(i));
           !i.empty() && !(v && (v->constant || v->shape_data)))
         has_data = true;
-    for (int k = 0; k < n.input_size(); ++k) {
-      const std::string i = resolve(n.input(k));
+    for (int k = 0; k < int(n.inputs.size()); ++k) {
+      const std::string i = resolve(n.inputs[size_t(k)]);
       if (i.empty())
         continue;
       const Value *v = value(i);
@@ -427,7 +363,7 @@ private:
       op.attrs.set("depends_on", Doc::string(symbols.empty() ? "?" : symbols));
     }
     fill_unknown_shapes(n, op);
-    for (const auto &o : n.output()) {
+    for (const auto &o : n.outputs) {
       if (o.empty())
         continue;
       Value &v = values_[o];
@@ -457,10 +393,10 @@ private:
   }
 
   // A 1-D Split's parts (sizes from the `split` attribute or input, else equal), one per output.
-  std::vector<std::optional<Syms>> split_values(const onnx::NodeProto &n) const {
-    std::vector<std::optional<Syms>> parts(size_t(n.output_size()));
+  std::vector<std::optional<Syms>> split_values(const onnx_front::Node &n) const {
+    std::vector<std::optional<Syms>> parts(size_t(int(n.outputs.size())));
     auto d = data(n, 0);
-    if (n.op_type() != "Split" || !d || int_attr(n, "axis", 0) != 0)
+    if (n.op_type != "Split" || !d || int_attr(n, "axis", 0) != 0)
       return parts;
     std::vector<int64_t> sizes = ints(n, "split");
     if (auto s = data(n, 1); sizes.empty() && s)
@@ -479,27 +415,27 @@ private:
   }
 
   // The values of shape arithmetic, symbolic where they derive from a symbolic dimension.
-  std::optional<Syms> evaluate(const onnx::NodeProto &n) {
-    const std::string &t = n.op_type();
+  std::optional<Syms> evaluate(const onnx_front::Node &n) {
+    const std::string &t = n.op_type;
     auto in = [&](int k) { return data(n, k); };
     if (t == "Constant") {
       const auto *a = attribute(n, "value");
-      if (a && a->has_t())
-        return tensor_values(a->t());
+      if (a && a->t)
+        return tensor_values(*a->t);
       if ((a = attribute(n, "value_int")))
-        return Syms{Sym::num(double(a->i()))};
+        return Syms{Sym::num(double(a->i.value_or(0)))};
       if ((a = attribute(n, "value_ints"))) {
         Syms out;
-        for (int64_t v : a->ints())
+        for (int64_t v : a->ints)
           out.push_back(Sym::num(double(v)));
         return out;
       }
       if ((a = attribute(n, "value_float")))
-        return Syms{Sym::num(double(a->f()))};
+        return Syms{Sym::num(double(a->f.value_or(0)))};
       return std::nullopt;
     }
-    if (t == "Shape" && n.input_size() == 1) {
-      const Info &i = infos_[resolve(n.input(0))];
+    if (t == "Shape" && int(n.inputs.size()) == 1) {
+      const Info &i = infos_[resolve(n.inputs[0])];
       if (!i.known)
         return std::nullopt;
       int64_t r = int64_t(i.dims.size()), b = int_attr(n, "start", 0), e = int_attr(n, "end", r);
@@ -507,8 +443,8 @@ private:
       e = std::clamp<int64_t>(e < 0 ? e + r : e, 0, r);
       return b <= e ? Syms(i.dims.begin() + b, i.dims.begin() + e) : Syms{};
     }
-    if (t == "Size" && n.input_size() == 1) {
-      const Info &i = infos_[resolve(n.input(0))];
+    if (t == "Size" && int(n.inputs.size()) == 1) {
+      const Info &i = infos_[resolve(n.inputs[0])];
       if (!i.known)
         return std::nullopt;
       Sym p = Sym::num(1);
@@ -536,7 +472,7 @@ private:
     }
     if (t == "Concat") {
       Syms out;
-      for (int k = 0; k < n.input_size(); ++k) {
+      for (int k = 0; k < int(n.inputs.size()); ++k) {
         auto d = in(k);
         if (!d)
           return std::nullopt;
@@ -546,7 +482,7 @@ private:
     }
     if (t == "Slice") {
       auto d = in(0), starts = in(1), ends = in(2), axes = in(3), steps = in(4);
-      if (n.input_size() == 1) { // opset 1-9: attributes
+      if (int(n.inputs.size()) == 1) { // opset 1-9: attributes
         auto s = ints(n, "starts"), e = ints(n, "ends");
         if (s.size() != 1 || e.size() != 1)
           return std::nullopt;
@@ -571,7 +507,7 @@ private:
       auto a = in(0), b = in(1);
       if (!a || !b || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
         return std::nullopt;
-      bool integer = integer_type(infos_[resolve(n.input(0))].type);
+      bool integer = integer_type(infos_[resolve(n.inputs[0])].type);
       Syms out;
       for (size_t k = 0; k < std::max(a->size(), b->size()); ++k) {
         const Sym &x = (*a)[a->size() == 1 ? 0 : k], &y = (*b)[b->size() == 1 ? 0 : k];
@@ -598,10 +534,10 @@ private:
   // ONNX shape inference leaves some outputs without a shape (a reshape whose target is computed
   // at run time, an op it does not know): a reshape target known symbolically, or the input's shape
   // for a shape-preserving operation, fills them in.
-  void fill_unknown_shapes(const onnx::NodeProto &n, const Op &op) {
-    if (n.output_size() < 1 || n.input_size() < 1)
+  void fill_unknown_shapes(const onnx_front::Node &n, const Op &op) {
+    if (int(n.outputs.size()) < 1 || int(n.inputs.size()) < 1)
       return;
-    Info &out = infos_[n.output(0)];
+    Info &out = infos_[n.outputs[0]];
     // Complete: every dimension a number or a product of input dimensions (a name the file gives an
     // intermediate tensor, "Squeeze175_dim_0", binds nothing and is recomputed where possible).
     bool complete = out.known && std::all_of(out.dims.begin(), out.dims.end(), [&](const Sym &d) {
@@ -611,8 +547,8 @@ private:
                     });
     if (complete)
       return;
-    const Info &x = infos_[resolve(n.input(0))];
-    if (n.op_type() == "Reshape") {
+    const Info &x = infos_[resolve(n.inputs[0])];
+    if (n.op_type == "Reshape") {
       if (auto target = data(n, 1); target && x.known)
         out = reshaped(x, *target, int_attr(n, "allowzero", 0));
       return;
@@ -631,10 +567,10 @@ private:
 
   // The common shape-changing operators, where ONNX inference left the output without a shape (it
   // does not see constants inside subgraphs): in the ONNX rank, symbolic where the inputs are.
-  std::optional<Syms> fallback_dims(const onnx::NodeProto &n, const Info &x) {
+  std::optional<Syms> fallback_dims(const onnx_front::Node &n, const Info &x) {
     if (!x.known)
       return std::nullopt;
-    const std::string &t = n.op_type();
+    const std::string &t = n.op_type;
     int64_t r = int64_t(x.dims.size());
     auto axes_of = [&](int64_t rank) {
       std::vector<int64_t> a = ints(n, "axes");
@@ -646,7 +582,7 @@ private:
         v = v < 0 ? v + rank : v;
       return a;
     };
-    auto info = [&](int k) -> const Info & { return infos_[resolve(n.input(k))]; };
+    auto info = [&](int k) -> const Info & { return infos_[resolve(n.inputs[size_t(k)])]; };
     if (t == "Unsqueeze") {
       auto a = axes_of(r + int64_t(ints(n, "axes").size() + (data(n, 1) ? data(n, 1)->size() : 0)));
       Syms out = x.dims;
@@ -686,7 +622,7 @@ private:
       if (axis < 0 || axis >= r)
         return std::nullopt;
       Syms out = x.dims;
-      for (int k = 1; k < n.input_size(); ++k) {
+      for (int k = 1; k < int(n.inputs.size()); ++k) {
         const Info &y = info(k);
         if (!y.known || int64_t(y.dims.size()) != r)
           return std::nullopt;
@@ -699,7 +635,7 @@ private:
         t == "Min" || t == "Equal" || t == "Less" || t == "Greater" || t == "And" || t == "Or" ||
         t == "PRelu") {
       Syms out;
-      for (int k = 0; k < n.input_size(); ++k) {
+      for (int k = 0; k < int(n.inputs.size()); ++k) {
         const Info &y = info(k);
         if (!y.known)
           return std::nullopt;
@@ -717,7 +653,7 @@ private:
     }
     if (t == "Conv" || t == "MaxPool" || t == "AveragePool") {
       auto k = ints(n, "kernel_shape"), s = ints(n, "strides"), p = ints(n, "pads"), d = ints(n, "dilations");
-      const Info &w = t == "Conv" && n.input_size() > 1 ? info(1) : x;
+      const Info &w = t == "Conv" && int(n.inputs.size()) > 1 ? info(1) : x;
       if (k.empty() && t == "Conv" && w.known)
         for (size_t i = 2; i < w.dims.size(); ++i)
           k.push_back(w.dims[i].positive_integer() ? int64_t(w.dims[i].k) : 0);
@@ -796,7 +732,7 @@ private:
       }
       return out;
     }
-    if ((t == "MatMul" || t == "Gemm") && n.input_size() >= 2) {
+    if ((t == "MatMul" || t == "Gemm") && int(n.inputs.size()) >= 2) {
       const Info &w = info(1);
       if (!w.known || w.dims.empty() || r < 1)
         return std::nullopt;
@@ -866,14 +802,14 @@ private:
   }
 
   // The attribute handlers the front-end map names.
-  void attributes(const onnx::NodeProto &n, const FrontEndOp &row, Op &op) {
+  void attributes(const onnx_front::Node &n, const FrontEndOp &row, Op &op) {
     size_t rank = op.inputs.empty() ? 0 : infos_[op.inputs[0]].dims.size();
-    const Info &out = infos_[n.output(0)];
+    const Info &out = infos_[n.outputs[0]];
     const std::string &h = row.attrs;
     if (h == "window") {
       auto k = ints(n, "kernel_shape"), s = ints(n, "strides"), p = ints(n, "pads"), d = ints(n, "dilations");
-      if (k.empty() && n.input_size() > 1)
-        if (const Info &w = infos_[resolve(n.input(1))]; w.known && w.dims.size() >= 3)
+      if (k.empty() && int(n.inputs.size()) > 1)
+        if (const Info &w = infos_[resolve(n.inputs[1])]; w.known && w.dims.size() >= 3)
           for (size_t i = 2; i < w.dims.size(); ++i)
             k.push_back(w.dims[i].positive_integer() ? int64_t(w.dims[i].k) : 1);
       if (k.size() == 1) { // 1-D along width
@@ -939,8 +875,8 @@ private:
           for (const Sym &s : *d)
             p.push_back(s.is_number() ? int64_t(s.k) : 0);
       const auto *mode = attribute(n, "mode");
-      if (mode && mode->has_s())
-        op.attrs.set("mode", Doc::string(mode->s()));
+      if (mode && mode->s)
+        op.attrs.set("mode", Doc::string(*mode->s));
       if (p.size() == 2 * rank && rank >= 2) { // begins then ends, per axis
         std::vector<int64_t> hw = {0, 0, 0, 0}, channel = {p[1], p[1 + rank]};
         for (size_t i = 0; i < rank; ++i) {
@@ -957,8 +893,8 @@ private:
     }
   }
 
-  void gemm(const onnx::NodeProto &n, Op &op) {
-    const Info &out = infos_[n.output(0)];
+  void gemm(const onnx_front::Node &n, Op &op) {
+    const Info &out = infos_[n.outputs[0]];
     if (op.type == "matmul" && op.inputs.size() == 1)
       op.type = "linear"; // x @ W with a constant W
     else if (op.type == "matmul")
@@ -967,7 +903,7 @@ private:
       return;
     const Info &a = infos_[op.inputs[0]];
     Sym k = a.dims.back();
-    if (n.op_type() == "Gemm" && int_attr(n, "transA", 0) && a.dims.size() == 2)
+    if (n.op_type == "Gemm" && int_attr(n, "transA", 0) && a.dims.size() == 2)
       k = a.dims[0];
     Sym flops = onnx_front::mul(Sym::num(2), k);
     for (const Sym &d : out.dims)
@@ -981,66 +917,65 @@ private:
   // An `If`: a known condition inlines the branch it selects; otherwise both branches are read (their
   // operations named "<if>/then/..." and "<if>/else/...") and the If stays as a host `cond` that
   // selects between the branches' results.
-  void read_if(const onnx::NodeProto &n, const std::string &scope) {
+  void read_if(const onnx_front::Node &n, const std::string &scope) {
     const auto *then_g = attribute(n, "then_branch"), *else_g = attribute(n, "else_branch");
-    if (!then_g || !else_g || !then_g->has_g() || !else_g->has_g())
-      throw Error("ANEC-ONNX-002", src() + ": If node '" + n.name() + "' lacks a then or else branch");
-    std::string name = scope + (n.name().empty() ? "If_" + std::to_string(g_.ops.size()) : n.name());
+    if (!then_g || !else_g || !then_g->g || !else_g->g)
+      throw Error("ANEC-ONNX-002", src() + ": If node '" + n.name + "' lacks a then or else branch");
+    std::string name = scope + (n.name.empty() ? "If_" + std::to_string(g_.ops.size()) : n.name);
     auto cond = data(n, 0);
     if (cond && cond->size() == 1 && (*cond)[0].is_number()) {
-      const onnx::GraphProto &branch = (*cond)[0].k != 0 ? then_g->g() : else_g->g();
+      const onnx_front::Graph &branch = (*cond)[0].k != 0 ? *then_g->g : *else_g->g;
       read_nodes(branch, name + "/" + ((*cond)[0].k != 0 ? "then/" : "else/"));
-      for (int k = 0; k < n.output_size() && k < branch.output_size(); ++k)
-        alias_[n.output(k)] = branch.output(k).name();
+      for (int k = 0; k < int(n.outputs.size()) && k < int(branch.outputs.size()); ++k)
+        alias_[n.outputs[size_t(k)]] = branch.outputs[size_t(k)].name;
       ++inlined_;
       ++folded_; // the If itself: decided at compile time
       return;
     }
-    read_nodes(then_g->g(), name + "/then/");
-    read_nodes(else_g->g(), name + "/else/");
-    std::vector<std::string> results = {n.input(0)};
+    read_nodes(*then_g->g, name + "/then/");
+    read_nodes(*else_g->g, name + "/else/");
+    std::vector<std::string> results = {n.inputs[0]};
     for (const auto *b : {then_g, else_g})
-      for (const auto &o : b->g().output())
-        results.push_back(o.name());
+      for (const auto &o : b->g->outputs)
+        results.push_back(o.name);
     keep_control(n, name, "cond", results, {});
   }
 
   // A `Loop` or `Scan` stays as a host `while_loop`; its body is read after it, the body's inputs
   // (iteration count, condition, carried state, scanned slices) being the loop op's outputs.
-  void read_loop(const onnx::NodeProto &n, const std::string &scope) {
+  void read_loop(const onnx_front::Node &n, const std::string &scope) {
     const auto *body = attribute(n, "body");
-    if (!body || !body->has_g())
-      throw Error("ANEC-ONNX-002", src() + ": " + n.op_type() + " node '" + n.name() + "' has no body");
-    std::string name =
-        scope + (n.name().empty() ? n.op_type() + "_" + std::to_string(g_.ops.size()) : n.name());
-    std::vector<std::string> used(n.input().begin(), n.input().end());
-    captured(body->g(), used);
+    if (!body || !body->g)
+      throw Error("ANEC-ONNX-002", src() + ": " + n.op_type + " node '" + n.name + "' has no body");
+    std::string name = scope + (n.name.empty() ? n.op_type + "_" + std::to_string(g_.ops.size()) : n.name);
+    std::vector<std::string> used(n.inputs.begin(), n.inputs.end());
+    captured(*body->g, used);
     std::vector<std::string> state;
-    for (const auto &v : body->g().input())
-      state.push_back(v.name());
+    for (const auto &v : body->g->inputs)
+      state.push_back(v.name);
     keep_control(n, name, "while_loop", used, state);
-    read_nodes(body->g(), name + "/body/");
+    read_nodes(*body->g, name + "/body/");
   }
   // The outer names a subgraph reads (recursively), in order.
-  static void captured(const onnx::GraphProto &gp, std::vector<std::string> &out) {
+  static void captured(const onnx_front::Graph &gp, std::vector<std::string> &out) {
     std::set<std::string> defined;
-    for (const auto &v : gp.input())
-      defined.insert(v.name());
-    for (const auto &v : gp.initializer())
-      defined.insert(v.name());
-    for (const auto &node : gp.node()) {
-      for (const auto &i : node.input())
+    for (const auto &v : gp.inputs)
+      defined.insert(v.name);
+    for (const auto &v : gp.initializers)
+      defined.insert(v.name);
+    for (const auto &node : gp.nodes) {
+      for (const auto &i : node.inputs)
         if (!i.empty() && !defined.count(i))
           out.push_back(i);
-      for (const auto &a : node.attribute())
-        if (a.has_g())
-          captured(a.g(), out);
-      for (const auto &o : node.output())
+      for (const auto &a : node.attributes)
+        if (a.g)
+          captured(*a.g, out);
+      for (const auto &o : node.outputs)
         defined.insert(o);
     }
   }
 
-  void keep_control(const onnx::NodeProto &n, const std::string &name, const std::string &type,
+  void keep_control(const onnx_front::Node &n, const std::string &name, const std::string &type,
                     const std::vector<std::string> &reads, const std::vector<std::string> &state) {
     Op op;
     op.name = name;
@@ -1059,7 +994,7 @@ private:
       values_[s];
       op.outputs.push_back(g_.add(tensor(s)).name);
     }
-    for (const auto &o : n.output()) {
+    for (const auto &o : n.outputs) {
       if (o.empty())
         continue;
       values_[o];
@@ -1070,117 +1005,23 @@ private:
     g_.ops.push_back(std::move(op));
   }
 };
-
-// The highest default-domain opset this build's ONNX library knows.
-int64_t library_opset() {
-  const auto &map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  auto it = map.find("");
-  return it == map.end() ? 0 : it->second.second;
-}
-
-// A bound name is bound wherever the file declares it: value_info and outputs, subgraphs included.
-void bind_everywhere(onnx::GraphProto &gp, const std::string &name, int64_t value) {
-  auto bind = [&](onnx::ValueInfoProto &v) {
-    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape())
-      return;
-    for (auto &d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
-      if (d.has_dim_param() && d.dim_param() == name)
-        d.set_dim_value(value);
-  };
-  for (auto &v : *gp.mutable_value_info())
-    bind(v);
-  for (auto &v : *gp.mutable_output())
-    bind(v);
-  for (auto &n : *gp.mutable_node())
-    for (auto &a : *n.mutable_attribute()) {
-      if (a.has_g())
-        bind_everywhere(*a.mutable_g(), name, value);
-      for (auto &sub : *a.mutable_graphs())
-        bind_everywhere(sub, name, value);
-    }
-}
-
-// Binds `--dim` values on the model's inputs: a dim_param name, or "input:axis" (the axis counted in
-// that input's own shape).
-void bind_dims(onnx::ModelProto &model, const DimBindings &bind, const std::string &source) {
-  for (const auto &[name, value] : bind) {
-    bool used = false;
-    size_t colon = name.rfind(':');
-    for (auto &in : *model.mutable_graph()->mutable_input()) {
-      if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
-        continue;
-      auto *dims = in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
-      if (colon != std::string::npos && name.substr(0, colon) == in.name()) {
-        std::string axis_text = name.substr(colon + 1);
-        int64_t axis = axis_text.empty() || axis_text.find_first_not_of("0123456789") != std::string::npos
-                           ? -1
-                           : std::stoll(axis_text.substr(0, 9));
-        if (axis < 0 || axis >= dims->size())
-          throw Error("ANEC-MODEL-003", source + ": input '" + in.name() + "' has " +
-                                            std::to_string(dims->size()) + " axes; --dim " + name +
-                                            " names axis " + axis_text);
-        auto &d = (*dims)[int(axis)];
-        if (d.has_dim_value() && d.dim_value() != value)
-          throw Error("ANEC-MODEL-003", source + ": input '" + in.name() + "' axis " + axis_text +
-                                            " is fixed at " + std::to_string(d.dim_value()) +
-                                            "; --dim gives " + std::to_string(value));
-        d.set_dim_value(value);
-        used = true;
-      }
-      for (auto &d : *dims)
-        if (d.has_dim_param() && d.dim_param() == name) {
-          d.set_dim_value(value);
-          used = true;
-        }
-    }
-    if (!used)
-      throw Error("ANEC-MODEL-003", source + ": no input dimension is named '" + name +
-                                        "' (an unnamed one binds as INPUT:AXIS)");
-    if (colon == std::string::npos)
-      bind_everywhere(*model.mutable_graph(), name, value);
-  }
-}
 } // namespace
+
+namespace onnx_front {
+
+const Api &api() {
+  // Loaded once; a failed load throws and is tried again by the next caller.
+  static const Api &table = plugin::load<Api>(kModule, kEntry, kVersion);
+  return table;
+}
+
+} // namespace onnx_front
 
 Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
                 const DimBindings &bind) {
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
-    throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
-  bind_dims(model, bind, source);
-  int64_t opset = 0;
-  for (const auto &o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx")
-      opset = std::max<int64_t>(opset, o.version());
-  std::vector<std::string> notes;
-  bool newer = model.ir_version() > onnx::Version::IR_VERSION || opset > library_opset();
-  if (newer) {
-    // The library's checker refuses what it does not know; read the model anyway, without it.
-    notes.push_back("ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) + ", opset " +
-                    std::to_string(opset) + " is newer than this build's ONNX library (IR " +
-                    std::to_string(int(onnx::Version::IR_VERSION)) + ", opset " +
-                    std::to_string(library_opset()) +
-                    "): read without the ONNX checker; shapes inferred where the library knows the operator");
-  } else {
-    try {
-      onnx::checker::check_model(model);
-    } catch (const std::exception &e) {
-      throw Error("ANEC-ONNX-002",
-                  source + ": the ONNX checker rejects the model: " + std::string(e.what()).substr(0, 400));
-    }
-  }
-  try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, true));
-  } catch (const std::exception &e) {
-    if (!newer)
-      throw Error("ANEC-ONNX-003",
-                  source + ": ONNX shape inference fails: " + std::string(e.what()).substr(0, 400));
-    notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" +
-                    std::string(e.what()).substr(0, 200) + "); shapes it did not reach are unknown");
-  }
+  onnx_front::Model model = onnx_front::api().read(bytes, source, bind);
   Graph g = Reader(model, source, catalog).read();
-  g.notes.insert(g.notes.begin(), notes.begin(), notes.end());
+  g.notes.insert(g.notes.begin(), model.notes.begin(), model.notes.end());
   return g;
 }
 

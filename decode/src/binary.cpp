@@ -1,6 +1,8 @@
-// The LIEF adapter: the only file that includes LIEF. Everything LIEF reports is copied into the
-// project's own model, after the checks LIEF 0.9 does not make on a damaged file.
+// The binary loader: the checks LIEF 0.9 does not make on a damaged file, then what LIEF reports
+// (through the decode module, backend.hpp) copied into the project's own model.
 #include "anec/decode/binary.hpp"
+
+#include "backend.hpp"
 
 #include "anec/layout/layout.hpp"
 #include "anec/support/bytes.hpp"
@@ -8,9 +10,6 @@
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 
-#include <LIEF/ELF.hpp>
-#include <LIEF/MachO.hpp>
-#include <LIEF/exception.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <cxxabi.h>
@@ -296,132 +295,117 @@ std::vector<Import> macho_binds(std::span<const uint8_t> b, const std::string &n
 } // namespace
 
 struct BinaryBuilder {
-  static void macho(Binary &out, const LIEF::MachO::Binary &m) {
-    namespace lm = LIEF::MachO;
-    auto cpu = m.header().cpu_type();
-    if (cpu == lm::CPU_TYPES::CPU_TYPE_ARM64)
+  static void macho(Binary &out, backend::MachOImage &m) {
+    if (m.cpu_type == 0x0100000c) // CPU_TYPE_ARM64
       out.arch_ = Arch::Arm64;
-    else if (cpu == lm::CPU_TYPES::CPU_TYPE_X86_64)
+    else if (m.cpu_type == 0x01000007) // CPU_TYPE_X86_64
       out.arch_ = Arch::X86_64;
     else
       throw Error("ANEC-BIN-003",
-                  "'" + out.name_ + "': unsupported Mach-O cpu type " + std::to_string(int(cpu)));
+                  "'" + out.name_ + "': unsupported Mach-O cpu type " + std::to_string(int(m.cpu_type)));
     out.format_ = Format::MachO;
     uint64_t text_base = 0;
-    for (const lm::SegmentCommand &s : m.segments()) {
-      if (s.name() == "__TEXT")
-        text_base = s.virtual_address();
-      if (s.virtual_size() == 0 || (s.init_protection() == 0 && s.file_size() == 0))
+    for (backend::MachOImage::Segment &s : m.segments) {
+      if (s.name == "__TEXT")
+        text_base = s.vaddr;
+      if (s.vsize == 0 || (s.init_protection == 0 && s.file_size == 0))
         continue; // __PAGEZERO
       Segment seg;
-      seg.name = s.name();
-      seg.vaddr = s.virtual_address();
-      seg.vsize = s.virtual_size();
-      seg.executable = s.init_protection() & 4;
-      seg.data = s.content();
+      seg.name = s.name;
+      seg.vaddr = s.vaddr;
+      seg.vsize = s.vsize;
+      seg.executable = s.init_protection & 4;
+      seg.data = std::move(s.content);
       if (seg.data.size() > seg.vsize)
         seg.data.resize(seg.vsize);
       out.segments_.push_back(std::move(seg));
-      for (const lm::Section &sec : s.sections())
-        out.sections_.push_back({s.name(), sec.name(), sec.address(), sec.size()});
+      for (const Section &sec : s.sections)
+        out.sections_.push_back({s.name, sec.name, sec.addr, sec.size});
     }
-    if (m.has_uuid()) {
-      auto u = m.uuid().uuid();
-      out.uuid_ = hex_bytes({u.data(), u.size()});
-    }
-    for (const lm::Symbol &s : m.symbols()) {
-      uint8_t type = s.type();
-      if (type & 0xe0)
+    if (m.uuid)
+      out.uuid_ = hex_bytes(*m.uuid);
+    for (const backend::MachOImage::Symbol &s : m.symbols) {
+      if (s.type & 0xe0)
         continue; // N_STAB debugging entries
-      if ((type & 0x0e) != 0x0e)
+      if ((s.type & 0x0e) != 0x0e)
         continue; // defined in a section (N_SECT) only
-      std::string name = s.name();
-      std::string plain = name.size() > 1 && name[0] == '_' ? name.substr(1) : name;
-      out.symbols_.push_back({name, demangle(plain), s.value(), 0, !(type & 0x01)});
+      std::string plain = s.name.size() > 1 && s.name[0] == '_' ? s.name.substr(1) : s.name;
+      out.symbols_.push_back({s.name, demangle(plain), s.value, 0, !(s.type & 0x01)});
     }
-    if (m.has_function_starts())
-      for (uint64_t f : m.function_starts().functions())
+    if (m.function_starts)
+      for (uint64_t f : *m.function_starts)
         out.function_starts_.push_back(text_base + f);
   }
 
-  static void elf(Binary &out, const LIEF::ELF::Binary &e) {
-    namespace le = LIEF::ELF;
-    auto machine = e.header().machine_type();
+  static void elf(Binary &out, backend::ElfImage &e) {
+    // ELF numbers: EM_X86_64 62, EM_AARCH64 183; PT_LOAD 1, PF_X 1; STT_OBJECT 1, STT_FUNC 2;
+    // STB_LOCAL 0; relocation types per machine.
     uint32_t relative, abs64, glob_dat, jump_slot;
-    if (machine == le::ARCH::EM_X86_64) {
+    if (e.machine == 62) {
       out.arch_ = Arch::X86_64;
       abs64 = 1, glob_dat = 6, jump_slot = 7, relative = 8;
-    } else if (machine == le::ARCH::EM_AARCH64) {
+    } else if (e.machine == 183) {
       out.arch_ = Arch::Arm64;
       abs64 = 257, glob_dat = 1025, jump_slot = 1026, relative = 1027;
     } else {
       throw Error("ANEC-BIN-003",
-                  "'" + out.name_ + "': unsupported ELF machine " + std::to_string(int(machine)));
+                  "'" + out.name_ + "': unsupported ELF machine " + std::to_string(int(e.machine)));
     }
     out.format_ = Format::Elf;
     int n = 0;
-    for (const le::Segment &s : e.segments()) {
-      if (s.type() != le::SEGMENT_TYPES::PT_LOAD)
+    for (backend::ElfImage::Segment &s : e.segments) {
+      if (s.type != 1)
         continue;
-      decode::Segment seg;
+      Segment seg;
       seg.name = "LOAD" + std::to_string(n++);
-      seg.vaddr = s.virtual_address();
-      seg.vsize = std::max(s.virtual_size(), s.physical_size());
-      seg.executable = (uint32_t(s.flags()) & 1) != 0; // PF_X
-      seg.data = s.content();
+      seg.vaddr = s.vaddr;
+      seg.vsize = std::max(s.memsz, s.filesz);
+      seg.executable = (s.flags & 1) != 0;
+      seg.data = std::move(s.content);
       if (seg.data.size() > seg.vsize)
         seg.data.resize(seg.vsize);
       out.segments_.push_back(std::move(seg));
     }
-    for (const le::Section &s : e.sections())
-      if (s.virtual_address())
-        out.sections_.push_back({"", s.name(), s.virtual_address(), s.size()});
+    for (const backend::ElfImage::Section &s : e.sections)
+      if (s.addr)
+        out.sections_.push_back({"", s.name, s.addr, s.size});
     std::set<std::pair<std::string, uint64_t>> seen; // .symtab and .dynsym repeat exported symbols
-    for (const le::Symbol &s : e.symbols()) {
-      if (s.shndx() == 0 || s.value() == 0)
+    for (const backend::ElfImage::Symbol &s : e.symbols) {
+      if (s.shndx == 0 || s.value == 0)
         continue; // undefined
-      auto t = s.type();
-      if (t != le::ELF_SYMBOL_TYPES::STT_FUNC && t != le::ELF_SYMBOL_TYPES::STT_OBJECT)
+      if (s.type != 2 && s.type != 1)
         continue;
-      std::string name = s.name();
-      if (!seen.insert({name, s.value()}).second)
+      if (!seen.insert({s.name, s.value}).second)
         continue;
-      out.symbols_.push_back(
-          {name, demangle(name), s.value(), s.size(), s.binding() == le::SYMBOL_BINDINGS::STB_LOCAL});
-      if (t == le::ELF_SYMBOL_TYPES::STT_FUNC)
-        out.function_starts_.push_back(s.value());
+      out.symbols_.push_back({s.name, demangle(s.name), s.value, s.size, s.binding == 0});
+      if (s.type == 2)
+        out.function_starts_.push_back(s.value);
     }
-    auto apply = [&](const le::Relocation &r) {
-      uint32_t type = r.type();
+    for (const backend::ElfImage::Relocation &r : e.relocations) {
       uint64_t value;
-      if (type == relative) {
-        value = uint64_t(r.addend());
-      } else if (type == abs64 || type == glob_dat || type == jump_slot) {
-        if (!r.has_symbol())
-          return;
-        const le::Symbol &s = r.symbol();
-        if (s.shndx() == 0) {
-          out.imports_.push_back({s.name(), demangle(s.name()), r.address()});
-          return;
+      if (r.type == relative) {
+        value = uint64_t(r.addend);
+      } else if (r.type == abs64 || r.type == glob_dat || r.type == jump_slot) {
+        if (!r.symbol)
+          continue;
+        if (r.symbol->shndx == 0) {
+          out.imports_.push_back({r.symbol->name, demangle(r.symbol->name), r.address});
+          continue;
         }
-        value = s.value() + uint64_t(type == abs64 ? r.addend() : 0);
+        value = r.symbol->value + uint64_t(r.type == abs64 ? r.addend : 0);
       } else {
-        return;
+        continue;
       }
       for (auto &seg : out.segments_) {
-        if (r.address() < seg.vaddr || r.address() + 8 > seg.vaddr + seg.vsize)
+        if (r.address < seg.vaddr || r.address + 8 > seg.vaddr + seg.vsize)
           continue;
-        uint64_t off = r.address() - seg.vaddr;
+        uint64_t off = r.address - seg.vaddr;
         if (seg.data.size() < off + 8)
           seg.data.resize(off + 8, 0);
         for (int k = 0; k < 8; ++k)
           seg.data[off + k] = uint8_t(value >> (8 * k));
       }
-    };
-    for (const le::Relocation &r : e.dynamic_relocations())
-      apply(r);
-    for (const le::Relocation &r : e.pltgot_relocations())
-      apply(r);
+    }
   }
 };
 
@@ -442,14 +426,10 @@ Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
     if (magic == kMachO || be32(b, 0) == kFat) {
       std::span<const uint8_t> thin = magic == kMachO ? b : pick_slice(b, name);
       MachOLayout layout = check_macho(thin, name);
-      std::vector<uint8_t> slice(thin.begin(), thin.end());
-      // LIEF 0.9's deep dyld-info parse can spin on a damaged rebase stream: the bind opcodes,
-      // the only part used here, are decoded above with bounds.
-      auto fat =
-          LIEF::MachO::Parser::parse(slice, name, LIEF::MachO::ParserConfig().parse_dyldinfo_deeply(false));
-      if (!fat || fat->size() == 0)
+      auto image = backend::api().parse_macho(thin, name);
+      if (!image)
         malformed(name, "LIEF found no Mach-O image");
-      BinaryBuilder::macho(out, fat->at(0));
+      BinaryBuilder::macho(out, *image);
       out.imports_ = macho_binds(thin, name, layout);
     } else if (magic == 0xfeedface) {
       throw Error("ANEC-BIN-003", "'" + name + "': 32-bit Mach-O is not supported");
@@ -458,10 +438,10 @@ Binary Binary::parse(std::span<const uint8_t> b, const std::string &name) {
                   "'" + name + "' is an hwx program container (magic 0xbeefface), not a compiler binary");
     } else if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
       check_elf(b, name);
-      auto elf = LIEF::ELF::Parser::parse(std::vector<uint8_t>(b.begin(), b.end()), name);
-      if (!elf)
+      auto image = backend::api().parse_elf(b, name);
+      if (!image)
         malformed(name, "LIEF could not parse the ELF image");
-      BinaryBuilder::elf(out, *elf);
+      BinaryBuilder::elf(out, *image);
     } else {
       throw Error("ANEC-BIN-002", "'" + name + "' is neither Mach-O nor ELF (magic " + hex(magic) + ")");
     }

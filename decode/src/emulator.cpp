@@ -1,5 +1,8 @@
-// The Unicorn adapter: the only file that includes Unicorn.
+// The emulator, on the Unicorn adapter of the decode module (backend.hpp): the memory map, the
+// import trampolines and their stand-ins, the budgets.
 #include "anec/decode/emulator.hpp"
+
+#include "backend.hpp"
 
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
@@ -8,7 +11,6 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <unicorn/unicorn.h>
 
 namespace anec::decode {
 
@@ -20,13 +22,17 @@ constexpr uint64_t kTrampolineSize = 0x100000;
 constexpr uint64_t kStack = 0x20000000000ull, kStackSize = 8ull << 20;
 constexpr uint64_t kHeap = 0x30000000000ull;
 
+using backend::Reg;
+
 } // namespace
 
 struct Emulator::State {
+  const backend::Api &api = backend::api();
   // Owned here, so that an engine opened by a constructor that then throws is closed too.
-  uc_engine *uc = nullptr;
+  backend::Cpu *cpu = nullptr;
   ~State() {
-    if (uc) uc_close(uc);
+    if (cpu)
+      api.cpu_close(cpu);
   }
   Arch arch;
   EmuLimits limits;
@@ -37,27 +43,15 @@ struct Emulator::State {
   uint64_t fault_addr = 0;
   int fault_type = 0;
   uint64_t count = 0;
-  uc_hook code_hook = 0, mem_hook = 0, count_hook = 0;
 
-  int reg_arg(int i) const {
-    static const int a64[] = {UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2, UC_ARM64_REG_X3,
-                              UC_ARM64_REG_X4, UC_ARM64_REG_X5, UC_ARM64_REG_X6, UC_ARM64_REG_X7};
-    static const int x64[] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
-                              UC_X86_REG_RCX, UC_X86_REG_R8,  UC_X86_REG_R9};
-    return arch == Arch::Arm64 ? a64[i] : x64[i];
-  }
-  uint64_t get(int reg) const {
-    uint64_t v = 0;
-    uc_reg_read(uc, reg, &v);
-    return v;
-  }
-  void set(int reg, uint64_t v) { uc_reg_write(uc, reg, &v); }
+  static Reg reg_arg(int i) { return Reg(int(Reg::Arg0) + i); }
+  uint64_t get(Reg reg) const { return api.cpu_get(cpu, reg); }
+  void set(Reg reg, uint64_t v) { api.cpu_set(cpu, reg, v); }
   uint64_t arg(int i) const { return get(reg_arg(i)); }
-  int ret_reg() const { return arch == Arch::Arm64 ? int(UC_ARM64_REG_X0) : int(UC_X86_REG_RAX); }
-  uint64_t pc() const { return get(arch == Arch::Arm64 ? int(UC_ARM64_REG_PC) : int(UC_X86_REG_RIP)); }
+  uint64_t pc() const { return get(Reg::Pc); }
 
-  bool rd(uint64_t a, void *p, size_t n) const { return uc_mem_read(uc, a, p, n) == UC_ERR_OK; }
-  bool wr(uint64_t a, const void *p, size_t n) { return uc_mem_write(uc, a, p, n) == UC_ERR_OK; }
+  bool rd(uint64_t a, void *p, size_t n) const { return api.cpu_read(cpu, a, p, n); }
+  bool wr(uint64_t a, const void *p, size_t n) { return api.cpu_write(cpu, a, p, n); }
 
   uint64_t alloc(uint64_t size, uint64_t align) {
     uint64_t at = (heap_top + align - 1) & ~(align - 1);
@@ -65,7 +59,7 @@ struct Emulator::State {
       throw Error("ANEC-EMU-001", "emulator heap exhausted (" + std::to_string(limits.heap_bytes) + " bytes)");
     uint64_t need_end = (at + size + 0xfffff) & ~0xfffffull;
     if (need_end > heap_end) {
-      uc_mem_map(uc, heap_end, need_end - heap_end, UC_PROT_ALL);
+      api.cpu_map(cpu, heap_end, need_end - heap_end, backend::kAll);
       heap_end = need_end;
     }
     heap_top = at + size;
@@ -90,7 +84,7 @@ struct Emulator::State {
       pending_error_code = code;
       pending_error = msg;
     }
-    uc_emu_stop(uc);
+    api.cpu_stop(cpu);
   }
 
   bool copy(uint64_t dst, uint64_t src, uint64_t n) {
@@ -125,7 +119,7 @@ struct Emulator::State {
   // The stand-ins, by import name (Mach-O leading underscore removed) or demangled name.
   bool stub(const Import &im) {
     const std::string &n = im.demangled;
-    auto ret = [&](uint64_t v) { set(ret_reg(), v); };
+    auto ret = [&](uint64_t v) { set(Reg::Ret, v); };
     auto bad = [&](const std::string &what) {
       fail("ANEC-EMU-001", "import " + n + ": " + what);
       return true;
@@ -167,7 +161,7 @@ struct Emulator::State {
 
 namespace {
 
-void on_code(uc_engine *, uint64_t addr, uint32_t, void *user) {
+void on_code(void *user, uint64_t addr) {
   auto *s = static_cast<Emulator::State *>(user);
   if (addr == kExit) return;
   uint64_t slot = (addr - kTrampolines) / 16;
@@ -185,19 +179,18 @@ void on_code(uc_engine *, uint64_t addr, uint32_t, void *user) {
   }
 }
 
-bool on_unmapped(uc_engine *, uc_mem_type type, uint64_t addr, int, int64_t, void *user) {
+void on_unmapped(void *user, uint64_t addr, int type) {
   auto *s = static_cast<Emulator::State *>(user);
   s->fault_addr = addr;
   s->fault_type = type;
-  return false;
 }
 
-void on_count(uc_engine *uc, uint64_t, uint32_t, void *user) {
+void on_count(void *user, uint64_t) {
   auto *s = static_cast<Emulator::State *>(user);
   if (++s->count > s->limits.max_instructions) {
     s->fail("ANEC-EMU-002", "no return within " + std::to_string(s->limits.max_instructions) +
                                 " instructions (a loop that never ends?)");
-    uc_emu_stop(uc);
+    s->api.cpu_stop(s->cpu);
   }
 }
 
@@ -211,8 +204,10 @@ std::vector<std::string> Emulator::stubbed_imports() {
 Emulator::Emulator(const Binary &b, EmuLimits limits) : s_(std::make_unique<State>()) {
   s_->arch = b.arch();
   s_->limits = limits;
-  uc_err err = b.arch() == Arch::Arm64 ? uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &s_->uc) : uc_open(UC_ARCH_X86, UC_MODE_64, &s_->uc);
-  if (err) throw Error("ANEC-EMU-004", std::string("unicorn: ") + uc_strerror(err));
+  std::string why;
+  s_->cpu = s_->api.cpu_open(b.arch(), why);
+  if (!s_->cpu)
+    throw Error("ANEC-EMU-004", "unicorn: " + why);
   // Map the union of the segments' pages (ELF segments may share a page), then their bytes.
   std::vector<std::pair<uint64_t, uint64_t>> pages;
   for (const Segment &sg : b.segments()) {
@@ -229,10 +224,11 @@ Emulator::Emulator(const Binary &b, EmuLimits limits) : s_(std::make_unique<Stat
       merged.push_back(p);
   }
   for (auto &[lo, hi] : merged)
-    if (uc_mem_map(s_->uc, lo, hi - lo, UC_PROT_ALL)) throw Error("ANEC-EMU-004", "cannot map " + hex(lo));
+    if (!s_->api.cpu_map(s_->cpu, lo, hi - lo, backend::kAll))
+      throw Error("ANEC-EMU-004", "cannot map " + hex(lo));
   for (const Segment &sg : b.segments()) s_->wr(sg.vaddr, sg.data.data(), sg.data.size());
   // Trampolines: each import slot points at a `ret`; the code hook performs the stand-in first.
-  uc_mem_map(s_->uc, kTrampolines, kTrampolineSize, UC_PROT_ALL);
+  s_->api.cpu_map(s_->cpu, kTrampolines, kTrampolineSize, backend::kAll);
   s_->imports = b.imports();
   if (s_->imports.size() * 16 >= kExit - kTrampolines) throw Error("ANEC-EMU-004", "too many imports");
   const uint8_t ret_a64[4] = {0xc0, 0x03, 0x5f, 0xd6}, ret_x86[1] = {0xc3};
@@ -244,16 +240,12 @@ Emulator::Emulator(const Binary &b, EmuLimits limits) : s_(std::make_unique<Stat
       s_->wr(at, ret_x86, 1);
     if (i < s_->imports.size()) s_->wr(s_->imports[i].slot, &at, 8);
   }
-  uc_mem_map(s_->uc, kStack, kStackSize, UC_PROT_READ | UC_PROT_WRITE);
-  uc_hook_add(s_->uc, &s_->code_hook, UC_HOOK_CODE, reinterpret_cast<void *>(&on_code), s_.get(), kTrampolines,
-              kTrampolines + kTrampolineSize - 1);
-  uc_hook_add(s_->uc, &s_->mem_hook, UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_PROT, reinterpret_cast<void *>(&on_unmapped),
-              s_.get(), 1, 0);
-  uc_hook_add(s_->uc, &s_->count_hook, UC_HOOK_CODE, reinterpret_cast<void *>(&on_count), s_.get(), 1, 0);
-  if (b.arch() == Arch::Arm64) {
-    uint64_t cpacr = 3ull << 20; // let the code use the FP/SIMD registers
-    uc_reg_write(s_->uc, UC_ARM64_REG_CPACR_EL1, &cpacr);
-  }
+  s_->api.cpu_map(s_->cpu, kStack, kStackSize, backend::kRead | backend::kWrite);
+  s_->api.cpu_hook_code(s_->cpu, kTrampolines, kTrampolines + kTrampolineSize - 1, on_code, s_.get());
+  s_->api.cpu_hook_fault(s_->cpu, on_unmapped, s_.get());
+  s_->api.cpu_hook_code(s_->cpu, 1, 0, on_count, s_.get());
+  if (b.arch() == Arch::Arm64)
+    s_->set(Reg::Cpacr, 3ull << 20); // let the code use the FP/SIMD registers
 }
 
 Emulator::~Emulator() = default;
@@ -278,26 +270,27 @@ uint64_t Emulator::call(uint64_t fn, std::span<const uint64_t> args, std::option
   uint64_t sp = kStack + kStackSize - 0x1000;
   for (size_t i = 0; i < args.size(); ++i) s.set(s.reg_arg(int(i)), args[i]);
   if (s.arch == Arch::Arm64) {
-    s.set(UC_ARM64_REG_SP, sp);
-    s.set(UC_ARM64_REG_X30, kExit);
-    s.set(UC_ARM64_REG_X29, 0);
-    if (sret) s.set(UC_ARM64_REG_X8, *sret);
+    s.set(Reg::Sp, sp);
+    s.set(Reg::Lr, kExit);
+    s.set(Reg::Fp, 0);
+    if (sret)
+      s.set(Reg::IndirectResult, *sret);
   } else {
     sp -= 8; // the return address a call would have pushed
     s.wr(sp, &kExit, 8);
-    s.set(UC_X86_REG_RSP, sp);
+    s.set(Reg::Sp, sp);
   }
-  uc_err err = uc_emu_start(s.uc, fn, kExit, s.limits.timeout_ms * 1000, 0);
+  backend::RunResult run = s.api.cpu_run(s.cpu, fn, kExit, s.limits.timeout_ms * 1000);
   uint64_t pc = s.pc();
   if (!s.pending_error_code.empty()) throw Error(s.pending_error_code, s.pending_error + " (pc " + hex(pc) + ")");
-  if (err != UC_ERR_OK) {
-    if (s.fault_addr || err == UC_ERR_READ_UNMAPPED || err == UC_ERR_WRITE_UNMAPPED || err == UC_ERR_FETCH_UNMAPPED)
-      throw Error("ANEC-EMU-001", std::string(uc_strerror(err)) + " at " + hex(s.fault_addr) + " (pc " + hex(pc) + ")");
-    throw Error("ANEC-EMU-004", std::string(uc_strerror(err)) + " (pc " + hex(pc) + ")");
+  if (run.stop != backend::Stop::Done) {
+    if (s.fault_addr || run.stop == backend::Stop::Unmapped)
+      throw Error("ANEC-EMU-001", run.message + " at " + hex(s.fault_addr) + " (pc " + hex(pc) + ")");
+    throw Error("ANEC-EMU-004", run.message + " (pc " + hex(pc) + ")");
   }
   if (pc != kExit)
     throw Error("ANEC-EMU-002", "no return within " + std::to_string(s.limits.timeout_ms) + " ms (pc " + hex(pc) + ")");
-  return s.get(s.ret_reg());
+  return s.get(Reg::Ret);
 }
 
 } // namespace anec::decode

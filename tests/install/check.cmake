@@ -1,4 +1,6 @@
-# Installs the build tree into a scratch prefix, then configures, builds and runs tests/install.
+# Installs the build tree into a scratch prefix, then configures, builds and runs tests/install:
+# the consumer reads the tables, then extracts a table from BINARY through the installed decode
+# module (ANEC_PLUGIN_DIR names it: the scratch prefix is not the one the build was configured for).
 file(REMOVE_RECURSE ${WORK_DIR})
 macro(step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -7,10 +9,18 @@ macro(step)
   endif()
 endmacro()
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+file(GLOB_RECURSE modules ${WORK_DIR}/prefix/*/anec/anec_decode_backends.so
+                          ${WORK_DIR}/prefix/*/anec/anec_onnx_backend.so)
+list(LENGTH modules count)
+if(NOT count EQUAL 2)
+  message(FATAL_ERROR "the install holds ${count} of the 2 modules: ${modules}")
+endif()
+list(GET modules 0 module)
+get_filename_component(module_dir ${module} DIRECTORY)
 step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-step(${WORK_DIR}/build/consumer)
+step(${CMAKE_COMMAND} -E env ANEC_PLUGIN_DIR=${module_dir} ${WORK_DIR}/build/consumer ${BINARY})
 message(STATUS "${out}")
-if(NOT out MATCHES "28 targets; m1 -> h13 with 4 NE cores")
+if(NOT out MATCHES "28 targets; m1 -> h13 with 4 NE cores\nextracted 1 table\\(s\\): h13")
   message(FATAL_ERROR "unexpected consumer output: ${out}")
 endif()
