@@ -58,17 +58,21 @@ Target names are case-insensitive and accept aliases (m1, m5-pro, ...).
 Exit codes: 0 success, 1 validation findings or stale tables, 2 bad input.
 )";
 
+// What a command reads of the tables, each part on first use: a command on one target reads that
+// target's table only (TargetTables).
 struct Ctx {
   fs::path tables;
   Schema schema;
-  Lineup lineup;
-  std::optional<Registry> registry;
+  TargetTables targets;
+  std::optional<Lineup> lineup_;
 
   explicit Ctx(const fs::path &t)
-      : tables(t), schema(Schema::load(t / "schema" / "hal.toml")), lineup(load_lineup(t / "reference" / "lineup.toml")) {}
-  const Registry &reg() {
-    if (!registry) registry = Registry::load(schema, lineup, tables / "targets");
-    return *registry;
+      : tables(t), schema(Schema::load(t / "schema" / "hal.toml")), targets(schema, t) {}
+  const Registry &reg() { return targets.all(); }
+  const Lineup &lineup() {
+    if (!lineup_)
+      lineup_ = load_lineup(tables / "reference" / "lineup.toml");
+    return *lineup_;
   }
 };
 
@@ -99,7 +103,7 @@ po::variables_map parse(const std::vector<std::string> &args, po::options_descri
 // target name or alias.
 Target resolve_target(Ctx &c, const std::string &arg) {
   if (arg.find('/') != std::string::npos || arg.ends_with(".toml")) return load_target(c.schema, arg);
-  return c.reg().get(arg);
+  return c.targets.get(arg);
 }
 
 std::string pad(std::string s, size_t n) {
@@ -196,7 +200,7 @@ int cmd_encode(Ctx &c, const std::vector<std::string> &args) {
 }
 
 Target decode_file(Ctx &c, const std::string &path, const std::string &target) {
-  const Target &donor = c.reg().get(target);
+  const Target &donor = c.targets.get(target);
   Bytes blob = read_file(path, 1 << 20);
   return hal::decode(c.schema, blob, donor.name, &donor,
                 {"decoded from blob sha256:" + sha256_hex(blob), Confidence::Decoded});
@@ -284,7 +288,7 @@ int cmd_validate(Ctx &c, const std::vector<std::string> &args) {
   if (ts.empty()) throw Error("ANEC-CLI-001", "validate needs FILE... or --all");
   std::vector<Finding> findings;
   for (auto &t : ts) {
-    auto f = validate_target(c.schema, c.lineup, t);
+    auto f = validate_target(c.schema, c.lineup(), t);
     findings.insert(findings.end(), f.begin(), f.end());
   }
   auto line = validate_line(c.schema, ts);
@@ -301,7 +305,7 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
   o.add_options()("output,o", po::value(&out))("check", po::bool_switch(&check))("quiet,q", po::bool_switch(&quiet));
   parse(args, o, {});
   fs::path dir = out.empty() ? c.tables / "targets" : fs::path(out);
-  std::vector<Target> ref = load_reference(c.schema, c.lineup, c.tables / "reference");
+  std::vector<Target> ref = load_reference(c.schema, c.lineup(), c.tables / "reference");
   std::vector<Target> generated;
   std::vector<Finding> findings;
   std::vector<std::pair<std::string, std::string>> files;
@@ -309,7 +313,7 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
     // The table goes through its blob: what is written is what the blob carries.
     Bytes blob = encode(c.schema, r);
     Target t = hal::decode(c.schema, blob, r.name, &r, {"decoded from generated blob", Confidence::Decoded});
-    auto f = validate_target(c.schema, c.lineup, t);
+    auto f = validate_target(c.schema, c.lineup(), t);
     findings.insert(findings.end(), f.begin(), f.end());
     files.push_back({t.name + ".toml", to_toml(c.schema, t)});
     generated.push_back(std::move(t));

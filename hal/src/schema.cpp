@@ -71,10 +71,9 @@ const std::vector<std::string> &Schema::section_order() {
 }
 
 const Field *Schema::find(std::string_view name) const {
-  for (auto &f : fields_)
-    if (f.name == name)
-      return &f;
-  return nullptr;
+  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                             [](const auto &entry, std::string_view n) { return entry.first < n; });
+  return it != by_name_.end() && it->first == name ? &fields_[it->second] : nullptr;
 }
 
 Schema Schema::from_doc(const Doc &doc, const std::string &source) {
@@ -220,6 +219,9 @@ Schema Schema::from_doc(const Doc &doc, const std::string &source) {
     gap(at, s.blob_size_);
   for (auto &f : outside)
     s.fields_.push_back(std::move(f));
+  for (size_t i = 0; i < s.fields_.size(); ++i)
+    s.by_name_.emplace_back(s.fields_[i].name, i);
+  std::sort(s.by_name_.begin(), s.by_name_.end());
   s.blob_layout_ = layout_of(s);
   return s;
 }

@@ -8,8 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <memory>
 #include <toml++/toml.h>
 
 namespace anec::toml {
@@ -195,12 +194,15 @@ std::filesystem::path compiled_dir;
 std::optional<Doc> compiled_form(std::string_view text) {
   if (compiled_dir.empty())
     return std::nullopt;
-  std::ifstream in(compiled_dir / compiled::file_name(text), std::ios::binary);
-  if (!in)
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> f(
+      std::fopen((compiled_dir / compiled::file_name(text)).c_str(), "rb"), &std::fclose);
+  if (!f)
     return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return compiled::decode(bytes.view(), text);
+  std::string bytes;
+  char buf[1 << 16];
+  while (size_t n = std::fread(buf, 1, sizeof buf, f.get()))
+    bytes.append(buf, n);
+  return compiled::decode(bytes, text);
 }
 } // namespace
 
