@@ -165,8 +165,9 @@ private:
       return Doc::array(std::move(items));
     }
     case Doc::Kind::Table: {
-      Doc t = Doc::table();
-      for (size_t n = count(); n > 0; --n) {
+      size_t n = count();
+      Doc t = Doc::table(n);
+      for (; n > 0; --n) {
         std::string key(take(count()));
         t.append(std::move(key), node(depth + 1));
       }
@@ -183,8 +184,18 @@ private:
 } // namespace
 
 uint64_t text_hash(std::string_view text) {
-  uint64_t h = mix(0x9e3779b97f4a7c15ull ^ text.size());
+  // Four independent lanes over 32-byte blocks, then the tail word by word.
+  uint64_t lane[4] = {1, 2, 3, 4};
   size_t i = 0;
+  for (; i + 32 <= text.size(); i += 32)
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, text.data() + i + 8 * k, 8);
+      lane[k] = mix(lane[k] ^ w);
+    }
+  uint64_t h = mix(0x9e3779b97f4a7c15ull ^ text.size());
+  for (uint64_t l : lane)
+    h = mix(h ^ l);
   for (; i + 8 <= text.size(); i += 8) {
     uint64_t w;
     std::memcpy(&w, text.data() + i, 8);

@@ -40,10 +40,12 @@ Doc Doc::array(std::vector<Doc> items) {
   d.payload_ = std::move(items);
   return d;
 }
-Doc Doc::table() {
+Doc Doc::table(size_t capacity) {
   Doc d;
   d.kind_ = Kind::Table;
-  d.payload_ = std::vector<DocMember>();
+  std::vector<DocMember> members;
+  members.reserve(capacity);
+  d.payload_ = std::move(members);
   return d;
 }
 

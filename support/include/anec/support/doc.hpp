@@ -27,7 +27,7 @@ public:
   static Doc number(double v);
   static Doc string(std::string v);
   static Doc array(std::vector<Doc> items = {});
-  static Doc table();
+  static Doc table(size_t capacity = 0); // room for `capacity` members
 
   Kind kind() const { return kind_; }
   bool is(Kind k) const { return kind_ == k; }

@@ -4,8 +4,9 @@
 #include "anec/support/doc.hpp"
 #include "anec/support/error.hpp"
 
-#include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace anec::detail {
 
@@ -20,8 +21,7 @@ public:
     if (!t_.is(Doc::Kind::Table)) fail(t_, ctx_ + " must be a table");
   }
   const Doc *opt(const std::string &key, Doc::Kind kind) {
-    used_.insert(key);
-    const Doc *d = t_.find(key);
+    const Doc *d = use(key);
     if (d && !d->is(kind) && !(kind == Doc::Kind::Float && d->is(Doc::Kind::Int)))
       fail(*d, ctx_ + "." + key + " must be " + Doc::kind_name(kind) + ", found " + Doc::kind_name(d->kind()));
     return d;
@@ -32,15 +32,16 @@ public:
     return *d;
   }
   const Doc &req_any(const std::string &key) {
-    used_.insert(key);
-    const Doc *d = t_.find(key);
+    const Doc *d = use(key);
     if (!d) fail(t_, ctx_ + " lacks required key '" + key + "'");
     return *d;
   }
   // Any key not asked for is an error.
   void finish() const {
-    for (auto &m : t_.members())
-      if (!used_.count(m.key)) fail(m.value, "unknown key '" + m.key + "' in " + ctx_);
+    const auto &members = t_.members();
+    for (size_t i = 0; i < members.size(); ++i)
+      if (i >= used_.size() || !used_[i])
+        fail(members[i].value, "unknown key '" + members[i].key + "' in " + ctx_);
   }
   [[noreturn]] void fail(const Doc &at, const std::string &msg) const {
     throw Error(code_, where(source_, at) + ": " + msg);
@@ -48,9 +49,21 @@ public:
   const std::string &source() const { return source_; }
 
 private:
+  // The member named `key`, marked as read; null when there is none.
+  const Doc *use(std::string_view key) {
+    const auto &members = t_.members();
+    for (size_t i = 0; i < members.size(); ++i)
+      if (members[i].key == key) {
+        used_.resize(members.size());
+        used_[i] = true;
+        return &members[i].value;
+      }
+    return nullptr;
+  }
+
   const Doc &t_;
   std::string source_, code_, ctx_;
-  std::set<std::string> used_;
+  std::vector<bool> used_; // by member position
 };
 
 inline double as_number(const Doc &d) { return d.is(Doc::Kind::Int) ? double(d.as_int()) : d.as_float(); }
