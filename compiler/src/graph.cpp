@@ -457,7 +457,7 @@ Graph &GraphReader::graph() {
 const Op *GraphReader::next() {
   State &s = *state_;
   if (auto text = s.ops.next()) {
-    s.op_doc.parse(*text, s.graph.source);
+    s.op_doc.parse(*text, s.graph.source, 2); // inside the top-level object and the ops array
     s.op = op_of(s.op_doc.root(), s.graph.source, s.graph);
     return &s.op;
   }

@@ -3,6 +3,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/json.hpp"
 
+#include <algorithm>
 #include <new>
 #include <type_traits>
 
@@ -141,7 +142,11 @@ Document::Document() : impl_(std::make_unique<Impl>()) {}
 
 Document::~Document() = default;
 
-void Document::parse(std::string_view text, const std::string &source_name) {
+void Document::parse(std::string_view text, const std::string &source_name, size_t enclosing) {
+  size_t depth = simdjson::DEFAULT_MAX_DEPTH > enclosing ? simdjson::DEFAULT_MAX_DEPTH - enclosing : 1;
+  if (impl_->parser.max_depth() != depth &&
+      impl_->parser.allocate(std::max(impl_->parser.capacity(), text.size()), depth))
+    throw Error("ANEC-JSON-001", source_name + ": out of memory for the parser");
   impl_->buffer.reserve(text.size() + simdjson::SIMDJSON_PADDING);
   impl_->buffer.assign(text);
   parse_buffer(source_name);

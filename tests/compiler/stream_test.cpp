@@ -137,6 +137,10 @@ TEST_F(StreamTest, AMalformedFileFailsWithTheWholeGraphReadersError) {
       {"syntax-in-an-op", head + R"("ops": [{"name": "r", "op": relu}], "outputs": ["y"]})"},
       {"truncated", head + R"("ops": [)" + relu},
       {"two-values-in-one-element", head + R"("ops": [)" + relu + " " + relu + R"(], "outputs": ["y"]})"},
+      // Nested one level past the parser's limit in the whole document, within it on its own.
+      {"too-deep",
+       head + R"("ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"], "attrs": {"a": )" +
+           std::string(1021, '[') + std::string(1021, ']') + R"(}}], "outputs": ["y"]})"},
   };
   auto targets = all_targets();
   for (const auto &[name, text] : cases) {

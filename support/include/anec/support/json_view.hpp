@@ -41,8 +41,10 @@ public:
   Document();
   ~Document();
   // Parses a copy of `text` into this document (the views of the previous one become invalid),
-  // reusing the parser's memory; errors as the constructor.
-  void parse(std::string_view text, const std::string &source_name);
+  // reusing the parser's memory; errors as the constructor. `enclosing` is how many levels of a
+  // larger document hold the text (an element of a top-level array: 2), so that its nesting is
+  // limited as in the whole document.
+  void parse(std::string_view text, const std::string &source_name, size_t enclosing = 0);
   View root() const;
 
 private:
