@@ -42,15 +42,13 @@ struct RunWords {
   const uint8_t *bytes;
   const FlatWord *pattern; // FlatSchema::pattern
 
-  // The pattern anded, lane by lane, with the raw value in its raw and reserved lanes: one vector and
-  // (a GCC and Clang vector type), where field by field the compiler unpacks the pattern and repacks it.
+  // The pattern anded, lane by lane, with the raw value in its raw lane: one vector and (a GCC and
+  // Clang vector type), where field by field the compiler unpacks the pattern and repacks it.
   FlatWord operator*() const {
-    static_assert(offsetof(FlatWord, raw) == 4 && offsetof(FlatWord, reserved) == 8 &&
-                      offsetof(FlatWord, slot) == 12 && sizeof(FlatWord) == 16,
-                  "the lanes are address, raw, reserved, slot");
-    using Lanes = uint32_t __attribute__((vector_size(16)));
-    return std::bit_cast<FlatWord>(std::bit_cast<Lanes>(*pattern) &
-                                   (le32({bytes, 4}, 0) | Lanes{~0u, 0, 0, ~0u}));
+    static_assert(offsetof(FlatWord, raw) == 0 && offsetof(FlatWord, slot) == 4 && sizeof(FlatWord) == 8,
+                  "the lanes are raw, slot");
+    using Lanes = uint32_t __attribute__((vector_size(8)));
+    return std::bit_cast<FlatWord>(std::bit_cast<Lanes>(*pattern) & Lanes{le32({bytes, 4}, 0), ~0u});
   }
   RunWords &operator++() { return *this += 1; }
   RunWords &operator--() { return *this += -1; }
@@ -96,9 +94,9 @@ public:
     c_.tds.push_back(td);
     std::span<const FlatWord> header = c_.header(c_.tds.back(), s_);
     for (size_t k = 0; k < header.size(); ++k)
-      if (header[k].reserved)
+      if (uint32_t reserved = FlatChain::reserved(header[k], s_))
         c_.findings.push_back(finding_at("ANEC-TD-103", c_.header_offset(td, k),
-                                         "reserved header bits " + hex(header[k].reserved) + " set"));
+                                         "reserved header bits " + hex(reserved) + " set"));
     return p;
   }
 
@@ -178,11 +176,14 @@ private:
     c_.tds.clear();
     c_.streams.clear();
     c_.words.clear();
+    c_.loose_addresses.clear();
   }
 
   void word(uint64_t offset, uint32_t address, BlockId block) {
-    uint32_t raw = le32(b_, offset), slot = f_.slot_index(block, address);
-    c_.words.push_back({address, raw, raw & ~f_.slot(slot).covered, slot});
+    uint32_t slot = f_.slot_index(block, address);
+    if (f_.address_of(slot) == FlatSchema::kNoAddress)
+      c_.loose_addresses.emplace_back(uint32_t(c_.words.size()), address);
+    c_.words.push_back({le32(b_, offset), slot});
   }
 
   // The common stream: consecutive words inside its block, so consecutive slots; appended in one
@@ -259,6 +260,7 @@ void walk_chain(std::span<const uint8_t> all, const TdSchema &s, FlatChain &out,
   out.tds.clear();
   out.streams.clear();
   out.words.clear();
+  out.loose_addresses.clear();
   out.findings.clear();
   out.sized = false;
   out.kernel_offset = out.kernel_size = 0;

@@ -31,6 +31,7 @@ FlatSchema FlatSchema::compile(const TdSchema &s) {
         .push_back(extract_of(s, f)); // TdSchema::from_doc placed the field in its named block
   out.slots_.resize(slots);
   out.patterns_.resize(slots);
+  out.addresses_.assign(slots, kNoAddress);
   out.fill_slots(kHeaderBlock, out.header_, by_slot);
   for (BlockId b = 0; b < out.blocks_.size(); ++b)
     out.fill_slots(b, out.blocks_[b], by_slot);
@@ -72,7 +73,9 @@ void FlatSchema::fill_slots(BlockId id, const Block &b,
     for (const FieldExtract &x : by_slot[i])
       w.covered |= x.mask << x.shift;
     extracts_.insert(extracts_.end(), by_slot[i].begin(), by_slot[i].end());
-    patterns_[i] = {b.address + 4 * (i - b.first_slot), ~0u, ~w.covered, i};
+    patterns_[i] = {~0u, i};
+    if (i < b.first_slot + b.bytes / 4)
+      addresses_[i] = b.address + 4 * (i - b.first_slot);
   }
 }
 

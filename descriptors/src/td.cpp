@@ -8,8 +8,14 @@ const std::string &block_name(const TdSchema &s, BlockId b) {
   return b == kHeaderBlock ? header : b == kNoBlock ? none : s.blocks[b].name;
 }
 
-Word tree_word(const TdSchema &s, const FlatWord &f, uint64_t offset) {
-  Word w{offset, block_name(s, FlatChain::block(f, s)), f.address, f.raw, {}, f.reserved};
+Word tree_word(const TdSchema &s, const FlatChain &c, uint32_t index, uint64_t offset) {
+  const FlatWord &f = c.words[index];
+  Word w{offset,
+         block_name(s, FlatChain::block(f, s)),
+         c.address(index, s),
+         f.raw,
+         {},
+         FlatChain::reserved(f, s)};
   std::span<const FieldExtract> extracts = FlatChain::extracts(f, s);
   w.fields.reserve(extracts.size());
   for (const FieldExtract &x : extracts)
@@ -23,13 +29,12 @@ Td tree_td(const FlatChain &c, const TdSchema &s, const FlatTd &f) {
   td.header.reserve(header.size());
   td.streams.reserve(f.streams);
   for (size_t k = 0; k < header.size(); ++k)
-    td.header.push_back(tree_word(s, header[k], c.header_offset(f, k)));
+    td.header.push_back(tree_word(s, c, uint32_t(f.first_word + k), c.header_offset(f, k)));
   for (const FlatStream &fs : c.streams_of(f)) {
     Stream &st = td.streams.emplace_back(Stream{fs.offset, fs.header, fs.address, fs.count, {}});
     st.words.reserve(fs.count);
-    std::span<const FlatWord> words = c.words_of(fs);
-    for (size_t i = 0; i < words.size(); ++i)
-      st.words.push_back(tree_word(s, words[i], c.stream_offset(fs, i)));
+    for (uint32_t i = 0; i < fs.count; ++i)
+      st.words.push_back(tree_word(s, c, fs.first_word + i, c.stream_offset(fs, i)));
   }
   return td;
 }

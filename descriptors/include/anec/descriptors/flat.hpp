@@ -6,10 +6,12 @@
 #include "anec/descriptors/td_schema.hpp"
 #include "anec/support/diagnostic.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace anec::desc {
@@ -37,6 +39,9 @@ struct FlatChain {
   std::vector<FlatTd> tds;
   std::vector<FlatStream> streams;
   std::vector<FlatWord> words;
+  // The addresses no slot gives (a word outside every block or off a word address): (index into
+  // words, address), in index order.
+  std::vector<std::pair<uint32_t, uint32_t>> loose_addresses;
   bool sized = false;
   uint64_t kernel_offset = 0, kernel_size = 0;
   std::vector<Diagnostic> findings;
@@ -53,6 +58,18 @@ struct FlatChain {
   }
   uint64_t header_offset(const FlatTd &td, size_t k) const { return td.offset + 4 * k; }
   uint64_t stream_offset(const FlatStream &st, size_t i) const { return st.offset + 4 + 4 * i; }
+  // The address of words[index]: a header byte offset, or a register address.
+  uint32_t address(uint32_t index, const TdSchema &s) const {
+    uint32_t a = s.flat().address_of(words[index].slot);
+    if (a != FlatSchema::kNoAddress)
+      return a;
+    auto it = std::lower_bound(loose_addresses.begin(), loose_addresses.end(), std::pair(index, 0u));
+    return it != loose_addresses.end() && it->first == index ? it->second : 0;
+  }
+  // The word's set bits that no field covers.
+  static uint32_t reserved(const FlatWord &w, const TdSchema &s) {
+    return w.raw & ~s.flat().slot(w.slot).covered;
+  }
   // A word's block: kHeaderBlock, an index into TdSchema::blocks, or kNoBlock.
   static BlockId block(const FlatWord &w, const TdSchema &s) { return s.flat().slot(w.slot).block; }
   // A word's fields in database order: field x.field of `s` has the value x.get(w.raw).

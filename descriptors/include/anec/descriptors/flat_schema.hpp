@@ -35,12 +35,12 @@ struct WordSlot {
 
 // A word's file offset is where it lies in its run: the header's k-th word at the descriptor's
 // offset + 4 k, a stream's i-th word at the stream's offset + 4 + 4 i (FlatChain::header_offset,
-// stream_offset), and its block is its slot's (FlatChain::block), so that the word takes 16 bytes.
+// stream_offset). Its block, its fields, the bits they leave uncovered and, but for a word outside
+// every block or off a word address, its address follow from its slot (FlatChain::block, extracts,
+// reserved, address), so that the word takes 8 bytes.
 struct FlatWord {
-  uint32_t address = 0; // header byte offset, or register address
   uint32_t raw = 0;
-  uint32_t reserved = 0; // set bits no field covers
-  uint32_t slot = 0;     // its block and fields: FlatSchema::slot_index of its block and address
+  uint32_t slot = 0; // FlatSchema::slot_index of its block and address
 };
 
 // The register words one stream or record header writes: `count` words from `base`, or, masked,
@@ -75,9 +75,13 @@ public:
     return b->first_slot + (address % 4 ? b->bytes : address - b->address) / 4;
   }
   const WordSlot &slot(uint32_t index) const { return slots_[index]; }
-  // The word a slot's word address gives with every raw bit set: anding a raw value into its raw
-  // and reserved gives that word. Consecutive slots' patterns are consecutive.
+  // The word a slot gives with every raw bit set: anding a raw value into its raw gives that word.
+  // Consecutive slots' patterns are consecutive.
   const FlatWord &pattern(uint32_t index) const { return patterns_[index]; }
+  // The address of the word in a slot (a header byte offset for the header's), or kNoAddress for
+  // kNoSlot and a block's slot for off-word addresses, which many addresses share.
+  uint32_t address_of(uint32_t index) const { return addresses_[index]; }
+  static constexpr uint32_t kNoAddress = UINT32_MAX;
   const WordSlot &slot(BlockId block, uint32_t address) const { return slot(slot_index(block, address)); }
   std::span<const FieldExtract> extracts(const WordSlot &slot) const {
     return std::span(extracts_).subspan(slot.first, slot.count);
@@ -118,6 +122,7 @@ private:
   std::vector<uint16_t> pages_;
   std::vector<WordSlot> slots_{{}};    // kNoSlot, then the header's and each block's slots
   std::vector<FlatWord> patterns_;     // by slot
+  std::vector<uint32_t> addresses_;    // by slot
   std::vector<FieldExtract> extracts_; // by slot, in TdSchema::fields order
   void index_pages();
   void fill_slots(BlockId id, const Block &b, const std::vector<std::vector<FieldExtract>> &by_slot);
