@@ -1,0 +1,50 @@
+#include "anec/support/half.hpp"
+
+#include <bit>
+
+namespace anec {
+
+uint16_t to_half(float value) {
+  uint32_t x = std::bit_cast<uint32_t>(value);
+  uint32_t sign = (x >> 16) & 0x8000, mantissa = x & 0x7fffff;
+  int exponent = int((x >> 23) & 0xff);
+  if (exponent == 0xff) // infinity, or a NaN kept quiet with its top payload bits
+    return uint16_t(sign | 0x7c00 | (mantissa ? 0x200 | (mantissa >> 13) : 0));
+  int e = exponent - 127 + 15;
+  if (e >= 0x1f)
+    return uint16_t(sign | 0x7c00);
+  // The bits below the half's last mantissa bit decide the rounding: to nearest, ties to even. A
+  // carry out of the mantissa moves to the next exponent, or to infinity past the largest half.
+  auto round = [](uint32_t kept, uint32_t dropped, uint32_t halfway) {
+    return kept + (dropped > halfway || (dropped == halfway && (kept & 1)));
+  };
+  if (e <= 0) { // subnormal: the implicit bit joins the mantissa, shifted by the missing exponent
+    if (e < -10)
+      return uint16_t(sign);
+    uint32_t full = mantissa | 0x800000, shift = uint32_t(14 - e);
+    return uint16_t(sign | round(full >> shift, full & ((1u << shift) - 1), 1u << (shift - 1)));
+  }
+  return uint16_t(sign | round((uint32_t(e) << 10) | (mantissa >> 13), mantissa & 0x1fff, 0x1000));
+}
+
+float from_half(uint16_t half) {
+  uint32_t sign = uint32_t(half & 0x8000) << 16, e = (half >> 10) & 0x1f, m = half & 0x3ff;
+  uint32_t bits;
+  if (e == 0x1f) {
+    bits = sign | 0x7f800000 | (m << 13);
+  } else if (e != 0) {
+    bits = sign | ((e + 112) << 23) | (m << 13);
+  } else if (m == 0) {
+    bits = sign;
+  } else { // subnormal: m x 2^-24, normalised
+    uint32_t exponent = 113;
+    while (!(m & 0x400)) {
+      m <<= 1;
+      --exponent;
+    }
+    bits = sign | (exponent << 23) | ((m & 0x3ff) << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+} // namespace anec
