@@ -5,7 +5,7 @@
 # with tests on: BUILD_DIR/tools/anec-hal, anec-desc, anec-fw and BUILD_DIR/tests/fixtures.
 #
 #   fuzz/seeds.sh BUILD_DIR OUT_DIR TARGET      TARGET: hal_blob hal_toml schema binary td_chain hwx
-#                                               anec model command package im4p (or all: one
+#                                               anec model command package im4p npy (or all: one
 #                                               OUT_DIR/TARGET per target)
 #
 # A tool that fails to make a seed is an error (exit 2), its messages shown; so is a target left
@@ -23,7 +23,7 @@ out=$2
 target=$3
 shared=$root/../shared/testdata
 external=$shared/external
-targets="hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p"
+targets="hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p npy"
 
 if [ "$target" = all ]; then
   for t in $targets; do "$0" "$build" "$out/$t" "$t"; done
@@ -120,6 +120,24 @@ package) # packages built from the real hwx programs
   for h in "$external"/tinygrad/*.hwx; do
     quiet "$fw" --tables "$root/tables" package build "$h" -o "$out/$(basename "$h" .hwx).pkg"
   done
+  ;;
+npy) # small arrays in several dtypes, byte orders, memory orders and format versions, written by
+  # plain python3 (the format is a header line and raw data; no NumPy needed)
+  python3 - "$out" <<'PY'
+import struct, sys
+def npy(name, descr, fortran, shape, data, version=1):
+    shape_text = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape_text)
+    prefix = 10 if version == 1 else 12
+    header += " " * ((64 - (prefix + len(header) + 1) % 64) % 64) + "\n"
+    length = struct.pack("<H" if version == 1 else "<I", len(header))
+    open(sys.argv[1] + "/" + name, "wb").write(b"\x93NUMPY" + bytes([version, 0]) + length + header.encode() + data)
+npy("f4.npy", "<f4", "False", (2, 3), struct.pack("<6f", 0, 1, 2, 3, 4, 5))
+npy("f2-scalar.npy", "<f2", "False", (), struct.pack("<e", 65504))
+npy("i8-fortran.npy", ">i8", "True", (2, 2), struct.pack(">4q", 0, 2, 1, 3))
+npy("b1.npy", "|b1", "False", (3,), bytes([1, 0, 1]))
+npy("u2-v2.npy", "<u2", "False", (2,), struct.pack("<2H", 7, 65535), version=2)
+PY
   ;;
 im4p) # the firmware stand-in, bare and wrapped
   fw=$(tool anec-fw)
