@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 namespace anec::hal {
 using anec::detail::Strict;
@@ -72,8 +73,8 @@ const std::vector<std::string> &Schema::section_order() {
 
 const Field *Schema::find(std::string_view name) const {
   auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
-                             [](const auto &entry, std::string_view n) { return entry.first < n; });
-  return it != by_name_.end() && it->first == name ? &fields_[it->second] : nullptr;
+                             [&](size_t i, std::string_view n) { return fields_[i].name < n; });
+  return it != by_name_.end() && fields_[*it].name == name ? &fields_[*it] : nullptr;
 }
 
 Schema Schema::from_doc(const Doc &doc, const std::string &source) {
@@ -219,9 +220,10 @@ Schema Schema::from_doc(const Doc &doc, const std::string &source) {
     gap(at, s.blob_size_);
   for (auto &f : outside)
     s.fields_.push_back(std::move(f));
-  for (size_t i = 0; i < s.fields_.size(); ++i)
-    s.by_name_.emplace_back(s.fields_[i].name, i);
-  std::sort(s.by_name_.begin(), s.by_name_.end());
+  s.by_name_.resize(s.fields_.size());
+  std::iota(s.by_name_.begin(), s.by_name_.end(), size_t(0));
+  std::stable_sort(s.by_name_.begin(), s.by_name_.end(),
+                   [&](size_t a, size_t b) { return s.fields_[a].name < s.fields_[b].name; });
   s.blob_layout_ = layout_of(s);
   return s;
 }

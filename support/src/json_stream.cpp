@@ -166,6 +166,11 @@ bool ArrayStream::fill() {
   return want > 0;
 }
 
+void ArrayStream::drop_trailing_space() {
+  while (!element_.empty() && space(element_.back()))
+    element_.pop_back();
+}
+
 std::optional<std::string_view> ArrayStream::next() {
   element_.clear();
   for (;;) {
@@ -201,8 +206,7 @@ std::optional<std::string_view> ArrayStream::next() {
       } else if (c == ',' && depth_ == 0) {
         element_.append(p + start, i - start);
         pos_ = i + 1;
-        while (!element_.empty() && space(element_.back()))
-          element_.pop_back();
+        drop_trailing_space();
         if (element_.empty()) // ",," or a leading comma
           throw Error("ANEC-JSON-001", path_ + ": an array element is missing");
         after_comma_ = true;
@@ -212,8 +216,7 @@ std::optional<std::string_view> ArrayStream::next() {
     element_.append(p + start, i - start);
     pos_ = i;
   }
-  while (!element_.empty() && space(element_.back()))
-    element_.pop_back();
+  drop_trailing_space();
   if (element_.empty() && after_comma_)
     throw Error("ANEC-JSON-001", path_ + ": the array ends with a comma");
   after_comma_ = false;

@@ -20,24 +20,29 @@ constexpr size_t kMagicBytes = 6;
   throw Error("ANEC-NPY-001", source + ": " + why);
 }
 
+std::string trimmed(std::string s) {
+  s.erase(0, s.find_first_not_of(' '));
+  s.erase(s.find_last_not_of(' ') + 1);
+  return s;
+}
+
 // The value after `'key':` in the header's dictionary, up to the next top-level comma.
 std::string entry(const std::string &header, const std::string &key, const std::string &source) {
   size_t at = header.find("'" + key + "'");
   if (at == std::string::npos)
     bad(source, "the header has no '" + key + "': " + excerpt(header, 120));
   size_t colon = header.find(':', at), end = colon;
+  if (colon == std::string::npos)
+    bad(source, "the header's '" + key + "' has no value: " + excerpt(header, 120));
   for (int depth = 0; ++end < header.size();) {
     char c = header[end];
     depth += c == '(' ? 1 : c == ')' ? -1 : 0;
     if (depth == 0 && (c == ',' || c == '}'))
       break;
   }
-  if (colon == std::string::npos || end >= header.size())
+  if (end >= header.size())
     bad(source, "the header's '" + key + "' has no value: " + excerpt(header, 120));
-  std::string v = header.substr(colon + 1, end - colon - 1);
-  v.erase(0, v.find_first_not_of(" "));
-  v.erase(v.find_last_not_of(" ") + 1);
-  return v;
+  return trimmed(header.substr(colon + 1, end - colon - 1));
 }
 
 std::vector<int64_t> shape_of(const std::string &text, const std::string &source) {
@@ -47,9 +52,7 @@ std::vector<int64_t> shape_of(const std::string &text, const std::string &source
   std::string inner = text.substr(1, text.size() - 2);
   for (size_t at = 0; at < inner.size();) {
     size_t comma = std::min(inner.find(',', at), inner.size());
-    std::string item = inner.substr(at, comma - at);
-    item.erase(0, item.find_first_not_of(" "));
-    item.erase(item.find_last_not_of(" ") + 1);
+    std::string item = trimmed(inner.substr(at, comma - at));
     if (!item.empty()) {
       if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 15)
         bad(source, "shape " + excerpt(text, 60) + " holds " + excerpt(item, 20) + ", not a size");

@@ -11,7 +11,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace anec::hal {
@@ -68,7 +67,7 @@ private:
   std::string version_;
   uint32_t blob_size_ = 0;
   std::vector<Field> fields_;
-  std::vector<std::pair<std::string, size_t>> by_name_; // (name, index in fields_), sorted by name
+  std::vector<size_t> by_name_; // indices into fields_, sorted by the field's name
   std::vector<Region> regions_;
   layout::Struct blob_layout_;
 };

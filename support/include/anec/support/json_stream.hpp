@@ -35,6 +35,7 @@ private:
     void operator()(std::FILE *f) const { std::fclose(f); }
   };
   bool fill(); // reads the next chunk of the array; false at its end
+  void drop_trailing_space();
 
   std::unique_ptr<std::FILE, Closer> file_;
   std::string path_, rest_, chunk_, element_;
