@@ -2,6 +2,7 @@
 // and printing only; the work is in anec::compiler.
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
+#include "anec/compiler/eval.hpp"
 #include "anec/compiler/model.hpp"
 #include "anec/compiler/place.hpp"
 #include "anec/hal/reference.hpp"
@@ -9,7 +10,9 @@
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/half.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/npy.hpp"
 #include "anec/support/reasons.hpp"
 #include "anec/support/table.hpp"
 #include "corpus.hpp"
@@ -19,6 +22,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -39,6 +43,8 @@ const char *kUsage =
        anec [--tables DIR] place MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
        anec [--tables DIR] calibrate MEASUREMENTS.tsv [--out FILE] [--check [--model calibrated|analytic]]
                            [--calibration FILE] [--rows] [--format text|json]
+       anec [--tables DIR] eval MODEL [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]
+                           [--dim NAME=N ...] [-o DIR] [--format text|json]
        anec [--tables DIR] explain CODE | --markdown
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
@@ -70,6 +76,12 @@ leave-one-chip-out error per chip and per op family, and with --out writes the c
 (then `anec-hal generate` puts the per-target rates into the target tables). --check fits nothing:
 it reports how the current calibration (or, with --model analytic, the guide's form) predicts the
 file's rows; --rows lists every row.
+`eval` runs the model on the host (docs/graph-format.md, "Evaluation"): inputs from .npy files, a
+missing one and every constant without values from seeded random values (said in the report);
+--precision fp16 rounds where the engine rounds and applies its cliffs (tables/schema/numerics.toml,
+guide ch.3). -o DIR receives each graph output as NAME.npy (float32, or float16 in fp16 mode). An
+operation the evaluator does not compute is reported with its reason, and what depends on it is not
+computed: the exit code is then 1.
 `explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
 about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
 Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
@@ -657,6 +669,179 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
   return unreadable ? 2 : cmd == "check" && rejected ? 1 : 0;
 }
 
+DimBindings dim_bindings(const std::vector<std::string> &dim_args) {
+  DimBindings dims;
+  for (const std::string &d : dim_args) {
+    size_t eq = d.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("ANEC-CLI-002", "--dim " + quote_arg(d) + " is not NAME=POSITIVE-INTEGER");
+    // The same cap as every model reader, so a bound dimension cannot overflow the shape arithmetic.
+    std::string name = d.substr(0, eq);
+    dims[name] = int64_t(parse_uint(d.substr(eq + 1), 1, uint64_t(kMaxDimension), "--dim " + name));
+  }
+  return dims;
+}
+
+// --input NAME=FILE.npy, each read as float32 values (its element count is checked by the evaluator).
+std::map<std::string, Values> eval_inputs(const std::vector<std::string> &args) {
+  std::map<std::string, Values> out;
+  for (const std::string &a : args) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
+      throw Error("ANEC-CLI-002", "--input " + quote_arg(a) + " is not NAME=FILE.npy");
+    std::string path = a.substr(eq + 1);
+    npy::Array array = npy::read(read_file(path), path);
+    Values v;
+    v.d = {1, 1, 1, 1, int64_t(array.count())};
+    for (double x : array.values())
+      v.v.push_back(float(x));
+    if (!out.emplace(a.substr(0, eq), std::move(v)).second)
+      throw Error("ANEC-CLI-002", "--input " + quote_arg(a.substr(0, eq)) + " is given twice");
+  }
+  return out;
+}
+
+// One output as .npy: float32, or float16 in fp16 mode; 4-D [N, C, H, W] when its depth is 1.
+std::string npy_of(const Values &v, Precision precision) {
+  npy::Array a;
+  a.dtype = precision == Precision::fp16 ? "f2" : "f4";
+  a.shape.assign(v.d.begin(), v.d.end());
+  if (a.shape[kD] == 1)
+    a.shape.erase(a.shape.begin() + kD);
+  for (float x : v.v) {
+    uint8_t bytes[4];
+    if (precision == Precision::fp16) {
+      uint16_t h = to_half(x);
+      std::memcpy(bytes, &h, 2);
+      a.data.insert(a.data.end(), bytes, bytes + 2);
+    } else {
+      std::memcpy(bytes, &x, 4);
+      a.data.insert(a.data.end(), bytes, bytes + 4);
+    }
+  }
+  std::vector<uint8_t> file = npy::write(a);
+  return std::string(file.begin(), file.end());
+}
+
+// A tensor name as a file name: characters other than letters, digits, '.', '-' and '_' become '_'.
+std::string file_name_of(const std::string &tensor) {
+  std::string out = tensor;
+  for (char &ch : out)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_')
+      ch = '_';
+  return out + ".npy";
+}
+
+Doc eval_doc(const Graph &g, const EvalResult &r, Precision precision) {
+  Doc d = Doc::table();
+  d.set("model", Doc::string(g.source));
+  d.set("precision", Doc::string(precision == Precision::fp16 ? "fp16" : "fp32"));
+  d.set("gflop", Doc::number(r.report.flops / 1e9));
+  auto strings = [](const std::vector<std::string> &v) {
+    Doc a = Doc::array();
+    for (const std::string &s : v)
+      a.push(Doc::string(s));
+    return a;
+  };
+  Doc outputs = Doc::array();
+  for (const std::string &name : g.outputs) {
+    Doc o = Doc::table();
+    o.set("name", Doc::string(name));
+    auto it = r.outputs.find(name);
+    o.set("computed", Doc::boolean(it != r.outputs.end()));
+    if (it != r.outputs.end()) {
+      const std::vector<float> &v = it->second.v;
+      Doc shape = Doc::array();
+      for (int64_t x : it->second.d)
+        shape.push(Doc::integer(x));
+      o.set("shape", std::move(shape));
+      int64_t inf = std::count_if(v.begin(), v.end(), [](float x) { return std::isinf(x); });
+      o.set("infinities", Doc::integer(inf));
+    }
+    outputs.push(std::move(o));
+  }
+  d.set("outputs", std::move(outputs));
+  Doc un = Doc::array();
+  for (const auto &[op, why] : r.report.unevaluated) {
+    Doc u = Doc::table();
+    u.set("op", Doc::string(op));
+    u.set("why", Doc::string(why));
+    un.push(std::move(u));
+  }
+  d.set("unevaluated", std::move(un));
+  d.set("seeded", strings(r.report.seeded));
+  d.set("numerics", strings(r.report.numerics));
+  return d;
+}
+
+std::string eval_text(const Doc &d) {
+  std::string out = "eval " + d.find("model")->as_string() + " (" + d.find("precision")->as_string() + ", " +
+                    fmt(d.find("gflop")->as_float(), 4) + " GFLOP)\n";
+  for (const Doc &o : d.find("outputs")->items()) {
+    out += "  output " + o.find("name")->as_string();
+    if (!o.find("computed")->as_bool()) {
+      out += ": not computed\n";
+      continue;
+    }
+    std::string shape;
+    for (const Doc &x : o.find("shape")->items())
+      shape += (shape.empty() ? "" : ",") + std::to_string(x.as_int());
+    out += " [" + shape + "]";
+    if (int64_t inf = o.find("infinities")->as_int())
+      out += ", " + std::to_string(inf) + " infinite value(s)";
+    out += "\n";
+  }
+  for (const Doc &u : d.find("unevaluated")->items())
+    out += "  not evaluated: " + u.find("op")->as_string() + " (" + u.find("why")->as_string() + ")\n";
+  for (const Doc &s : d.find("seeded")->items())
+    out += "  seeded random values: " + s.as_string() + "\n";
+  for (const Doc &s : d.find("numerics")->items())
+    out += "  fp16: " + s.as_string() + "\n";
+  return out;
+}
+
+int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string model, precision = "fp32", out_dir, format = "text";
+  std::vector<std::string> dim_args, input_args, models;
+  uint64_t seed = 1;
+  o.add_options()("model-file", po::value(&models))("input", po::value(&input_args)->composing())(
+      "precision", po::value(&precision))("seed", po::value(&seed))("dim", po::value(&dim_args)->composing())(
+      "out,o", po::value(&out_dir))("format", po::value(&format));
+  po::positional_options_description p;
+  p.add("model-file", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+  if (models.size() != 1)
+    throw Error("ANEC-CLI-001", "eval takes one MODEL");
+  if (precision != "fp32" && precision != "fp16")
+    throw Error("ANEC-CLI-002", "--precision " + quote_arg(precision) + " is not one of fp32, fp16");
+  if (format != "text" && format != "json")
+    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
+  EvalOptions options;
+  options.precision = precision == "fp16" ? Precision::fp16 : Precision::fp32;
+  options.seed = seed;
+  options.inputs = eval_inputs(input_args);
+  options.base = fs::path(models[0]).parent_path();
+  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
+  EvalResult r = evaluate(g, Numerics::load(ctx.tables / "schema" / "numerics.toml"), options);
+  if (!out_dir.empty()) {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto &[name, v] : r.outputs) {
+      files.emplace_back(file_name_of(name), npy_of(v, options.precision));
+      for (size_t k = 0; k + 1 < files.size(); ++k)
+        if (files[k].first == files.back().first)
+          throw Error("ANEC-CLI-002", "outputs '" + name + "' and another both write " + files.back().first);
+    }
+    write_output_set(out_dir, files);
+  }
+  Doc d = eval_doc(g, r, options.precision);
+  std::string text = format == "json" ? json::write(d) : eval_text(d);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return r.outputs.size() == g.outputs.size() ? 0 : 1;
+}
+
 int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {
   po::options_description o;
   std::string model, target, format = "text", cost_model = "calibrated", calibration_file;
@@ -675,15 +860,7 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   if (format != "text" && format != "json" && format != "csv") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
   if (cost_model != "calibrated" && cost_model != "analytic")
     throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
-  DimBindings dims;
-  for (const std::string &d : dim_args) {
-    size_t eq = d.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error("ANEC-CLI-002", "--dim " + quote_arg(d) + " is not NAME=POSITIVE-INTEGER");
-    // The same cap as every model reader, so a bound dimension cannot overflow the shape arithmetic.
-    std::string name = d.substr(0, eq);
-    dims[name] = int64_t(parse_uint(d.substr(eq + 1), 1, uint64_t(kMaxDimension), "--dim " + name));
-  }
+  DimBindings dims = dim_bindings(dim_args);
   std::optional<Calibration> calibration; // only `estimate` uses the calibrated model
   if (cmd == "estimate" && cost_model == "calibrated")
     calibration = ctx.calibration(calibration_file);
@@ -738,11 +915,13 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
 int main(int argc, char **argv) {
   return anec::tools::tool_main("anec", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
     if (cmd == "explain") return explain(tables, args);
-    if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate")
+    if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate" && cmd != "eval")
       throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
     Ctx ctx(tables);
     if (cmd == "calibrate")
       return calibrate_command(ctx, args);
+    if (cmd == "eval")
+      return eval_command(ctx, args);
     return run(ctx, cmd, args);
   });
 }

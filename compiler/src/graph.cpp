@@ -277,7 +277,28 @@ Shape shape_of(const View &d, const std::string &where, const std::string &what)
   return s;
 }
 
-Tensor tensor_of(const View &d, const std::string &source, bool constant) {
+// A constant's "file" (an .npy file beside the graph) or inline "data" (numbers, C order), one of
+// the two at most.
+std::optional<ConstantValues> values_of(Members &r, const std::string &name) {
+  auto file = r.opt("file", Doc::Kind::String);
+  auto data = r.opt("data", Doc::Kind::Array);
+  if (!file && !data)
+    return std::nullopt;
+  if (file && data)
+    r.fail("'" + name + "' gives both 'file' and 'data'");
+  ConstantValues v;
+  if (file)
+    v.file = file->string();
+  for (const View &x : data ? data->items() : std::vector<View>{}) {
+    if (x.kind() != Doc::Kind::Int && x.kind() != Doc::Kind::Float)
+      r.fail("'" + name + "': data holds numbers only");
+    v.data.push_back(float(x.kind() == Doc::Kind::Int ? double(x.integer()) : x.doc().as_float()));
+  }
+  return v;
+}
+
+Tensor tensor_of(const View &d, Graph &g, bool constant) {
+  const std::string &source = g.source;
   Members r(d, source, constant ? "constant" : "input");
   Tensor t;
   t.name = r.text("name");
@@ -291,8 +312,14 @@ Tensor tensor_of(const View &d, const std::string &source, bool constant) {
   if (auto x = r.opt("format", Doc::Kind::String))
     t.format = x->string();
   t.constant = constant;
+  std::optional<ConstantValues> values = constant ? values_of(r, t.name) : std::nullopt;
   r.finish();
   check_size(t, source);
+  if (values && values->file.empty() && int64_t(values->data.size()) != t.shape.elements())
+    r.fail("'" + t.name + "': data holds " + std::to_string(values->data.size()) + " values, its shape " +
+           t.shape.str() + " " + std::to_string(t.shape.elements()));
+  if (values)
+    g.values[t.name] = std::move(*values);
   return t;
 }
 
@@ -384,10 +411,10 @@ void read_head(Members &top, Graph &g) {
     top.fail("version " + std::to_string(version) + " is not supported (this build reads version 1)");
   g.front_end = "anec-graph 1";
   for (const View &d : top.req("inputs", Doc::Kind::Array).items())
-    g.inputs.push_back(g.add(tensor_of(d, g.source, false)).name);
+    g.inputs.push_back(g.add(tensor_of(d, g, false)).name);
   if (auto cs = top.opt("constants", Doc::Kind::Array))
     for (const View &d : cs->items())
-      g.add(tensor_of(d, g.source, true));
+      g.add(tensor_of(d, g, true));
 }
 
 // The graph's outputs, each a tensor the inputs, constants or ops define.

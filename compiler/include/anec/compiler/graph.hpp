@@ -105,6 +105,13 @@ private:
   size_t count_ = 0;
 };
 
+// Where a constant's values come from (the anec-graph "file" or "data" keys, an ONNX initializer);
+// only the evaluator reads them.
+struct ConstantValues {
+  std::string file;        // an .npy file, relative to the graph file's folder
+  std::vector<float> data; // the values, C order
+};
+
 struct Graph {
   std::string source, front_end; // file, and "anec-graph 1" / "onnx" / "plist"
   std::vector<std::string> notes; // what the front-end did (constant folding, unknown shapes)
@@ -112,6 +119,7 @@ struct Graph {
   std::vector<Tensor> tensors;
   std::vector<std::string> inputs, outputs;
   std::vector<Op> ops;
+  std::map<std::string, ConstantValues> values; // constant name -> its values, when given
   TensorIndex index;
 
   const Tensor *tensor(std::string_view name) const;

@@ -1,0 +1,255 @@
+// The host evaluator's fp16 numerics against the figures guide ch.3 measured on the engine (the
+// overflow past 65504, the accumulator port's 2^15 ceiling, the width-slice gain, the exp cliff,
+// round-half-to-even, subnormals, NaN and indeterminate forms), its data-movement kernels on small
+// hand-checked arrays, seeded values, what it does not compute, and its errors. Agreement with an
+// independent reference in fp32 is eval_numpy_test.cpp.
+#include "anec/compiler/eval.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/npy.hpp"
+
+#include "../errors.hpp"
+#include "tables.hpp"
+#include <cmath>
+#include <gtest/gtest.h>
+#include <set>
+#include <unistd.h>
+
+using namespace anec;
+using namespace anec::compiler;
+using anec::test::catalog;
+using anec::test::code_of;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Numerics &numerics() {
+  static const Numerics n = Numerics::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "numerics.toml");
+  return n;
+}
+
+// A graph of the given inputs (name: 5-D shape) and ops, outputs the named tensors.
+Graph graph(const std::string &inputs, const std::string &ops, const std::string &outputs,
+            const std::string &constants = "") {
+  Graph g = read_graph_json(R"({"format": "anec-graph", "version": 1, "inputs": [)" + inputs +
+                                R"(], "constants": [)" + constants + R"(], "ops": [)" + ops +
+                                R"(], "outputs": [)" + outputs + "]}",
+                            "test.json");
+  infer_shapes(g, catalog());
+  return g;
+}
+
+Values values(std::vector<float> v) {
+  Values out;
+  out.d = {1, 1, 1, 1, int64_t(v.size())};
+  out.v = std::move(v);
+  return out;
+}
+
+// The output `name` of `g` run on input x = `x` in the given precision.
+std::vector<float> run(const Graph &g, std::vector<float> x, Precision p = Precision::fp16,
+                       const std::string &name = "y") {
+  EvalOptions o;
+  o.precision = p;
+  o.inputs["x"] = values(std::move(x));
+  EvalResult r = evaluate(g, numerics(), o);
+  EXPECT_TRUE(r.report.unevaluated.empty()) << r.report.unevaluated[0].second;
+  return r.outputs.at(name).v;
+}
+
+std::string input(int64_t w) {
+  return R"({"name": "x", "shape": [1, 1, 1, )" + std::to_string(w) + "]}";
+}
+std::string op(const std::string &type, const std::string &inputs = R"("x")",
+               const std::string &attrs = "{}") {
+  return R"({"name": "o", "op": ")" + type + R"(", "inputs": [)" + inputs +
+         R"(], "outputs": ["y"], "attrs": )" + attrs + "}";
+}
+
+TEST(EvalFp16, ElementwiseOverflowPast65504IsInfinityOnlyInFp16) {
+  Graph g = graph(input(2), op("mul", R"("x", "x")"), R"("y")");
+  EXPECT_TRUE(std::isinf(run(g, {300, 255})[0])); // 90000 > 65504
+  EXPECT_EQ(run(g, {300, 255})[1], 65024.0f);     // 255^2 = 65025 rounds to 65024
+  EXPECT_EQ(run(g, {300, 255}, Precision::fp32)[0], 90000.0f);
+}
+
+TEST(EvalFp16, AccumulatorCeilingFiresOnMatmulButNotOnASingleTapConv) {
+  // matmul [1 x 2] x [2 x 1]: 200 * 100 + 100 * 100 = 30000 passes, 200 * 200 = 40000 does not
+  Graph mm =
+      graph(input(2) + R"(, {"name": "w", "shape": [1, 1, 2, 1, 1]})", op("matmul", R"("x", "w")"), R"("y")");
+  auto mac = [&](std::vector<float> x, std::vector<float> w) {
+    EvalOptions o;
+    o.precision = Precision::fp16;
+    o.inputs["x"] = values(std::move(x));
+    o.inputs["w"] = values(std::move(w));
+    return evaluate(mm, numerics(), o);
+  };
+  EXPECT_EQ(mac({200, 100}, {100, 100}).outputs.at("y").v[0], 30000.0f);
+  EvalResult over = mac({200, 0}, {200, 1});
+  EXPECT_TRUE(std::isinf(over.outputs.at("y").v[0]));
+  ASSERT_EQ(over.report.numerics.size(), 1u);
+  EXPECT_NE(over.report.numerics[0].find("accumulator ceiling 32768"), std::string::npos);
+  // a pointwise conv of one input channel passes a fill of 60000 (guide ch.3)
+  Graph pw = graph(input(1), op("conv", R"("x", "w")", R"({"out_channels": 1})"), R"("y")",
+                   R"({"name": "w", "shape": [1, 1, 1, 1], "data": [1.0]})");
+  EXPECT_EQ(run(pw, {60000})[0], 60000.0f);
+}
+
+TEST(EvalFp16, WidthSliceWithOffsetOverflowsAbove4094) {
+  Graph g = graph(input(3), op("slice", R"("x")", R"({"begin": [0, 0, 0, 0, 1]})"), R"("y")");
+  EXPECT_EQ(run(g, {0, 4094, 4094})[0], 4094.0f); // 4094 * 16 = 65504, the ceiling
+  EXPECT_TRUE(std::isinf(run(g, {0, 4096, 1})[0]));
+  EXPECT_TRUE(std::isinf(run(g, {0, 4095, 1})[0])); // rounds to 4096 first
+  Graph at_zero = graph(input(3), op("slice", R"("x")", R"({"end": [-1, -1, -1, -1, 2]})"), R"("y")");
+  EXPECT_EQ(run(at_zero, {4096, 1, 1})[0], 4096.0f); // no width offset, no gain
+}
+
+TEST(EvalFp16, ExpOverflowsNearLn65504AndSoftmaxDoesNot) {
+  Graph e = graph(input(2), op("exp"), R"("y")");
+  auto y = run(e, {11.08f, 11.1f});
+  EXPECT_TRUE(std::isfinite(y[0]));
+  EXPECT_TRUE(std::isinf(y[1]));
+  Graph s = graph(input(4), op("softmax", R"("x")", R"({"axis": "W"})"), R"("y")");
+  EXPECT_EQ(run(s, {1000, 1, 2, 3}), (std::vector<float>{1, 0, 0, 0}));
+  EXPECT_EQ(run(s, {5, 5, 5, 5}), (std::vector<float>{0.25f, 0.25f, 0.25f, 0.25f}));
+}
+
+TEST(EvalFp16, RoundsHalfToEven) {
+  Graph g = graph(input(3), op("add", R"("x", "x")"), R"("y")");
+  // 2 * 1024.5 = 2049 sits between 2048 and 2050: the even neighbour 2048; 2051 -> 2052
+  auto y = run(g, {1024.5f, 1025.5f, 1.0f}, Precision::fp16);
+  EXPECT_EQ(y[0], 2048.0f);
+  EXPECT_EQ(y[1], 2052.0f);
+}
+
+TEST(EvalFp16, SubnormalsSurviveElementwiseButFlushInTheAccumulator) {
+  float tiny = std::ldexp(1.0f, -24); // the smallest fp16 subnormal
+  Graph add = graph(input(1), op("add", R"("x", "x")"), R"("y")");
+  EXPECT_EQ(run(add, {tiny})[0], 2 * tiny);
+  Graph mm =
+      graph(input(2) + R"(, {"name": "w", "shape": [1, 1, 2, 1, 1]})", op("matmul", R"("x", "w")"), R"("y")");
+  EvalOptions o;
+  o.precision = Precision::fp16;
+  o.inputs["x"] = values({tiny, tiny});
+  o.inputs["w"] = values({1, 1});
+  EXPECT_EQ(evaluate(mm, numerics(), o).outputs.at("y").v[0], 0.0f);
+  o.precision = Precision::fp32;
+  EXPECT_EQ(evaluate(mm, numerics(), o).outputs.at("y").v[0], 2 * tiny);
+}
+
+TEST(EvalFp16, NanIsInfinityAtTheInputAndIndeterminateFormsAreZero) {
+  Graph relu = graph(input(1), op("relu"), R"("y")");
+  EXPECT_EQ(run(relu, {NAN})[0], INFINITY);
+  Graph sqrt = graph(input(2), op("sqrt"), R"("y")");
+  EXPECT_EQ(run(sqrt, {-1, 4}), (std::vector<float>{0, 2}));
+  Graph sub = graph(input(1), op("sub", R"("x", "x")"), R"("y")");
+  EXPECT_EQ(run(sub, {INFINITY})[0], 0.0f); // inf - inf
+  Graph log = graph(input(1), op("log"), R"("y")");
+  EXPECT_EQ(run(log, {0})[0], -45440.0f);
+  EXPECT_EQ(run(log, {0}, Precision::fp32)[0], -INFINITY);
+  Graph recip = graph(input(1), op("reciprocal"), R"("y")");
+  EXPECT_EQ(run(recip, {-0.0f})[0], INFINITY);
+}
+
+TEST(EvalData, MovesValuesAsTheShapeFunctionsSay) {
+  // x = [0 .. 5] as [1, 1, 2, 1, 3] (C = 2, W = 3)
+  std::string x = R"({"name": "x", "shape": [1, 1, 2, 1, 3]})";
+  std::vector<float> in{0, 1, 2, 3, 4, 5};
+  auto eval = [&](const std::string &o) { return run(graph(x, o, R"("y")"), in, Precision::fp32); };
+  EXPECT_EQ(eval(op("transpose", R"("x")", R"({"perm": [0, 1, 4, 3, 2]})")),
+            (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(eval(op("concat", R"("x", "x")", R"({"axis": "W"})")),
+            (std::vector<float>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
+  EXPECT_EQ(eval(op("pad", R"("x")", R"({"pad": [0, 0, 1, 1], "mode": "reflect"})")),
+            (std::vector<float>{1, 0, 1, 2, 1, 4, 3, 4, 5, 4}));
+  EXPECT_EQ(eval(op("slice", R"("x")", R"({"begin": [0, 0, 1, 0, 1]})")), (std::vector<float>{4, 5}));
+  EXPECT_EQ(eval(op("tile", R"("x")", R"({"reps": [1, 1, 1, 2, 1]})")),
+            (std::vector<float>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
+  EXPECT_EQ(eval(op("reduce_sum", R"("x")", R"({"axes": "W"})")), (std::vector<float>{3, 12}));
+  EXPECT_EQ(eval(op("argmax", R"("x")", R"({"axis": "C"})")), (std::vector<float>{1, 1, 1}));
+  EXPECT_EQ(eval(op("cumsum", R"("x")", R"({"axis": "W"})")), (std::vector<float>{0, 1, 3, 3, 7, 12}));
+  EXPECT_EQ(eval(op("reverse", R"("x")", R"({"axes": "W"})")), (std::vector<float>{2, 1, 0, 5, 4, 3}));
+  // pixel shuffle: 4 channels of 1 x 1 to 1 channel of 2 x 2
+  Graph d2s = graph(R"({"name": "x", "shape": [1, 4, 1, 1]})",
+                    op("depth_to_space", R"("x")", R"({"factor": 2})"), R"("y")");
+  EXPECT_EQ(run(d2s, {0, 1, 2, 3}, Precision::fp32), (std::vector<float>{0, 1, 2, 3}));
+  EXPECT_EQ(d2s.tensor("y")->shape.str(), "[1,1,1,2,2]");
+}
+
+TEST(Eval, SeededValuesAreDeterministicAndSaid) {
+  Graph g = graph(input(4), op("conv", R"("x")", R"({"out_channels": 2})"), R"("y")");
+  EvalOptions o;
+  EvalResult a = evaluate(g, numerics(), o), b = evaluate(g, numerics(), o);
+  EXPECT_EQ(a.outputs.at("y").v, b.outputs.at("y").v);
+  EXPECT_EQ(a.report.seeded, (std::vector<std::string>{"x (input)", "o (weights, 2 values)"}));
+  o.seed = 2;
+  EXPECT_NE(evaluate(g, numerics(), o).outputs.at("y").v, a.outputs.at("y").v);
+}
+
+TEST(Eval, AnOpWithoutAKernelIsReportedAndWhatDependsOnItIsNotComputed) {
+  Graph g = graph(input(2), op("tan") + R"(, {"name": "r", "op": "relu", "inputs": ["y"], "outputs": ["z"]})",
+                  R"("z", "x")");
+  EvalResult r = evaluate(g, numerics(), EvalOptions{});
+  ASSERT_EQ(r.report.unevaluated.size(), 2u);
+  EXPECT_EQ(r.report.unevaluated[0].first, "o");
+  EXPECT_NE(r.report.unevaluated[1].second.find("reads 'y', which was not computed"), std::string::npos);
+  EXPECT_EQ(r.outputs.count("z"), 0u);
+  EXPECT_EQ(r.outputs.count("x"), 1u);
+  EXPECT_FALSE(evaluates("tan"));
+  EXPECT_TRUE(evaluates("conv"));
+}
+
+// Every native operation of the catalogue has a kernel but those docs/graph-format.md lists as
+// having no semantics in the format.
+TEST(Eval, EveryNativeOperationHasAKernelButTheListedOnes) {
+  const std::set<std::string> undefined = {"crop_resize",
+                                           "resample",
+                                           "einsum",
+                                           "gather_nd",
+                                           "space_to_batch",
+                                           "batch_to_space",
+                                           "scaled_elementwise",
+                                           "cross_correlation",
+                                           "cross_product",
+                                           "furthest_point_sampling",
+                                           "radius_search",
+                                           "cost_volume",
+                                           "affine",
+                                           "random_uniform"};
+  size_t native = 0;
+  for (const auto &[name, spec] : catalog().ops()) {
+    if (!spec.floor) {
+      EXPECT_FALSE(evaluates(name)) << name << " is a host operation";
+      continue;
+    }
+    ++native;
+    EXPECT_EQ(evaluates(name), !undefined.count(name)) << name;
+  }
+  EXPECT_EQ(native, 111u);
+}
+
+TEST(Eval, Errors) {
+  Graph sym = graph(R"({"name": "x", "shape": [1, 1, 1, "n"]})", op("relu"), R"("y")");
+  EXPECT_EQ(code_of([&] { evaluate(sym, numerics(), EvalOptions{}); }), "ANEC-EVAL-001");
+  Graph g = graph(input(3), op("relu"), R"("y")");
+  EvalOptions wrong;
+  wrong.inputs["x"] = values({1, 2});
+  EXPECT_EQ(code_of([&] { evaluate(g, numerics(), wrong); }), "ANEC-EVAL-002");
+  EvalOptions stranger;
+  stranger.inputs["q"] = values({1, 2, 3});
+  EXPECT_EQ(code_of([&] { evaluate(g, numerics(), stranger); }), "ANEC-EVAL-002");
+  // a constant file of the wrong size
+  fs::path dir = fs::temp_directory_path() / ("anec-eval-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  npy::Array two{"f4", {2}, std::vector<uint8_t>(8, 0)};
+  write_output(dir / "w.npy", npy::write(two));
+  Graph c = graph(input(3), op("add", R"("x", "w")"), R"("y")",
+                  R"({"name": "w", "shape": [1, 1, 1, 3], "file": "w.npy"})");
+  EvalOptions o;
+  o.base = dir;
+  std::string message;
+  EXPECT_EQ(code_of([&] { evaluate(c, numerics(), o); }, &message), "ANEC-EVAL-003");
+  EXPECT_NE(message.find("holds 2 values"), std::string::npos) << message;
+  fs::remove_all(dir);
+}
+
+} // namespace
