@@ -10,6 +10,7 @@
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 #include "anec/support/half.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/npy.hpp"
@@ -180,6 +181,11 @@ Doc estimate_doc(const Estimate &e) {
   Doc unknown = Doc::array();
   for (const std::string &n : e.unknown) unknown.push(Doc::string(n));
   d.set("unknown_ops", std::move(unknown));
+  Doc skipped = Doc::array();
+  for (const std::string &n : e.skipped)
+    skipped.push(Doc::string(n));
+  d.set("skipped_ops", std::move(skipped));
+  d.set("skipped_us", Doc::number(e.skipped_us));
   d.set("compute_us", Doc::number(e.compute_us));
   d.set("memory_us", Doc::number(e.memory_us));
   d.set("floor_us", Doc::number(e.floor_us));
@@ -302,6 +308,9 @@ std::string estimate_text(const Graph &g, const Estimate &e) {
                     "-bound (" + e.model + " model" + (e.kind == "decomposed" ? ", decomposed" : "") + ")\n";
   out += e.model == "calibrated" ? calibrated_text(e) : analytic_text(e);
   for (const std::string &n : e.unestimated) out += "  no cost form for " + n + ": left out of the total\n";
+  if (e.skipped_ops)
+    out += "  skipped, moving no data (runtime operation skip): " + join(e.skipped, ", ") + ", saving " +
+           fmt(e.skipped_us) + " us\n";
   if (e.kind == "decomposed")
     out += "  attention has no analytic cost form (ch.18): estimated as a decomposition (score matrix, "
            "softmax, two matmuls)\n";
@@ -771,6 +780,7 @@ Doc eval_doc(const Graph &g, const EvalResult &r, Precision precision) {
   d.set("unevaluated", std::move(un));
   d.set("seeded", strings(r.report.seeded));
   d.set("numerics", strings(r.report.numerics));
+  d.set("skipped", strings(r.report.skipped));
   return d;
 }
 
@@ -797,6 +807,8 @@ std::string eval_text(const Doc &d) {
     out += "  seeded random values: " + s.as_string() + "\n";
   for (const Doc &s : d.find("numerics")->items())
     out += "  fp16: " + s.as_string() + "\n";
+  for (const Doc &s : d.find("skipped")->items())
+    out += "  skipped, moving no data: " + s.as_string() + "\n";
   return out;
 }
 
@@ -825,7 +837,7 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
   options.inputs = eval_inputs(input_args);
   options.base = fs::path(models[0]).parent_path();
   Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
-  EvalResult r = evaluate(g, Numerics::load(ctx.tables / "schema" / "numerics.toml"), options);
+  EvalResult r = evaluate(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), options);
   if (!out_dir.empty()) {
     std::vector<std::pair<std::string, std::string>> files;
     for (const auto &[name, v] : r.outputs) {

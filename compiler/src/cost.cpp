@@ -1,4 +1,5 @@
 #include "anec/compiler/cost.hpp"
+#include "anec/compiler/skip.hpp"
 
 #include "anec/support/error.hpp"
 
@@ -100,6 +101,13 @@ void left_out(Estimate &e, Detail detail, const std::string &form, const std::st
     list.push_back(op);
 }
 
+void skipped(Estimate &e, Detail detail, const std::string &op, double us) {
+  ++e.skipped_ops;
+  e.skipped_us += us;
+  if (detail == Detail::Full)
+    e.skipped.push_back(op);
+}
+
 // One target's estimate under the analytic model (ch.18), summed one op at a time.
 class AnalyticSum {
 public:
@@ -144,6 +152,12 @@ public:
     }
   }
 
+  // An op skipped at run time: it adds nothing but the time it would have taken, said apart.
+  void skip(const Op &op, const OpCost &c) {
+    double compute_us = peak_ > 0 ? c.flops / peak_ * 1e6 : 0, memory_us = bw_ > 0 ? c.bytes / bw_ * 1e6 : 0;
+    skipped(e_, detail_, op.name, std::max(compute_us, memory_us));
+  }
+
   Estimate finish(const OpCatalog &catalog) {
     for (const std::string &n : io_)
       e_.bytes += bytes_of(g_, n);
@@ -178,6 +192,10 @@ public:
     // A named chip without its own calibration is an unseen chip: its band is the leave-one-chip-out one.
     measured_ = !e_.chip.empty() || (chip.empty() && e_.rates[0].second.provenance.starts_with("measured"));
     e_.kind = "analytic";
+  }
+
+  void skip(const OpCost &c, const OpTerms &terms) {
+    skipped(e_, detail_, c.op, op_time(terms, rates_, cal_).us());
   }
 
   void add(const OpCost &c, const OpTerms &terms) {
@@ -254,13 +272,19 @@ GraphEstimate::~GraphEstimate() = default;
 void GraphEstimate::add(const Op &op) {
   State &s = *state_;
   OpCost c = op_cost(s.g, op, s.catalog);
+  bool skip = skipped(s.g, op, s.catalog);
   if (!s.calibrated.empty()) {
     OpTerms terms = op_terms(s.g, op, c, s.io);
     for (CalibratedSum &sum : s.calibrated)
-      sum.add(c, terms);
+      skip ? sum.skip(c, terms) : sum.add(c, terms);
   }
   if (s.analytic.empty())
     return;
+  if (skip) {
+    for (AnalyticSum &sum : s.analytic)
+      sum.skip(op, c);
+    return;
+  }
   s.intermediates.clear();
   for (const std::string &n : op.outputs)
     if (!s.io.count(n))

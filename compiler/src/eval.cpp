@@ -1,6 +1,7 @@
 // The host reference evaluator (anec/compiler/eval.hpp): a kernel per catalogue operation, looked up
 // by name; the fp16 rounding points and cliffs of guide ch.3 applied around each kernel.
 #include "anec/compiler/eval.hpp"
+#include "anec/compiler/skip.hpp"
 
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -1139,7 +1140,8 @@ void engine_input(std::vector<float> &v) {
 // The evaluation of one graph: every tensor's values, freed after their last reader.
 class Evaluation {
 public:
-  Evaluation(const Graph &g, const Numerics &num, const EvalOptions &opt) : g_(g), num_(num), opt_(opt) {
+  Evaluation(const Graph &g, const OpCatalog &catalog, const Numerics &num, const EvalOptions &opt)
+      : g_(g), catalog_(catalog), num_(num), opt_(opt) {
     for (const Tensor &t : g.tensors)
       if (t.shape.symbolic())
         throw Error("ANEC-EVAL-001", g.source + ": tensor '" + t.name + "' has the symbolic shape " +
@@ -1255,7 +1257,12 @@ private:
       }
       if (fp16() && accumulates(op.type))
         flush_operands(c);
-      k->second(c);
+      if (skipped(g_, op, catalog_)) { // it moves no data: its output is its input, reshaped
+        c.out[0].v = c.in[0]->v;
+        report_.skipped.push_back(op.name + " (" + op.type + ")");
+      } else {
+        k->second(c);
+      }
       if (fp16())
         round_outputs(c);
     } catch (const Unevaluated &u) {
@@ -1333,6 +1340,7 @@ private:
   }
 
   const Graph &g_;
+  const OpCatalog &catalog_;
   const Numerics &num_;
   const EvalOptions &opt_;
   EvalReport report_;
@@ -1343,8 +1351,9 @@ private:
 
 } // namespace
 
-EvalResult evaluate(const Graph &g, const Numerics &numerics, const EvalOptions &options) {
-  return Evaluation(g, numerics, options).run();
+EvalResult evaluate(const Graph &g, const OpCatalog &catalog, const Numerics &numerics,
+                    const EvalOptions &options) {
+  return Evaluation(g, catalog, numerics, options).run();
 }
 
 } // namespace anec::compiler

@@ -481,7 +481,7 @@ Graph &GraphReader::graph() {
   return state_->graph;
 }
 
-const Op *GraphReader::next() {
+Op *GraphReader::next() {
   State &s = *state_;
   if (auto text = s.ops.next()) {
     s.op_doc.parse(*text, s.graph.source, 2); // inside the top-level object and the ops array
@@ -621,9 +621,12 @@ struct ShapeFn {
     need(1);
     auto perm = op.attrs_of("perm", {0, 1, 2, 3, 4});
     if (perm.size() != 5) throw bad("perm takes 5 axis indices");
-    std::vector<int64_t> v;
-    for (int a = 0; a < 5; ++a) v.push_back(perm[a] >= 0 && perm[a] < 5 ? in[0].d[perm[a]] : 0);
-    set(v);
+    for (int a = 0; a < 5; ++a) {
+      if (perm[a] < 0 || perm[a] > 4)
+        throw bad("perm holds axis " + std::to_string(perm[a]) + ", not 0 to 4");
+      out.d[a] = in[0].d[perm[a]]; // a symbolic dimension moves with its name
+      out.symbol[a] = in[0].symbol[perm[a]];
+    }
   }
   void slice() {
     need(1);
@@ -748,7 +751,8 @@ void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
     for (int a = 0; a < 5; ++a)
       if (!in.empty() && in[0].d[a] < 0 && o.shape.d[a] <= 0) {
         o.shape.d[a] = -1;
-        o.shape.symbol[a] = in[0].symbol[a];
+        if (o.shape.symbol[a].empty())
+          o.shape.symbol[a] = in[0].symbol[a];
       }
     o.dtype = dtype;
     if (std::string why = size_problem(o); !why.empty())

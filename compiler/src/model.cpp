@@ -1,4 +1,5 @@
 #include "anec/compiler/model.hpp"
+#include "anec/compiler/skip.hpp"
 
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -18,7 +19,7 @@ void bind_dimension(Graph &g, const std::string &name, int64_t value, const std:
       if (t.shape.d[a] < 0 && t.shape.symbol[a] == name) {
         t.shape.d[a] = value;
         t.shape.symbol[a].clear();
-        used = true;
+        t.dynamic = used = true;
       }
     if (colon == std::string::npos || name.substr(0, colon) != in) continue;
     std::string axis = name.substr(colon + 1);
@@ -34,7 +35,7 @@ void bind_dimension(Graph &g, const std::string &name, int64_t value, const std:
                                         std::to_string(value));
     t.shape.d[a] = value;
     t.shape.symbol[a].clear();
-    used = true;
+    t.dynamic = used = true;
   }
   if (!used)
     throw Error("ANEC-MODEL-003",
@@ -58,6 +59,7 @@ Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, co
   for (const auto &[name, value] : dims)
     bind_dimension(g, name, value, path.string());
   infer_shapes(g, catalog);
+  mark_skippable(g, catalog);
   return g;
 }
 
@@ -77,8 +79,9 @@ std::optional<ModelSummary> summarize_while_reading(const std::filesystem::path 
   infer_shapes(g, catalog); // no ops yet: the inputs' and constants' sizes
   GraphCheck checks(g, catalog, targets, Detail::Summary);
   GraphEstimate estimates(g, catalog, targets, calibration, chip, Detail::Summary);
-  while (const Op *op = reader->next()) {
+  while (Op *op = reader->next()) {
     infer_shapes(g, *op, catalog);
+    mark_skippable(g, *op, catalog);
     checks.add(*op);
     estimates.add(*op);
   }

@@ -43,6 +43,11 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
     o.unit = r.req("unit", Doc::Kind::String).as_string();
     o.floor = floor_of(r, r.req("floor", Doc::Kind::String));
     if (const Doc *f = r.opt("codegen_floor", Doc::Kind::String)) o.codegen_floor = floor_of(r, *f);
+    if (const Doc *k = r.opt("skip", Doc::Kind::String)) {
+      o.skip = k->as_string();
+      if (!known(known_skips(), o.skip))
+        r.fail(*k, "op " + o.name + ": unknown skip rule '" + o.skip + "'");
+    }
     o.cost = r.req("cost", Doc::Kind::String).as_string();
     if (!known(known_costs(), o.cost)) r.fail(od, "op " + o.name + ": unknown cost form '" + o.cost + "'");
     for (const Doc &rd : r.req("rules", Doc::Kind::Array).items()) {

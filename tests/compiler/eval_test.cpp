@@ -51,7 +51,7 @@ std::vector<float> run(const Graph &g, std::vector<float> x, Precision p = Preci
   EvalOptions o;
   o.precision = p;
   o.inputs["x"] = values(std::move(x));
-  EvalResult r = evaluate(g, numerics(), o);
+  EvalResult r = evaluate(g, catalog(), numerics(), o);
   EXPECT_TRUE(r.report.unevaluated.empty()) << r.report.unevaluated[0].second;
   return r.outputs.at(name).v;
 }
@@ -81,7 +81,7 @@ TEST(EvalFp16, AccumulatorCeilingFiresOnMatmulButNotOnASingleTapConv) {
     o.precision = Precision::fp16;
     o.inputs["x"] = values(std::move(x));
     o.inputs["w"] = values(std::move(w));
-    return evaluate(mm, numerics(), o);
+    return evaluate(mm, catalog(), numerics(), o);
   };
   EXPECT_EQ(mac({200, 100}, {100, 100}).outputs.at("y").v[0], 30000.0f);
   EvalResult over = mac({200, 0}, {200, 1});
@@ -131,9 +131,9 @@ TEST(EvalFp16, SubnormalsSurviveElementwiseButFlushInTheAccumulator) {
   o.precision = Precision::fp16;
   o.inputs["x"] = values({tiny, tiny});
   o.inputs["w"] = values({1, 1});
-  EXPECT_EQ(evaluate(mm, numerics(), o).outputs.at("y").v[0], 0.0f);
+  EXPECT_EQ(evaluate(mm, catalog(), numerics(), o).outputs.at("y").v[0], 0.0f);
   o.precision = Precision::fp32;
-  EXPECT_EQ(evaluate(mm, numerics(), o).outputs.at("y").v[0], 2 * tiny);
+  EXPECT_EQ(evaluate(mm, catalog(), numerics(), o).outputs.at("y").v[0], 2 * tiny);
 }
 
 TEST(EvalFp16, NanIsInfinityAtTheInputAndIndeterminateFormsAreZero) {
@@ -178,17 +178,17 @@ TEST(EvalData, MovesValuesAsTheShapeFunctionsSay) {
 TEST(Eval, SeededValuesAreDeterministicAndSaid) {
   Graph g = graph(input(4), op("conv", R"("x")", R"({"out_channels": 2})"), R"("y")");
   EvalOptions o;
-  EvalResult a = evaluate(g, numerics(), o), b = evaluate(g, numerics(), o);
+  EvalResult a = evaluate(g, catalog(), numerics(), o), b = evaluate(g, catalog(), numerics(), o);
   EXPECT_EQ(a.outputs.at("y").v, b.outputs.at("y").v);
   EXPECT_EQ(a.report.seeded, (std::vector<std::string>{"x (input)", "o (weights, 2 values)"}));
   o.seed = 2;
-  EXPECT_NE(evaluate(g, numerics(), o).outputs.at("y").v, a.outputs.at("y").v);
+  EXPECT_NE(evaluate(g, catalog(), numerics(), o).outputs.at("y").v, a.outputs.at("y").v);
 }
 
 TEST(Eval, AnOpWithoutAKernelIsReportedAndWhatDependsOnItIsNotComputed) {
   Graph g = graph(input(2), op("tan") + R"(, {"name": "r", "op": "relu", "inputs": ["y"], "outputs": ["z"]})",
                   R"("z", "x")");
-  EvalResult r = evaluate(g, numerics(), EvalOptions{});
+  EvalResult r = evaluate(g, catalog(), numerics(), EvalOptions{});
   ASSERT_EQ(r.report.unevaluated.size(), 2u);
   EXPECT_EQ(r.report.unevaluated[0].first, "o");
   EXPECT_NE(r.report.unevaluated[1].second.find("reads 'y', which was not computed"), std::string::npos);
@@ -229,14 +229,14 @@ TEST(Eval, EveryNativeOperationHasAKernelButTheListedOnes) {
 
 TEST(Eval, Errors) {
   Graph sym = graph(R"({"name": "x", "shape": [1, 1, 1, "n"]})", op("relu"), R"("y")");
-  EXPECT_EQ(code_of([&] { evaluate(sym, numerics(), EvalOptions{}); }), "ANEC-EVAL-001");
+  EXPECT_EQ(code_of([&] { evaluate(sym, catalog(), numerics(), EvalOptions{}); }), "ANEC-EVAL-001");
   Graph g = graph(input(3), op("relu"), R"("y")");
   EvalOptions wrong;
   wrong.inputs["x"] = values({1, 2});
-  EXPECT_EQ(code_of([&] { evaluate(g, numerics(), wrong); }), "ANEC-EVAL-002");
+  EXPECT_EQ(code_of([&] { evaluate(g, catalog(), numerics(), wrong); }), "ANEC-EVAL-002");
   EvalOptions stranger;
   stranger.inputs["q"] = values({1, 2, 3});
-  EXPECT_EQ(code_of([&] { evaluate(g, numerics(), stranger); }), "ANEC-EVAL-002");
+  EXPECT_EQ(code_of([&] { evaluate(g, catalog(), numerics(), stranger); }), "ANEC-EVAL-002");
   // a constant file of the wrong size
   fs::path dir = fs::temp_directory_path() / ("anec-eval-" + std::to_string(getpid()));
   fs::create_directories(dir);
@@ -247,7 +247,7 @@ TEST(Eval, Errors) {
   EvalOptions o;
   o.base = dir;
   std::string message;
-  EXPECT_EQ(code_of([&] { evaluate(c, numerics(), o); }, &message), "ANEC-EVAL-003");
+  EXPECT_EQ(code_of([&] { evaluate(c, catalog(), numerics(), o); }, &message), "ANEC-EVAL-003");
   EXPECT_NE(message.find("holds 2 values"), std::string::npos) << message;
   fs::remove_all(dir);
 }

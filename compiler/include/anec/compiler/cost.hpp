@@ -48,6 +48,11 @@ struct Estimate {
   std::vector<std::pair<std::string, Param>> rates; // calibrated model: the five rates and their provenance
   std::vector<std::string> unestimated; // ops with no cost form (host operations), left out of the total
   std::vector<std::string> unknown;     // ops whose shapes are not known (unbound dimensions): no total
+  // Ops skipped because they move no data (compiler/skip.hpp): how many, their names (Detail::Full),
+  // and the time they would have taken, left out of the total.
+  size_t skipped_ops = 0;
+  std::vector<std::string> skipped;
+  double skipped_us = 0;
   bool complete() const { return unknown.empty(); }
   std::vector<OpCost> ops;
   struct Placement {

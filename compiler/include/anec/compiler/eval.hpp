@@ -52,6 +52,7 @@ struct EvalOptions {
 struct EvalReport {
   std::vector<std::string> seeded;                              // tensors given seeded random values
   std::vector<std::pair<std::string, std::string>> unevaluated; // op, why (its outputs are absent)
+  std::vector<std::string> skipped; // ops that move no data, skipped (compiler/skip.hpp)
   std::vector<std::string> numerics;                            // fp16 events: op, what, how many
   double flops = 0;
 };
@@ -65,7 +66,8 @@ struct EvalResult {
 // Errors: ANEC-EVAL-001 a symbolic dimension, ANEC-EVAL-002 an input whose element count disagrees
 // with the graph, or an input the graph does not have, ANEC-EVAL-003 a constant's values that cannot
 // be read or disagree with its shape.
-EvalResult evaluate(const Graph &g, const Numerics &numerics, const EvalOptions &options);
+EvalResult evaluate(const Graph &g, const OpCatalog &catalog, const Numerics &numerics,
+                    const EvalOptions &options);
 
 // Whether the evaluator computes `op_type` (the catalogue's native operations, but those whose
 // semantics the graph format does not define).

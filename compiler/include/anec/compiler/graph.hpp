@@ -64,6 +64,7 @@ struct Tensor {
   int source_rank = 0;    // the rank the front-end read (0: native 5-D), > 5 cannot be represented
   std::string format;     // for an image input: "fourcc" or "" (plain tensor)
   int64_t interleave = 0; // the channel interleave the model declares for it (a plist port), 0: the target's
+  bool dynamic = false; // its shape is known only at run time: symbolic, bound by --dim, or derived from such
   int64_t bytes() const;  // as the engine holds it: elements x element size, wider types narrowed to fp16
 };
 
@@ -71,6 +72,9 @@ struct Op {
   std::string name, type;
   std::vector<std::string> inputs, outputs;
   Doc attrs = Doc::table();
+  // Runtime operation skip (compiler/src/skip.cpp): eligible to be optimized out (at compile time,
+  // or at run time when `runtime_skippable`); runtime_skippable without optimized is invalid.
+  bool optimized = false, runtime_skippable = false;
   int64_t attr(const std::string &key, int64_t fallback) const;
   std::vector<int64_t> attrs_of(const std::string &key, std::vector<int64_t> fallback) const;
   // The same into `out`, reusing its storage.
@@ -160,7 +164,7 @@ public:
   Graph &graph();
   // The next op, its output tensors added to graph() (shapes not inferred), valid until the next
   // call; nullptr after the last.
-  const Op *next();
+  Op *next();
 
 private:
   struct State;

@@ -28,6 +28,7 @@ struct OpSpec {
   std::string decompose_with;        // below the floor (for a host operation: what the host does)
   std::string shape = "same";        // the shape function (compiler/src/graph.cpp)
   std::string lowered_as;            // on every family: the native sequence it lowers to
+  std::string skip;                  // when it moves no data and is skipped (compiler/src/skip.cpp)
 };
 
 // One row of a front-end map: the catalogue operation a model format's operator stands for.
@@ -76,6 +77,7 @@ const std::vector<std::string> &known_rules();
 const std::vector<std::string> &known_costs();
 const std::vector<std::string> &known_shapes();
 const std::vector<std::string> &known_attr_handlers();
+const std::vector<std::string> &known_skips();
 
 // The names of a name-keyed table (the rule and shape-function tables), in order.
 template <class Map> std::vector<std::string> keys_of(const Map &table) {

@@ -1,0 +1,106 @@
+// Runtime operation skip (compiler/skip.hpp), on the design document's example: a permute
+// [0,2,1,3] of a dynamically shaped input is marked at compile time and skipped once the input
+// resolves to [128,1,32,64], not at [128,2,32,64]; the skipped op moves no data, so the evaluator
+// gives what the permute computes, and the estimate leaves its time out and says so. A static
+// shape is decided at compile time; the flags' invalid combination is an internal error.
+#include "anec/compiler/cost.hpp"
+#include "anec/compiler/eval.hpp"
+#include "anec/compiler/model.hpp"
+#include "anec/compiler/skip.hpp"
+#include "anec/support/file.hpp"
+
+#include "../errors.hpp"
+#include "tables.hpp"
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace anec;
+using namespace anec::compiler;
+using anec::test::catalog;
+using anec::test::code_of;
+using anec::test::registry;
+namespace fs = std::filesystem;
+
+namespace {
+
+const Numerics &numerics() {
+  static const Numerics n = Numerics::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "numerics.toml");
+  return n;
+}
+
+// x [N, C, H, W] -> permute [0, 2, 1, 3] (5-D: C and H swapped) -> relu; `shape` is x's.
+Graph permute(const std::string &shape, const DimBindings &dims) {
+  fs::path path = fs::temp_directory_path() / ("anec-skip-" + std::to_string(getpid()) + ".json");
+  write_output(path, R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": )" + shape +
+                         R"(}], "ops": [{"name": "p", "op": "transpose", "inputs": ["x"], "outputs": ["t"],
+                         "attrs": {"perm": [0, 1, 3, 2, 4]}}, {"name": "r", "op": "relu", "inputs": ["t"],
+                         "outputs": ["y"]}], "outputs": ["y"]})");
+  Graph g = load_model(path, catalog(), dims);
+  fs::remove(path);
+  return g;
+}
+
+const std::string kDynamic = R"(["batch", "c", 32, 64])";
+
+TEST(RuntimeSkip, ThePermuteIsSkippedAt128x1x32x64AndNotAt128x2x32x64) {
+  Graph one = permute(kDynamic, {{"batch", 128}, {"c", 1}});
+  const Op &p = one.ops[0];
+  EXPECT_TRUE(p.optimized);
+  EXPECT_TRUE(p.runtime_skippable);
+  EXPECT_TRUE(skipped(one, p, catalog()));
+  EXPECT_FALSE(skipped(one, one.ops[1], catalog())); // relu has no skip rule
+  Graph two = permute(kDynamic, {{"batch", 128}, {"c", 2}});
+  EXPECT_TRUE(two.ops[0].runtime_skippable);
+  EXPECT_FALSE(skipped(two, two.ops[0], catalog()));
+  // unbound, it is not known yet: it runs
+  Graph open = permute(kDynamic, {});
+  EXPECT_TRUE(open.ops[0].runtime_skippable);
+  EXPECT_FALSE(skipped(open, open.ops[0], catalog()));
+}
+
+TEST(RuntimeSkip, AStaticShapeIsDecidedAtCompileTime) {
+  Graph moves_nothing = permute("[128, 1, 32, 64]", {});
+  EXPECT_TRUE(moves_nothing.ops[0].optimized);
+  EXPECT_FALSE(moves_nothing.ops[0].runtime_skippable);
+  EXPECT_TRUE(skipped(moves_nothing, moves_nothing.ops[0], catalog()));
+  Graph moves = permute("[128, 2, 32, 64]", {});
+  EXPECT_FALSE(moves.ops[0].optimized);
+  EXPECT_FALSE(skipped(moves, moves.ops[0], catalog()));
+}
+
+TEST(RuntimeSkip, TheEvaluatorSkipsItAndComputesWhatThePermuteComputes) {
+  Graph g = permute(kDynamic, {{"batch", 2}, {"c", 1}});
+  EvalResult skipping = evaluate(g, catalog(), numerics(), EvalOptions{});
+  EXPECT_EQ(skipping.report.skipped, (std::vector<std::string>{"p (transpose)"}));
+  g.ops[0].optimized = g.ops[0].runtime_skippable = false;
+  EvalResult running = evaluate(g, catalog(), numerics(), EvalOptions{});
+  EXPECT_TRUE(running.report.skipped.empty());
+  EXPECT_EQ(skipping.outputs.at("y").v, running.outputs.at("y").v);
+  EXPECT_EQ(skipping.outputs.at("y").d, running.outputs.at("y").d);
+}
+
+TEST(RuntimeSkip, TheEstimateLeavesTheSkippedTimeOutAndSaysSo) {
+  const hal::Target &h13 = registry().get("h13");
+  Graph one = permute(kDynamic, {{"batch", 128}, {"c", 1}});
+  Graph two = permute(kDynamic, {{"batch", 128}, {"c", 2}});
+  Estimate skip = estimate(one, catalog(), h13), run = estimate(two, catalog(), h13);
+  EXPECT_EQ(skip.skipped, (std::vector<std::string>{"p"}));
+  EXPECT_EQ(run.skipped_ops, 0u);
+  EXPECT_EQ(skip.ops.size() + 1, run.ops.size());
+  one.ops[0].optimized = one.ops[0].runtime_skippable = false;
+  Estimate unskipped = estimate(one, catalog(), h13);
+  EXPECT_GT(skip.skipped_us, 0);
+  EXPECT_EQ(unskipped.skipped_ops, 0u);
+}
+
+TEST(RuntimeSkip, RuntimeSkippableWithoutOptimizedIsAnInternalError) {
+  Graph g = permute(kDynamic, {{"batch", 128}, {"c", 1}});
+  g.ops[0].optimized = false;
+  std::string message;
+  EXPECT_EQ(code_of([&] { skipped(g, g.ops[0], catalog()); }, &message), "ANEC-INTERNAL");
+  EXPECT_NE(message.find("runtime_skippable but not optimized"), std::string::npos);
+  EXPECT_EQ(code_of([&] { estimate(g, catalog(), registry().get("h13")); }), "ANEC-INTERNAL");
+  EXPECT_EQ(code_of([&] { evaluate(g, catalog(), numerics(), EvalOptions{}); }), "ANEC-INTERNAL");
+}
+
+} // namespace
