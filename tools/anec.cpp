@@ -5,6 +5,7 @@
 #include "anec/compiler/eval.hpp"
 #include "anec/compiler/model.hpp"
 #include "anec/compiler/place.hpp"
+#include "anec/compiler/tune.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/checked.hpp"
@@ -46,6 +47,9 @@ const char *kUsage =
                            [--calibration FILE] [--rows] [--format text|json]
        anec [--tables DIR] eval MODEL [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]
                            [--dim NAME=N ...] [-o DIR] [--format text|json]
+       anec [--tables DIR] tune MODEL --target T|all -o BEST.json [--tolerance X] [--metric max_abs|cosine]
+                           [--rules FILE] [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]
+                           [--dim NAME=N ...] [--format text|json]
        anec [--tables DIR] explain CODE | --markdown
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
@@ -83,6 +87,12 @@ missing one and every constant without values from seeded random values (said in
 guide ch.3). -o DIR receives each graph output as NAME.npy (float32, or float16 in fp16 mode). An
 operation the evaluator does not compute is reported with its reason, and what depends on it is not
 computed: the exit code is then 1.
+`tune` tries the rewrites of tables/schema/rewrites.toml (or --rules FILE) in order where they match,
+evaluates each rewritten graph against the original on the same inputs (seeded where not given),
+and keeps it when its error is within --tolerance (default 0; --metric max_abs, or cosine: 1 minus
+the cosine similarity), the checker rejects nothing more and the calibrated estimate, summed over
+the targets, falls; it writes the best graph to BEST.json (anec-graph) and reports each rewrite:
+where, its error, the estimate before and after, kept or why not.
 `explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
 about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
 Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
@@ -854,6 +864,107 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
   return r.outputs.size() == g.outputs.size() ? 0 : 1;
 }
 
+Doc tune_doc(const Graph &g, const TuneResult &r, const TuneOptions &o, const std::string &target) {
+  Doc d = Doc::table();
+  d.set("model", Doc::string(g.source));
+  d.set("target", Doc::string(target));
+  d.set("metric", Doc::string(o.metric == Metric::cosine ? "cosine" : "max_abs"));
+  d.set("tolerance", Doc::number(o.tolerance));
+  d.set("before_us", Doc::number(r.before_us));
+  d.set("after_us", Doc::number(r.after_us));
+  Doc unchecked = Doc::array();
+  for (const std::string &n : r.unchecked)
+    unchecked.push(Doc::string(n));
+  d.set("unchecked_outputs", std::move(unchecked));
+  Doc steps = Doc::array();
+  for (const TuneStep &s : r.steps) {
+    Doc x = Doc::table();
+    x.set("rewrite", Doc::string(s.rewrite));
+    x.set("source", Doc::string(s.source));
+    Doc sites = Doc::array();
+    for (const std::string &n : s.sites)
+      sites.push(Doc::string(n));
+    x.set("sites", std::move(sites));
+    x.set("error", std::isfinite(s.error) ? Doc::number(s.error) : Doc::string("inf"));
+    x.set("before_us", Doc::number(s.before_us));
+    x.set("after_us", std::isfinite(s.after_us) ? Doc::number(s.after_us) : Doc());
+    x.set("kept", Doc::boolean(s.kept));
+    x.set("why", Doc::string(s.why));
+    steps.push(std::move(x));
+  }
+  d.set("rewrites", std::move(steps));
+  return d;
+}
+
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string tune_text(const Doc &d) {
+  std::string out = "tune " + d.find("model")->as_string() + " on " + d.find("target")->as_string() + ": " +
+                    fmt(d.find("before_us")->as_float()) + " -> " + fmt(d.find("after_us")->as_float()) +
+                    " us (" + d.find("metric")->as_string() + " tolerance " +
+                    shortest(d.find("tolerance")->as_float()) + ")\n";
+  for (const Doc &s : d.find("rewrites")->items()) {
+    std::string sites;
+    for (const Doc &n : s.find("sites")->items())
+      sites += (sites.empty() ? "" : ", ") + n.as_string();
+    const Doc *err = s.find("error");
+    out += "  " + s.find("rewrite")->as_string() + " at " + sites + ": error " +
+           (err->is(Doc::Kind::String) ? err->as_string() : shortest(err->as_float())) + ", " +
+           s.find("why")->as_string() + "\n";
+  }
+  for (const Doc &n : d.find("unchecked_outputs")->items())
+    out += "  output " + n.as_string() + " cannot be evaluated: its accuracy is not checked\n";
+  return out;
+}
+
+int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string target, metric = "max_abs", precision = "fp32", out, rules, format = "text";
+  std::vector<std::string> dim_args, input_args, models;
+  TuneOptions options;
+  o.add_options()("model-file", po::value(&models))("target,t", po::value(&target))(
+      "tolerance", po::value(&options.tolerance))("metric", po::value(&metric))("rules", po::value(&rules))(
+      "input", po::value(&input_args)->composing())("precision", po::value(&precision))(
+      "seed", po::value(&options.eval.seed))("dim", po::value(&dim_args)->composing())(
+      "out,o", po::value(&out))("format", po::value(&format));
+  po::positional_options_description p;
+  p.add("model-file", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+  if (models.size() != 1 || target.empty() || out.empty())
+    throw Error("ANEC-CLI-001", "tune needs one MODEL, --target T|all and -o BEST.json");
+  if (metric != "max_abs" && metric != "cosine")
+    throw Error("ANEC-CLI-002", "--metric " + quote_arg(metric) + " is not one of max_abs, cosine");
+  if (precision != "fp32" && precision != "fp16")
+    throw Error("ANEC-CLI-002", "--precision " + quote_arg(precision) + " is not one of fp32, fp16");
+  if (!(options.tolerance >= 0))
+    throw Error("ANEC-CLI-002", "--tolerance must be 0 or more");
+  if (format != "text" && format != "json")
+    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
+  options.metric = metric == "cosine" ? Metric::cosine : Metric::max_abs;
+  options.eval.precision = precision == "fp16" ? Precision::fp16 : Precision::fp32;
+  options.eval.inputs = eval_inputs(input_args);
+  options.eval.base = options.source_dir = fs::path(models[0]).parent_path();
+  std::vector<Rewrite> rewrites =
+      load_rewrites(rules.empty() ? ctx.tables / "schema" / "rewrites.toml" : fs::path(rules));
+  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
+  std::string chip;
+  auto targets = ctx.targets(target, &chip);
+  Calibration calibration = ctx.calibration("");
+  TuneResult r = tune(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), rewrites,
+                      targets, &calibration, options);
+  write_output(out, json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path())));
+  Doc d = tune_doc(g, r, options, target);
+  std::string text = format == "json" ? json::write(d) : tune_text(d);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {
   po::options_description o;
   std::string model, target, format = "text", cost_model = "calibrated", calibration_file;
@@ -927,13 +1038,16 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
 int main(int argc, char **argv) {
   return anec::tools::tool_main("anec", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
     if (cmd == "explain") return explain(tables, args);
-    if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate" && cmd != "eval")
+    if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate" && cmd != "eval" &&
+        cmd != "tune")
       throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
     Ctx ctx(tables);
     if (cmd == "calibrate")
       return calibrate_command(ctx, args);
     if (cmd == "eval")
       return eval_command(ctx, args);
+    if (cmd == "tune")
+      return tune_command(ctx, args);
     return run(ctx, cmd, args);
   });
 }

@@ -1002,13 +1002,14 @@ void linear(Call &c) {
 }
 
 // For each (n, d, h) of the output: out[C, W] = A[C, K] B[K, W], the left W contracting with the
-// right C; N and D broadcast, the right H broadcasts when it is 1. `scale` multiplies the product.
-void batched_matmul(const Values &a, const Values &b, Values &y, bool trans_b) {
-  int64_t K = a.d[kW];
-  if ((trans_b ? b.d[kW] : b.d[kC]) != K)
-    throw Unevaluated{"the left operand's W (" + std::to_string(K) + ") is not the right operand's " +
-                      (trans_b ? "W" : "C") + " (" + std::to_string(trans_b ? b.d[kW] : b.d[kC]) + ")"};
-  int64_t M = y.d[kC], H = y.d[kH], W = y.d[kW];
+// right C; N and D broadcast, the right H broadcasts when it is 1.
+void matmul(Call &c) {
+  const Values &a = c.x(0), &b = c.x(1);
+  Values &y = c.y();
+  int64_t K = a.d[kW], M = y.d[kC], H = y.d[kH], W = y.d[kW];
+  if (b.d[kC] != K)
+    throw Unevaluated{"the left operand's W (" + std::to_string(K) + ") is not the right operand's C (" +
+                      std::to_string(b.d[kC]) + ")"};
   for (int64_t n = 0; n < y.d[0]; ++n)
     for (int64_t d = 0; d < y.d[1]; ++d)
       for (int64_t h = 0; h < H; ++h) {
@@ -1016,25 +1017,35 @@ void batched_matmul(const Values &a, const Values &b, Values &y, bool trans_b) {
           int64_t nn = v.d[0] == 1 ? 0 : n, dd = v.d[1] == 1 ? 0 : d, hh = v.d[kH] == 1 ? 0 : h;
           return v.v.data() + ((nn * v.d[1] + dd) * v.d[kC] * v.d[kH] + hh) * v.d[kW];
         };
-        gemm(false, trans_b, M, W, K, slab(a), a.d[kH] * K, slab(b), b.d[kH] * b.d[kW], 0,
+        gemm(false, false, M, W, K, slab(a), a.d[kH] * K, slab(b), b.d[kH] * b.d[kW], 0,
              y.v.data() + ((n * y.d[1] + d) * M * H + h) * W, H * W);
       }
+  c.report.flops += 2.0 * double(y.elements()) * double(K);
 }
 
-void matmul(Call &c) {
-  batched_matmul(c.x(0), c.x(1), c.y(), false);
-  c.report.flops += 2.0 * double(c.y().elements()) * double(c.x(0).d[kW]);
-}
-
-// Scaled dot-product attention over (N, D, H): sequence along C, features along W;
-// softmax(q k^T * scale + mask) v, scale 1/sqrt(W) unless given.
+// Scaled dot-product attention, Q, K, V [B, 1, heads, S, features] (the heads along C, the sequence
+// along H; N, D and C broadcast): softmax(q k^T * scale + mask) v per head, scale 1/sqrt(W) unless
+// given, the mask added to the [.., S_q, S_k] scores.
 void sdpa(Call &c) {
   const Values &q = c.x(0), &k = c.x(1), &v = c.x(2);
+  Values &y = c.y();
+  int64_t sq = q.d[kH], sk = k.d[kH], e = q.d[kW], ev = v.d[kW];
+  if (k.d[kW] != e || v.d[kH] != sk)
+    throw Unevaluated{"k's W must be q's (" + std::to_string(e) + ") and v's H k's (" + std::to_string(sk) +
+                      ")"};
+  auto slab = [&](const Values &t, int64_t n, int64_t d, int64_t ch) {
+    int64_t nn = t.d[0] == 1 ? 0 : n, dd = t.d[1] == 1 ? 0 : d, cc = t.d[kC] == 1 ? 0 : ch;
+    return t.v.data() + ((nn * t.d[1] + dd) * t.d[kC] + cc) * t.d[kH] * t.d[kW];
+  };
   Values s;
-  s.d = {c.y().d[0], c.y().d[1], q.d[kC], c.y().d[kH], k.d[kC]};
+  s.d = {y.d[0], y.d[1], y.d[kC], sq, sk};
   s.v.resize(size_t(s.elements()));
-  batched_matmul(q, k, s, true);
-  float scale = float(c.attr("scale", 1 / std::sqrt(double(q.d[kW]))));
+  int64_t heads = y.d[0] * y.d[1] * y.d[kC];
+  for (int64_t i = 0; i < heads; ++i) {
+    int64_t n = i / (y.d[1] * y.d[kC]), d = i / y.d[kC] % y.d[1], ch = i % y.d[kC];
+    gemm(false, true, sq, sk, e, slab(q, n, d, ch), e, slab(k, n, d, ch), e, 0, s.v.data() + i * sq * sk, sk);
+  }
+  float scale = float(c.attr("scale", 1 / std::sqrt(double(e))));
   for (float &x : s.v)
     x *= scale;
   if (c.in.size() >= 4) {
@@ -1052,8 +1063,12 @@ void sdpa(Call &c) {
   if (c.fp16)
     for (float &x : sm.out[0].v)
       x = round_to_half(x);
-  batched_matmul(sm.out[0], v, c.y(), false);
-  c.report.flops += 2.0 * double(s.elements()) * double(q.d[kW] + v.d[kW]);
+  for (int64_t i = 0; i < heads; ++i) {
+    int64_t n = i / (y.d[1] * y.d[kC]), d = i / y.d[kC] % y.d[1], ch = i % y.d[kC];
+    gemm(false, false, sq, ev, sk, sm.out[0].v.data() + i * sq * sk, sk, slab(v, n, d, ch), ev, 0,
+         y.v.data() + i * sq * ev, ev);
+  }
+  c.report.flops += 2.0 * double(s.elements()) * double(e + ev);
 }
 
 // ---- the kernel table ---------------------------------------------------------------------------

@@ -444,6 +444,65 @@ Graph read_graph_json(std::string text, const std::string &source) {
   return g;
 }
 
+namespace {
+Doc tensor_doc(const Tensor &t) {
+  Doc d = Doc::table();
+  d.set("name", Doc::string(t.name));
+  Doc shape = Doc::array();
+  for (int a = 0; a < 5; ++a)
+    shape.push(t.shape.d[a] < 0 ? Doc::string(t.shape.symbol[a]) : Doc::integer(t.shape.d[a]));
+  d.set("shape", std::move(shape));
+  d.set("dtype", Doc::string(t.dtype));
+  if (!t.format.empty())
+    d.set("format", Doc::string(t.format));
+  return d;
+}
+Doc names_doc(const std::vector<std::string> &names) {
+  Doc a = Doc::array();
+  for (const std::string &n : names)
+    a.push(Doc::string(n));
+  return a;
+}
+} // namespace
+
+Doc graph_doc(const Graph &g, const std::filesystem::path &source_dir, const std::filesystem::path &base) {
+  Doc d = Doc::table();
+  d.set("format", Doc::string("anec-graph"));
+  d.set("version", Doc::integer(1));
+  Doc inputs = Doc::array(), constants = Doc::array(), ops = Doc::array();
+  for (const std::string &n : g.inputs)
+    inputs.push(tensor_doc(*g.tensor(n)));
+  for (const Tensor &t : g.tensors) {
+    if (!t.constant)
+      continue;
+    Doc c = tensor_doc(t);
+    if (auto v = g.values.find(t.name); v != g.values.end() && !v->second.file.empty()) {
+      std::filesystem::path file = std::filesystem::absolute(source_dir / v->second.file).lexically_normal();
+      c.set("file", Doc::string(file.lexically_relative(std::filesystem::absolute(base)).string()));
+    } else if (v != g.values.end()) {
+      Doc data = Doc::array();
+      for (float x : v->second.data)
+        data.push(Doc::number(double(x)));
+      c.set("data", std::move(data));
+    }
+    constants.push(std::move(c));
+  }
+  for (const Op &op : g.ops) {
+    Doc o = Doc::table();
+    o.set("name", Doc::string(op.name));
+    o.set("op", Doc::string(op.type));
+    o.set("inputs", names_doc(op.inputs));
+    o.set("outputs", names_doc(op.outputs));
+    o.set("attrs", op.attrs);
+    ops.push(std::move(o));
+  }
+  d.set("inputs", std::move(inputs));
+  d.set("constants", std::move(constants));
+  d.set("ops", std::move(ops));
+  d.set("outputs", names_doc(g.outputs));
+  return d;
+}
+
 struct GraphReader::State {
   explicit State(json::ArrayStream stream) : ops(std::move(stream)) {}
   json::ArrayStream ops;

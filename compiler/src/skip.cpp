@@ -70,12 +70,16 @@ void mark_skippable(Graph &g, Op &op, const OpCatalog &catalog) {
     return;
   }
   op.runtime_skippable = dyn;
-  op.optimized = dyn || skip_table().at(spec->skip)(g, op);
+  op.optimized = dyn || moves_no_data(g, op, spec->skip);
 }
 
 void mark_skippable(Graph &g, const OpCatalog &catalog) {
   for (Op &op : g.ops)
     mark_skippable(g, op, catalog);
+}
+
+bool moves_no_data(const Graph &g, const Op &op, const std::string &rule) {
+  return !op.inputs.empty() && skip_table().at(rule)(g, op);
 }
 
 bool skipped(const Graph &g, const Op &op, const OpCatalog &catalog) {
@@ -91,7 +95,7 @@ bool skipped(const Graph &g, const Op &op, const OpCatalog &catalog) {
     if (shape_of(g, n).symbolic())
       return false; // not yet known: it runs
   const OpSpec *spec = catalog.find(op.type);
-  return spec && !spec->skip.empty() && skip_table().at(spec->skip)(g, op);
+  return spec && !spec->skip.empty() && moves_no_data(g, op, spec->skip);
 }
 
 } // namespace anec::compiler

@@ -175,7 +175,11 @@ def attention_case(g):
     g.op('mul', ['qk', 'scale'], 'scores')
     g.op('softmax', ['scores'], 'p', axis='W')
     g.op('matmul', ['p', 'v'], 'attn')
-    g.op('sdpa', ['q', 'k', 'v'], 'fused')
+    # the fused op takes the heads along C and the positions along H: [N, 1, heads, positions, features]
+    for t in 'qkv':
+        g.op('transpose', [t], t + 'h', perm=[0, 1, 3, 2, 4])
+    g.op('sdpa', ['qh', 'kh', 'vh'], 'fused_heads')
+    g.op('transpose', ['fused_heads'], 'fused', perm=[0, 1, 3, 2, 4])
     gamma = g.constant('gamma', rng.uniform(0.5, 1.5, 7), inline=True, shape=[1, 1, 1, 7])
     beta = g.constant('beta', rng.standard_normal(7) * 0.1, inline=True, shape=[1, 1, 1, 7])
     mean, var = attn.mean(axis=3, keepdims=True), attn.var(axis=3, keepdims=True)

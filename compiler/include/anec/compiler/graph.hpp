@@ -151,6 +151,12 @@ int axis_index(const std::string &letter, int fallback);
 // overflows 64 bits).
 Graph read_graph_json(std::string text, const std::string &source);
 
+// A graph as an anec-graph document (read_graph_json reads it back): 5-D shapes, a symbolic
+// dimension by its name; a constant's values as its "file" (made relative to `base`, the folder the
+// document will be written to, from `source_dir`, the folder it was relative to) or its "data".
+Doc graph_doc(const Graph &g, const std::filesystem::path &source_dir = {},
+              const std::filesystem::path &base = {});
+
 // The same format read one op at a time (support/json_stream.hpp), in memory that grows with the
 // tensors, not with the ops or the file: graph() holds the inputs, constants, the outputs' names and
 // every tensor the ops read so far define; its op list stays empty. The same checks and errors as

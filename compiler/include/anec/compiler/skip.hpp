@@ -20,4 +20,7 @@ void mark_skippable(Graph &g, const OpCatalog &catalog);
 // marked runtime_skippable but not optimized.
 bool skipped(const Graph &g, const Op &op, const OpCatalog &catalog);
 
+// Whether `op` moves no data on the graph's shapes under a skip rule (known_skips()).
+bool moves_no_data(const Graph &g, const Op &op, const std::string &rule);
+
 } // namespace anec::compiler
