@@ -1266,6 +1266,7 @@ private:
           throw Unevaluated{"reads '" + n + "', which was not computed"};
         c.in.push_back(v);
       }
+      add_embedded(c);
       for (const std::string &n : op.outputs) {
         c.out.push_back(shaped(*g_.tensor(n)));
         c.out.back().v.resize(size_t(c.out.back().elements()));
@@ -1286,7 +1287,27 @@ private:
     }
     for (size_t k = 0; k < c.out.size(); ++k)
       values_[op.outputs[k]] = std::move(c.out[k]);
+    flushed_.clear();
+    embedded_.clear();
     release(index);
+  }
+
+  // An op whose weights a front-end embedded (an ONNX initializer) reads them as its second and
+  // third inputs: Graph::values "<op>/weight" and "<op>/bias".
+  void add_embedded(Call &c) {
+    if (c.in.size() != 1)
+      return;
+    for (const char *part : {"/weight", "/bias"}) {
+      auto it = g_.values.find(c.op.name + part);
+      if (it == g_.values.end())
+        return;
+      Values v;
+      v.d = {1, 1, 1, 1, int64_t(it->second.data.size())};
+      v.v = it->second.data;
+      if (fp16())
+        engine_input(v.v);
+      c.in.push_back(&embedded_.emplace_back(std::move(v)));
+    }
   }
 
   // Inside the multiply-accumulate subnormal operands are flushed to +0 (guide ch.3).
@@ -1335,7 +1356,6 @@ private:
     c.note("value(s) past the fp16 maximum " + std::to_string(int64_t(num_.fp16_max)) + " became infinity",
            overflowed);
     c.note("subnormal result(s) flushed to zero in the accumulator", flushed);
-    flushed_.clear();
   }
 
   // A convolution of one tap (one input channel per group, a 1x1 kernel) does not pass the
@@ -1361,7 +1381,8 @@ private:
   EvalReport report_;
   std::unordered_map<std::string, Values> values_;
   std::unordered_map<std::string, size_t> last_use_;
-  std::deque<Values> flushed_; // operands with subnormals flushed, for the op being run
+  std::deque<Values> flushed_;  // operands with subnormals flushed, for the op being run
+  std::deque<Values> embedded_; // the op's embedded weights and bias, for the op being run
 };
 
 } // namespace

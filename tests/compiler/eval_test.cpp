@@ -185,6 +185,19 @@ TEST(Eval, SeededValuesAreDeterministicAndSaid) {
   EXPECT_NE(evaluate(g, catalog(), numerics(), o).outputs.at("y").v, a.outputs.at("y").v);
 }
 
+TEST(Eval, EmbeddedWeightsAreReadAsTheSecondAndThirdInputs) {
+  // a 1x1 conv of 2 channels to 1: weights [0.5, 2], bias [1], embedded as a front-end records them
+  Graph g = graph(R"({"name": "x", "shape": [1, 2, 1, 1]})", op("conv", R"("x")", R"({"out_channels": 1})"),
+                  R"("y")");
+  g.values["o/weight"].data = {0.5f, 2};
+  g.values["o/bias"].data = {1};
+  EvalOptions o;
+  o.inputs["x"] = values({4, 3});
+  EvalResult r = evaluate(g, catalog(), numerics(), o);
+  EXPECT_EQ(r.outputs.at("y").v, (std::vector<float>{9}));
+  EXPECT_TRUE(r.report.seeded.empty());
+}
+
 TEST(Eval, AnOpWithoutAKernelIsReportedAndWhatDependsOnItIsNotComputed) {
   Graph g = graph(input(2), op("tan") + R"(, {"name": "r", "op": "relu", "inputs": ["y"], "outputs": ["z"]})",
                   R"("z", "x")");
