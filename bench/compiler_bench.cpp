@@ -5,6 +5,8 @@
 #include "anec/compiler/cost.hpp"
 #include "anec/compiler/model.hpp"
 #include "anec/compiler/place.hpp"
+#include "anec/compiler/skip.hpp"
+#include "anec/compiler/tune.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/file.hpp"
@@ -80,6 +82,29 @@ std::string chain_json(size_t n) {
   return R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "t0", "shape": [1, 64, 56, 56]}], )"
          R"("ops": [)" +
          ops + R"(], "outputs": ["t)" + std::to_string(n) + "\"]}";
+}
+
+// A residual stack of n ops for the tuner: blocks of linear (64 -> 64 channels over 16 rows), gelu, a
+// permute of two size-1 axes and a residual add.
+Graph tune_stack(size_t n) {
+  std::string ops, prev = "x";
+  for (size_t i = 0; i + 4 <= n; i += 4) {
+    std::string b = std::to_string(i / 4);
+    ops += std::string(i ? ", " : "") + R"({"name": "fc)" + b + R"(", "op": "linear", "inputs": [")" + prev +
+           R"("], "outputs": ["l)" + b + R"("], "attrs": {"out_features": 64}}, )" + R"({"name": "g)" + b +
+           R"(", "op": "gelu", "inputs": ["l)" + b + R"("], "outputs": ["a)" + b + R"("]}, )" +
+           R"({"name": "t)" + b + R"(", "op": "transpose", "inputs": ["a)" + b + R"("], "outputs": ["p)" + b +
+           R"("], "attrs": {"perm": [1, 0, 2, 3, 4]}}, )" + R"({"name": "r)" + b +
+           R"(", "op": "add", "inputs": ["p)" + b + R"(", ")" + prev + R"("], "outputs": ["y)" + b + R"("]})";
+    prev = "y" + b;
+  }
+  Graph g = read_graph_json(
+      R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 64, 1, 16]}], "ops": [)" +
+          ops + R"(], "outputs": [")" + prev + "\"]}",
+      "stack.json");
+  infer_shapes(g, catalog());
+  mark_skippable(g, catalog());
+  return g;
 }
 
 // The reference for reading a graph: the JSON parser's own pass over the same text (no graph built),
@@ -165,6 +190,26 @@ static void BM_Place(benchmark::State &state) {
   state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
   state.SetComplexityN(state.range(0));
 }
+// The tuner on the residual stack: both rewrites that match (linear as conv, the permute dropped)
+// are evaluated, checked and estimated on h13; the time is the whole tune.
+static void BM_Tune(benchmark::State &state) {
+  Graph g = tune_stack(size_t(state.range(0)));
+  Numerics numerics = Numerics::load(kTables / "schema" / "numerics.toml");
+  Calibration calibration = Calibration::load(kTables / "calibration" / "fitted.toml");
+  std::vector<Rewrite> rewrites = load_rewrites(kTables / "schema" / "rewrites.toml");
+  size_t kept = 0;
+  for (auto _ : state) {
+    TuneResult r = tune(g, catalog(), numerics, rewrites, {&h13()}, &calibration, TuneOptions{});
+    kept = size_t(std::count_if(r.steps.begin(), r.steps.end(), [](const TuneStep &s) { return s.kept; }));
+    benchmark::DoNotOptimize(r.after_us);
+  }
+  state.counters["ops"] = double(g.ops.size());
+  state.counters["kept"] = double(kept);
+  state.counters["ops_per_s"] =
+      benchmark::Counter(double(g.ops.size()), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK(BM_Tune)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_JsonTokenize)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReadGraphJson)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SummarizeWhileReading)->RangeMultiplier(10)->Range(1000, 1000000)->Unit(benchmark::kMillisecond);

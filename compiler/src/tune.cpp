@@ -39,8 +39,9 @@ struct Site {
   Graph &g;
   size_t at;
   const Rewrite &rule;
-  std::set<size_t> &removed;                 // ops taken out by the rewrites applied so far
-  std::vector<std::pair<size_t, Op>> &added; // ops to insert before an index
+  std::set<size_t> &removed;                   // ops taken out by the rewrites applied so far
+  std::vector<std::pair<size_t, Op>> &added;   // ops to insert before an index
+  std::map<std::string, std::string> &renamed; // a removed op's output -> what its readers read instead
 };
 
 bool retype(Site s) {
@@ -161,10 +162,7 @@ bool drop_transpose(Site s) {
   const Op &op = s.g.ops[s.at];
   if (g.tensor(op.inputs[0])->shape.d != g.tensor(op.outputs[0])->shape.d || is_output(g, op.outputs[0]))
     return false;
-  for (Op &reader : g.ops)
-    for (std::string &n : reader.inputs)
-      if (n == op.outputs[0])
-        n = op.inputs[0];
+  s.renamed[op.outputs[0]] = op.inputs[0];
   s.removed.insert(s.at);
   return true;
 }
@@ -195,13 +193,14 @@ std::optional<Graph> rewritten(const Graph &g, const Rewrite &rule, const OpCata
   Graph work = g;
   std::set<size_t> removed;
   std::vector<std::pair<size_t, Op>> added;
+  std::map<std::string, std::string> renamed;
   for (size_t i = 0; i < work.ops.size(); ++i) {
     if (work.ops[i].type != rule.pattern || removed.count(i))
       continue;
     bool holds = std::all_of(rule.conditions.begin(), rule.conditions.end(),
                              [&](const std::string &c) { return conditions().at(c)(work, work.ops[i]); });
     std::string name = work.ops[i].name;
-    if (holds && mechanisms().at(rule.replacement)(Site{work, i, rule, removed, added}))
+    if (holds && mechanisms().at(rule.replacement)(Site{work, i, rule, removed, added, renamed}))
       sites.push_back(name);
   }
   if (sites.empty())
@@ -215,6 +214,10 @@ std::optional<Graph> rewritten(const Graph &g, const Rewrite &rule, const OpCata
       ops.push_back(std::move(work.ops[i]));
   }
   work.ops = std::move(ops);
+  for (Op &op : work.ops)
+    for (std::string &n : op.inputs)
+      for (auto it = renamed.find(n); it != renamed.end(); it = renamed.find(n))
+        n = it->second;
   std::set<std::string> read;
   for (const Op &op : work.ops)
     read.insert(op.inputs.begin(), op.inputs.end());
@@ -227,30 +230,31 @@ std::optional<Graph> rewritten(const Graph &g, const Rewrite &rule, const OpCata
   return out;
 }
 
-// The error of `got` against `want` over the outputs both computed.
+// The error of `got` against `want` over the outputs both computed. Values that are the same,
+// non-finite ones included (a NaN where the other has a NaN), agree; a non-finite value the other
+// does not share is an infinite error.
 double error_of(const std::map<std::string, Values> &want, const std::map<std::string, Values> &got,
                 Metric m) {
   double worst = 0;
   for (const auto &[name, w] : want) {
     auto it = got.find(name);
     if (it == got.end() || it->second.v.size() != w.v.size())
-      return std::numeric_limits<double>::infinity();
-    const std::vector<float> &a = w.v, &b = it->second.v;
-    if (m == Metric::max_abs) {
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (a[i] == b[i])
-          continue; // equal infinities too
-        worst =
-            std::max(worst, std::isnan(double(a[i]) - double(b[i])) ? INFINITY
-                                                                    : std::fabs(double(a[i]) - double(b[i])));
-      }
-      continue;
-    }
+      return INFINITY;
     double dot = 0, na = 0, nb = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-      dot += double(a[i]) * b[i], na += double(a[i]) * a[i], nb += double(b[i]) * b[i];
-    double cosine = na == 0 && nb == 0 ? 1 : dot / std::sqrt(na * nb);
-    worst = std::max(worst, std::isnan(cosine) ? INFINITY : 1 - cosine);
+    for (size_t i = 0; i < w.v.size(); ++i) {
+      double a = w.v[i], b = it->second.v[i];
+      if (a == b || (std::isnan(a) && std::isnan(b))) {
+        if (std::isfinite(a))
+          dot += a * b, na += a * a, nb += b * b;
+        continue;
+      }
+      if (!std::isfinite(a) || !std::isfinite(b))
+        return INFINITY;
+      worst = m == Metric::max_abs ? std::max(worst, std::fabs(a - b)) : worst;
+      dot += a * b, na += a * a, nb += b * b;
+    }
+    if (m == Metric::cosine)
+      worst = std::max(worst, na == 0 && nb == 0 ? 0 : 1 - dot / std::sqrt(na * nb));
   }
   return worst;
 }
