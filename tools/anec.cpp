@@ -846,7 +846,7 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
   options.seed = seed;
   options.inputs = eval_inputs(input_args);
   options.base = fs::path(models[0]).parent_path();
-  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
+  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), true);
   EvalResult r = evaluate(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), options);
   if (!out_dir.empty()) {
     std::vector<std::pair<std::string, std::string>> files;
@@ -952,7 +952,7 @@ int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
   options.eval.base = options.source_dir = fs::path(models[0]).parent_path();
   std::vector<Rewrite> rewrites =
       load_rewrites(rules.empty() ? ctx.tables / "schema" / "rewrites.toml" : fs::path(rules));
-  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
+  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), true);
   std::string chip;
   auto targets = ctx.targets(target, &chip);
   Calibration calibration = ctx.calibration("");

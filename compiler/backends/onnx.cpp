@@ -12,6 +12,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace anec::compiler::onnx_front {
@@ -29,14 +30,92 @@ static_assert(kFloat == TensorProto_DataType::TensorProto_DataType_FLOAT &&
               kDouble == TensorProto_DataType::TensorProto_DataType_DOUBLE &&
               kBfloat16 == TensorProto_DataType::TensorProto_DataType_BFLOAT16);
 
-template <class T> std::vector<double> from_raw(const std::string &raw) {
-  std::vector<double> out;
+// An IEEE half's value, and a bfloat16's.
+float half_value(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  if (exp == 0) { // zero or subnormal: mant x 2^-24
+    float v = std::ldexp(float(mant), -24);
+    return sign ? -v : v;
+  }
+  uint32_t bits = sign | (exp == 0x1f ? 0x7f800000u : (exp + 112) << 23) | mant << 13;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+float bfloat16_value(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+template <class T, class Out, class F> void from_raw(const std::string &raw, std::vector<Out> &out, F value) {
+  out.reserve(out.size() + raw.size() / sizeof(T));
   for (size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T)) {
     T v;
     std::memcpy(&v, raw.data() + i, sizeof v);
-    out.push_back(double(v));
+    out.push_back(Out(value(v)));
   }
-  return out;
+}
+template <class T, class Out> void from_raw(const std::string &raw, std::vector<Out> &out) {
+  from_raw<T>(raw, out, [](T v) { return v; });
+}
+
+// The elements of a tensor stored in the file, appended to `out`; false for a type not read (float16
+// and bfloat16 only when `halves`).
+template <class Out> bool elements(const onnx::TensorProto &t, std::vector<Out> &out, bool halves) {
+  const std::string &raw = t.raw_data();
+  switch (t.data_type()) {
+  case TensorProto_DataType::TensorProto_DataType_INT64:
+    if (!raw.empty())
+      from_raw<int64_t>(raw, out);
+    for (int64_t v : t.int64_data())
+      out.push_back(Out(v));
+    return true;
+  case TensorProto_DataType::TensorProto_DataType_INT32:
+  case TensorProto_DataType::TensorProto_DataType_BOOL:
+  case TensorProto_DataType::TensorProto_DataType_INT8:
+  case TensorProto_DataType::TensorProto_DataType_UINT8:
+    if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT32)
+      from_raw<int32_t>(raw, out);
+    else if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT8)
+      from_raw<int8_t>(raw, out);
+    else if (!raw.empty())
+      from_raw<uint8_t>(raw, out);
+    for (int32_t v : t.int32_data())
+      out.push_back(Out(v));
+    return true;
+  case TensorProto_DataType::TensorProto_DataType_FLOAT:
+    if (!raw.empty())
+      from_raw<float>(raw, out);
+    for (float v : t.float_data())
+      out.push_back(Out(v));
+    return true;
+  case TensorProto_DataType::TensorProto_DataType_DOUBLE:
+    if (!raw.empty())
+      from_raw<double>(raw, out);
+    for (double v : t.double_data())
+      out.push_back(Out(v));
+    return true;
+  case TensorProto_DataType::TensorProto_DataType_FLOAT16:
+  case TensorProto_DataType::TensorProto_DataType_BFLOAT16: {
+    if (!halves)
+      return false;
+    auto value =
+        t.data_type() == TensorProto_DataType::TensorProto_DataType_FLOAT16 ? half_value : bfloat16_value;
+    if (!raw.empty())
+      from_raw<uint16_t>(raw, out, value);
+    for (int32_t v : t.int32_data()) // the bit patterns (onnx.proto)
+      out.push_back(Out(value(uint16_t(v))));
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+bool external(const onnx::TensorProto &t) {
+  return t.has_data_location() && t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
 }
 
 // The values of a small tensor (up to kMaxValues elements), or nullopt for anything larger or of a
@@ -48,52 +127,27 @@ std::optional<std::vector<double>> tensor_values(const onnx::TensorProto &t) {
       return std::nullopt;
     n *= size_t(d);
   }
-  if (t.has_data_location() && t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
-    return std::nullopt;
   std::vector<double> out;
-  const std::string &raw = t.raw_data();
-  switch (t.data_type()) {
-  case TensorProto_DataType::TensorProto_DataType_INT64:
-    if (!raw.empty())
-      out = from_raw<int64_t>(raw);
-    for (int64_t v : t.int64_data())
-      out.push_back(double(v));
-    break;
-  case TensorProto_DataType::TensorProto_DataType_INT32:
-  case TensorProto_DataType::TensorProto_DataType_BOOL:
-  case TensorProto_DataType::TensorProto_DataType_INT8:
-  case TensorProto_DataType::TensorProto_DataType_UINT8:
-    if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT32)
-      out = from_raw<int32_t>(raw);
-    else if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT8)
-      out = from_raw<int8_t>(raw);
-    else if (!raw.empty())
-      out = from_raw<uint8_t>(raw);
-    for (int32_t v : t.int32_data())
-      out.push_back(double(v));
-    break;
-  case TensorProto_DataType::TensorProto_DataType_FLOAT:
-    if (!raw.empty())
-      out = from_raw<float>(raw);
-    for (float v : t.float_data())
-      out.push_back(double(v));
-    break;
-  case TensorProto_DataType::TensorProto_DataType_DOUBLE:
-    if (!raw.empty())
-      out = from_raw<double>(raw);
-    for (double v : t.double_data())
-      out.push_back(v);
-    break;
-  default:
-    return std::nullopt;
-  }
-  if (out.size() != n)
+  if (external(t) || !elements(t, out, false) || out.size() != n)
     return std::nullopt;
   return out;
 }
 
-TensorData tensor(const onnx::TensorProto &t) {
-  return {t.name(), t.data_type(), std::vector<int64_t>(t.dims().begin(), t.dims().end()), tensor_values(t)};
+// Every element of a tensor stored in the file, as float; empty when they cannot be read.
+std::vector<float> all_elements(const onnx::TensorProto &t) {
+  size_t n = 1;
+  for (int64_t d : t.dims())
+    if (d < 0 || __builtin_mul_overflow(n, size_t(d), &n))
+      return {};
+  std::vector<float> out;
+  if (external(t) || !elements(t, out, true) || out.size() != n)
+    return {};
+  return out;
+}
+
+TensorData tensor(const onnx::TensorProto &t, bool all) {
+  return {t.name(), t.data_type(), std::vector<int64_t>(t.dims().begin(), t.dims().end()), tensor_values(t),
+          all ? all_elements(t) : std::vector<float>{}};
 }
 
 ValueInfo value_info(const onnx::ValueInfoProto &v) {
@@ -112,9 +166,9 @@ ValueInfo value_info(const onnx::ValueInfoProto &v) {
   return out;
 }
 
-Graph graph(const onnx::GraphProto &gp);
+Graph graph(const onnx::GraphProto &gp, bool all);
 
-Attribute attribute(const onnx::AttributeProto &a) {
+Attribute attribute(const onnx::AttributeProto &a, bool all) {
   Attribute out;
   out.name = a.name();
   if (a.has_i())
@@ -125,15 +179,16 @@ Attribute attribute(const onnx::AttributeProto &a) {
     out.s = a.s();
   out.ints.assign(a.ints().begin(), a.ints().end());
   if (a.has_t())
-    out.t = tensor(a.t());
+    out.t = tensor(a.t(), all);
   if (a.has_g())
-    out.g = std::make_unique<Graph>(graph(a.g()));
+    out.g = std::make_unique<Graph>(graph(a.g(), all));
   for (const auto &sub : a.graphs())
-    out.graphs.push_back(graph(sub));
+    out.graphs.push_back(graph(sub, all));
   return out;
 }
 
-Graph graph(const onnx::GraphProto &gp) {
+// The graph's records; `all`: every tensor's elements too (TensorData::all).
+Graph graph(const onnx::GraphProto &gp, bool all) {
   Graph out;
   for (const auto &v : gp.input())
     out.inputs.push_back(value_info(v));
@@ -142,7 +197,7 @@ Graph graph(const onnx::GraphProto &gp) {
   for (const auto &v : gp.value_info())
     out.value_info.push_back(value_info(v));
   for (const auto &t : gp.initializer())
-    out.initializers.push_back(tensor(t));
+    out.initializers.push_back(tensor(t, all));
   for (const auto &n : gp.node()) {
     Node node;
     node.name = n.name();
@@ -150,7 +205,7 @@ Graph graph(const onnx::GraphProto &gp) {
     node.inputs.assign(n.input().begin(), n.input().end());
     node.outputs.assign(n.output().begin(), n.output().end());
     for (const auto &a : n.attribute())
-      node.attributes.push_back(attribute(a));
+      node.attributes.push_back(attribute(a, all));
     out.nodes.push_back(std::move(node));
   }
   return out;
@@ -227,7 +282,8 @@ void bind_dims(onnx::ModelProto &model, const std::map<std::string, int64_t> &bi
   }
 }
 
-Model read(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims) {
+Model read(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
+           bool all_values) {
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
     throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
@@ -263,7 +319,7 @@ Model read(std::string_view bytes, const std::string &source, const std::map<std
     out.notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" +
                         std::string(e.what()).substr(0, 200) + "); shapes it did not reach are unknown");
   }
-  out.graph = graph(model.graph());
+  out.graph = graph(model.graph(), all_values);
   return out;
 }
 

@@ -43,11 +43,12 @@ void bind_dimension(Graph &g, const std::string &name, int64_t value, const std:
 }
 } // namespace
 
-Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims) {
+Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
+                 bool keep_values) {
   std::string ext = path.extension().string();
   Graph g;
   if (ext == ".onnx") // mapped, not copied: protobuf parses in place; shapes come from ONNX inference
-    return read_onnx(InputFile::open(path, 1ull << 30).text(), path.string(), catalog, dims);
+    return read_onnx(InputFile::open(path, 1ull << 30).text(), path.string(), catalog, dims, keep_values);
   if (ext == ".json") {
     g = read_graph_json(read_text_file(path, 256ull << 20), path.string());
   } else if (ext == ".plist") {

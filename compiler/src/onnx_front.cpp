@@ -78,6 +78,10 @@ int64_t int_attr(const onnx_front::Node &n, const char *name, int64_t fallback) 
   const auto *a = attribute(n, name);
   return a && a->i ? *a->i : fallback;
 }
+float float_attr(const onnx_front::Node &n, const char *name, float fallback) {
+  const auto *a = attribute(n, name);
+  return a && a->f ? *a->f : fallback;
+}
 Doc int_array(const std::vector<int64_t> &v) {
   Doc a = Doc::array();
   for (int64_t x : v)
@@ -106,8 +110,9 @@ struct Value {
 
 class Reader {
 public:
-  Reader(const onnx_front::Model &model, const std::string &source, const OpCatalog &catalog)
-      : model_(model), catalog_(catalog) {
+  Reader(const onnx_front::Model &model, const std::string &source, const OpCatalog &catalog,
+         bool keep_values)
+      : model_(model), catalog_(catalog), keep_values_(keep_values) {
     g_.source = source;
     g_.front_end = "onnx";
   }
@@ -138,17 +143,27 @@ public:
                          " tensor(s) without an inferred shape (marked symbolic)");
     for (auto &[type, count] : unmapped_)
       g_.notes.push_back("unmapped ONNX op " + type + " x" + std::to_string(count));
+    if (keep_values_)
+      drop_ambiguous_weights();
     return std::move(g_);
   }
 
 private:
   const onnx_front::Model &model_;
   const OpCatalog &catalog_;
+  bool keep_values_ = false; // record the weights' values for the evaluator (Graph::values)
   Graph g_;
   std::map<std::string, Info> infos_;
   std::map<std::string, Value> values_;
   std::map<std::string, std::string> alias_; // an inlined If's output -> the branch tensor it is
   std::set<std::string> input_symbols_;      // the dimension symbols of the graph's inputs
+  // With keep_values_: the constants whose every element the module copied, by name (an initializer,
+  // a Constant node's value, or one of those through Identity, Cast to a float type or a reshape).
+  struct Full {
+    const std::vector<float> *values = nullptr;
+    std::vector<int64_t> dims;
+  };
+  std::map<std::string, Full> full_;
   size_t source_nodes_ = 0, folded_ = 0, inlined_ = 0, unknown_shapes_ = 0;
   std::map<std::string, size_t> unmapped_;
 
@@ -223,6 +238,8 @@ private:
     v.elements = n;
     infos_[t.name] = i;
     values_[t.name] = std::move(v);
+    if (keep_values_ && !t.all.empty())
+      full_[t.name] = {&t.all, t.dims};
   }
 
   Tensor tensor(const std::string &name) {
@@ -299,6 +316,8 @@ private:
         v.data = type == "Split" ? parts[size_t(k)] : result;
         v.elements = elements_of(o);
       }
+      if (keep_values_)
+        carry_full(n);
       ++folded_;
       return;
     }
@@ -373,6 +392,8 @@ private:
         ++unknown_shapes_;
       op.outputs.push_back(g_.add(tensor(o)).name);
     }
+    if (keep_values_ && row && row->weights && !shape_math)
+      record_weights(n, op);
     g_.ops.push_back(std::move(op));
   }
 
@@ -390,6 +411,113 @@ private:
       n = *m;
     }
     return n;
+  }
+
+  // ---- the values the evaluator reads (keep_values_) ----
+
+  // A folded node that passes a wholly copied constant on unchanged (a Constant's value, Identity, a
+  // Cast to float or double, a reshape): its output's values are that constant's.
+  void carry_full(const onnx_front::Node &n) {
+    if (n.outputs.empty() || n.outputs[0].empty())
+      return;
+    const std::string &t = n.op_type, &o = n.outputs[0];
+    if (t == "Constant") {
+      const auto *a = attribute(n, "value");
+      if (a && a->t && !a->t->all.empty())
+        full_[o] = {&a->t->all, a->t->dims};
+      return;
+    }
+    int64_t to = int_attr(n, "to", 0);
+    bool same = t == "Identity" || t == "Reshape" || t == "Flatten" || t == "Squeeze" || t == "Unsqueeze" ||
+                (t == "Cast" && (to == onnx_front::kFloat || to == onnx_front::kDouble));
+    const Full *in = full(n, 0);
+    if (!same || !in || !static_dims(o))
+      return;
+    Full out{in->values, {}};
+    size_t count = 1;
+    for (const Sym &d : infos_[o].dims) {
+      out.dims.push_back(int64_t(d.k));
+      count *= size_t(d.k);
+    }
+    if (count == in->values->size())
+      full_[o] = std::move(out);
+  }
+
+  const Full *full(const onnx_front::Node &n, int k) const {
+    if (k >= int(n.inputs.size()) || n.inputs[size_t(k)].empty())
+      return nullptr;
+    auto it = full_.find(resolve(n.inputs[size_t(k)]));
+    return it == full_.end() ? nullptr : &it->second;
+  }
+
+  // The weights of a conv, deconv or linear layer whose constant operands were copied whole, as the
+  // evaluator reads them (Graph::values "<op>/weight" and "<op>/bias", docs/graph-format.md
+  // "Evaluation"): conv [O, C/groups, kh, kw], deconv [C_in, O/groups, kh, kw], linear
+  // [out_features, C_in], the bias [O]. An op whose operands do not map exactly onto those is left
+  // out: the evaluator gives it seeded weights and says so.
+  void record_weights(const onnx_front::Node &n, const Op &op) {
+    const std::string &t = n.op_type;
+    if (op.inputs.size() != 1 || n.inputs.size() < 2 || n.inputs.size() > 3 ||
+        resolve(n.inputs[0]) != op.inputs[0])
+      return; // the data input is not ONNX input 0 (a constant left operand), or a runtime operand
+    const Full *w = full(n, 1), *b = full(n, 2);
+    if (!w || (n.inputs.size() > 2 && !n.inputs[2].empty() && !b))
+      return;
+    size_t rank = infos_[op.inputs[0]].dims.size();
+    std::vector<float> weight, bias;
+    if (t == "Conv" || t == "ConvTranspose") {
+      // 1-D (N C L, the kernel along W: [O, C, k] is [O, C, 1, k]) or 2-D (N C H W); the ONNX
+      // weight layouts are the evaluator's.
+      if ((rank != 3 && rank != 4) || w->dims.size() != rank)
+        return;
+      int64_t out = t == "Conv" ? w->dims[0] : w->dims[1] * int_attr(n, "group", 1);
+      if (b && (b->dims.size() != 1 || int64_t(b->values->size()) != out))
+        return;
+      weight = *w->values;
+      if (b)
+        bias = *b->values;
+    } else if (t == "Gemm" || t == "MatMul") {
+      // x [M, K] is [M, 1, K, 1, 1] (and a MatMul's x [K] is [1, 1, K, 1, 1]), contracted over C as
+      // linear does; a rank-3 or higher x holds K along W, which linear does not contract.
+      bool gemm = t == "Gemm", trans_b = gemm && int_attr(n, "transB", 0);
+      if (op.type != "linear" || w->dims.size() != 2 || (rank != 2 && (gemm || rank != 1)))
+        return;
+      if (gemm && (int_attr(n, "transA", 0) || float_attr(n, "alpha", 1) != 1 ||
+                   (b && float_attr(n, "beta", 1) != 1)))
+        return;
+      size_t k = size_t(trans_b ? w->dims[1] : w->dims[0]), m = size_t(trans_b ? w->dims[0] : w->dims[1]);
+      const std::vector<float> &v = *w->values;
+      if (trans_b) {
+        weight = v;
+      } else { // B [K, N] to [N, K]
+        weight.resize(v.size());
+        for (size_t i = 0; i < k; ++i)
+          for (size_t j = 0; j < m; ++j)
+            weight[j * k + i] = v[i * m + j];
+      }
+      if (b) { // C broadcast to [M, N]: one value per output feature ([N] or [1, N]), or one for all
+        size_t count = b->values->size();
+        bool per_feature = count == m && (b->dims.size() == 1 || (b->dims.size() == 2 && b->dims[0] == 1));
+        if (!per_feature && count != 1)
+          return;
+        bias = per_feature ? *b->values : std::vector<float>(m, (*b->values)[0]);
+      }
+    } else {
+      return;
+    }
+    g_.values[op.name + "/weight"].data = std::move(weight);
+    if (b)
+      g_.values[op.name + "/bias"].data = std::move(bias);
+  }
+
+  // The evaluator finds an op's weights by its name: where two ops share one, neither reads any.
+  void drop_ambiguous_weights() {
+    std::set<std::string> seen;
+    for (const Op &op : g_.ops)
+      if (!seen.insert(op.name).second) {
+        g_.values.erase(op.name + "/weight");
+        g_.values.erase(op.name + "/bias");
+      }
   }
 
   // A 1-D Split's parts (sizes from the `split` attribute or input, else equal), one per output.
@@ -1018,9 +1146,9 @@ const Api &api() {
 } // namespace onnx_front
 
 Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
-                const DimBindings &bind) {
-  onnx_front::Model model = onnx_front::api().read(bytes, source, bind);
-  Graph g = Reader(model, source, catalog).read();
+                const DimBindings &bind, bool keep_values) {
+  onnx_front::Model model = onnx_front::api().read(bytes, source, bind, keep_values);
+  Graph g = Reader(model, source, catalog, keep_values).read();
   g.notes.insert(g.notes.begin(), model.notes.begin(), model.notes.end());
   return g;
 }

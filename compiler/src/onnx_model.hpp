@@ -20,7 +20,7 @@
 namespace anec::compiler::onnx_front {
 
 // Raised whenever a record or a function below changes.
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 inline constexpr const char *kModule = "anec_onnx_backend";
 inline constexpr const char *kEntry = "anec_onnx_backend_entry";
 
@@ -52,6 +52,9 @@ struct TensorData {
   // The elements, for a tensor of at most kMaxValues elements of an integer, bool, float or double
   // type stored in the file (not external data); nullopt otherwise.
   std::optional<std::vector<double>> values;
+  // Every element as float, of any size, for a tensor of an integer, bool, float, float16, bfloat16
+  // or double type stored in the file, when `read` is asked for all values; empty otherwise.
+  std::vector<float> all;
 };
 
 struct Graph;
@@ -89,8 +92,9 @@ struct Api {
   // Parses `bytes`, binds `dims` (a dim_param name, or "input:axis"), checks the model and infers
   // its shapes. Errors: ANEC-ONNX-001 not a model, ANEC-ONNX-002 the checker rejects it,
   // ANEC-ONNX-003 shape inference fails, ANEC-MODEL-003 a binding that does not apply.
-  Model (*read)(std::string_view bytes, const std::string &source,
-                const std::map<std::string, int64_t> &dims);
+  // `all_values` copies every tensor's elements (TensorData::all), for the evaluator.
+  Model (*read)(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
+                bool all_values);
 };
 
 // The module's table, loaded on first use (ANEC-PLUGIN-* when it cannot be).

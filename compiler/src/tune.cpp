@@ -225,6 +225,7 @@ std::optional<Graph> rewritten(const Graph &g, const Rewrite &rule, const OpCata
     if (t.constant && !read.count(t.name) && !is_output(work, t.name))
       t.constant = false;
   Graph out = read_graph_json(json::write(graph_doc(work, dir, dir)), g.source);
+  out.values.insert(work.values.begin(), work.values.end()); // weights a front-end embedded, by op name
   infer_shapes(out, catalog);
   mark_skippable(out, catalog);
   return out;

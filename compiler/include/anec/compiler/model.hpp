@@ -34,11 +34,18 @@ Graph read_network_plist(const Doc &doc, const std::string &source, const OpCata
 // `dims` binds symbolic input dimensions before shape inference: a name (an ONNX dim_param, an
 // anec-graph symbol) or "INPUT:AXIS" (the axis counted in that input's own shape); ANEC-MODEL-003
 // for a name no input dimension carries, an axis the input lacks, or a fixed axis bound otherwise.
+// `keep_values` (for the evaluator: anec eval, anec tune) copies the initializers' values whole and
+// records the weights of each conv, deconv (ConvTranspose) and linear (Gemm, MatMul with a constant
+// right operand) whose operands map exactly onto the evaluator's layout as Graph::values
+// "<op>/weight" and "<op>/bias"; without it only small constants' values are read (for folding),
+// which keeps check and estimate lean on large models.
 using DimBindings = std::map<std::string, int64_t>;
 Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
-                const DimBindings &dims = {});
+                const DimBindings &dims = {}, bool keep_values = false);
 
-Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims = {});
+// `keep_values`: as read_onnx's, for an .onnx file (the other front-ends read the values they are given).
+Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims = {},
+                 bool keep_values = false);
 
 // A model checked and estimated on targets, keeping the verdicts, counts and totals only
 // (Detail::Summary; a null calibration gives the analytic model). An anec-graph file is checked and
