@@ -100,6 +100,9 @@ model) # committed graphs, the real network plist, and the plist in binary form 
       "$external"/tinygrad/net.plist "$out"/net-binary.plist
   fi
   ;;
+eval) # the committed graphs, and the graphs the evaluator's and the tuner's tests are built on
+  cp "$root"/fuzz/corpus/model/* "$root"/fuzz/corpus/eval/* "$out"/
+  ;;
 measurements) # the measured-latency training file, whole and cut into a few rows per chip
   data=$root/../shared/data/ane-measured
   shared_files "$data"/train.tsv

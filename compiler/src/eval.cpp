@@ -60,6 +60,11 @@ public:
   Evaluation(const Graph &g, const OpCatalog &catalog, const Numerics &num, const EvalOptions &opt)
       : g_(g), catalog_(catalog), num_(num), opt_(opt) {
     for (const Tensor &t : g.tensors)
+      if (!t.shape.symbolic() && t.shape.elements() > opt.max_elements)
+        throw Error("ANEC-EVAL-004", g.source + ": tensor '" + t.name + "' " + t.shape.str() + " holds " +
+                                         std::to_string(t.shape.elements()) + " elements, more than the " +
+                                         std::to_string(opt.max_elements) + " the evaluator holds");
+    for (const Tensor &t : g.tensors)
       if (t.shape.symbolic())
         throw Error("ANEC-EVAL-001", g.source + ": tensor '" + t.name + "' has the symbolic shape " +
                                          t.shape.str() + "; bind it with --dim (" +

@@ -79,12 +79,23 @@ std::array<int64_t, 5> strides(const std::array<int64_t, 5> &d, const std::array
   return s;
 }
 
+// Unevaluated unless every axis of `d` is `out`'s or 1.
+void broadcasts(const std::array<int64_t, 5> &d, const std::array<int64_t, 5> &out) {
+  for (int a = 0; a < 5; ++a)
+    if (d[size_t(a)] != out[size_t(a)] && d[size_t(a)] != 1)
+      throw Unevaluated{std::string("an operand's ") + kAxisNames[a] + " extent " +
+                        std::to_string(d[size_t(a)]) + " does not broadcast to " +
+                        std::to_string(out[size_t(a)])};
+}
+
 // Calls f(out_index, in_offsets...) over every element of `out`, the inputs broadcast to it.
 template <size_t K, class F>
 void each_broadcast(const std::array<int64_t, 5> &out, const std::array<const Values *, K> &in, F f) {
   std::array<std::array<int64_t, 5>, K> st;
-  for (size_t k = 0; k < K; ++k)
+  for (size_t k = 0; k < K; ++k) {
+    broadcasts(in[k]->d, out);
     st[k] = strides(in[k]->d, out);
+  }
   int64_t i = 0;
   for (int64_t n = 0; n < out[0]; ++n)
     for (int64_t d = 0; d < out[1]; ++d)
@@ -273,8 +284,11 @@ template <class F> void gather_each(Call &c, const Values &x, F index, float fil
             std::array<int64_t, 5> at = o;
             bool inside = index(at);
             int64_t off = 0;
-            for (int a = 0; a < 5; ++a)
+            for (int a = 0; a < 5; ++a) {
+              if (inside && (at[a] < 0 || at[a] >= x.d[a]))
+                throw Unevaluated{"it would read outside its input (check its attributes)"};
               off += at[a] * st[a];
+            }
             y.v[size_t(i)] = inside ? x.v[size_t(off)] : fill;
           }
 }
@@ -369,6 +383,9 @@ void concat(Call &c) {
   Values &y = c.y();
   int64_t offset = 0;
   for (const Values *x : c.in) {
+    for (int a = 0; a < 5; ++a)
+      if (a != axis && x->d[size_t(a)] != y.d[size_t(a)])
+        throw Unevaluated{"its inputs differ off the concatenation axis"};
     std::array<int64_t, 5> o{};
     int64_t i = 0;
     std::array<int64_t, 5> yst = strides(y.d, y.d);
@@ -468,12 +485,18 @@ void gather(Call &c) {
   int axis = axis_index(c.op.text("axis", "C"), kC);
   const Values &x = c.x(), &idx = c.x(1);
   bool elements = c.op.type == "gather_elements";
+  if (elements)
+    broadcasts(idx.d, c.y().d);
+  else if (idx.elements() != c.y().d[size_t(axis)])
+    throw Unevaluated{"it takes one index per output position along the axis (" +
+                      std::to_string(c.y().d[size_t(axis)]) + "), its indices hold " +
+                      std::to_string(idx.elements())};
   std::array<int64_t, 5> ist = strides(idx.d, c.y().d);
   gather_each(c, x, [&](std::array<int64_t, 5> &at) {
-    int64_t off = 0;
-    for (int a = 0; a < 5; ++a)
-      off += (elements ? at[size_t(a)] : (a == axis ? at[size_t(a)] : 0)) * ist[size_t(a)];
-    int64_t i = int64_t(idx.v[size_t(off) % idx.v.size()]);
+    int64_t off = elements ? 0 : at[size_t(axis)]; // gather: the index of this position along the axis
+    for (int a = 0; elements && a < 5; ++a)
+      off += at[size_t(a)] * ist[size_t(a)];
+    int64_t i = int64_t(idx.v[size_t(off)]);
     if (i < 0)
       i += x.d[size_t(axis)];
     at[size_t(axis)] = i;
@@ -519,6 +542,14 @@ std::array<int64_t, 5> reduced(const std::array<int64_t, 5> &d, const std::strin
     if (int a = axis_index(std::string(1, l), -1); a >= 0)
       out[size_t(a)] = 1;
   return out;
+}
+
+// The reduced shape of the op's input, which must be its output's (one element per group).
+std::array<int64_t, 5> reduced_to_output(Call &c, const std::string &axes) {
+  std::array<int64_t, 5> r = reduced(c.x().d, axes);
+  if (r != c.y().d)
+    throw Unevaluated{"its output shape does not match a reduction over '" + axes + "'"};
+  return r;
 }
 
 using Fold = double (*)(const Values &x, const std::vector<int64_t> &group);
@@ -588,7 +619,7 @@ void reduce(Call &c) {
     type = "reduce_sum_square";
   Fold f = fold_table().at(type);
   Values &y = c.y();
-  each_group(c.x(), reduced(c.x().d, c.op.text("axes", "C")),
+  each_group(c.x(), reduced_to_output(c, c.op.text("axes", "C")),
              [&](int64_t i, const std::vector<int64_t> &g) { y.v[size_t(i)] = float(f(c.x(), g)); });
 }
 
@@ -597,7 +628,7 @@ void argreduce(Call &c) {
   bool global = c.op.type == "global_argmax", max = c.op.type != "argmin";
   std::string axes = global ? "DCHW" : c.op.text("axis", "C");
   const Values &x = c.x();
-  each_group(x, reduced(x.d, axes), [&](int64_t i, const std::vector<int64_t> &g) {
+  each_group(x, reduced_to_output(c, axes), [&](int64_t i, const std::vector<int64_t> &g) {
     size_t best = 0;
     for (size_t k = 1; k < g.size(); ++k) {
       float a = x.v[size_t(g[k])], b = x.v[size_t(g[best])];
@@ -729,7 +760,9 @@ void sort_values(Call &c) {
   std::string axis = c.op.text("axis", topk ? "W" : "C");
   bool descending = topk ? c.attr("largest", 1) != 0 : c.attr("descending", 0) != 0;
   const std::array<int64_t, 5> &yd = c.y().d;
-  int a = axis_index(axis, kC);
+  int a = axis_index(axis, -1);
+  if (axis.size() != 1 || a < 0 || yd[size_t(a)] > x.d[size_t(a)] || reduced(yd, axis) != reduced(x.d, axis))
+    throw Unevaluated{"its axis '" + axis + "' and output do not fit its input"};
   std::array<int64_t, 5> yst = strides(yd, yd);
   each_group(x, reduced(x.d, axis), [&](int64_t i, const std::vector<int64_t> &g) {
     std::vector<size_t> order(g.size());
@@ -959,6 +992,8 @@ void matmul(Call &c) {
   if (b.d[kC] != K)
     throw Unevaluated{"the left operand's W (" + std::to_string(K) + ") is not the right operand's C (" +
                       std::to_string(b.d[kC]) + ")"};
+  broadcasts({a.d[0], a.d[1], a.d[kC], a.d[kH], 1}, {y.d[0], y.d[1], y.d[kC], y.d[kH], 1});
+  broadcasts({b.d[0], b.d[1], 1, b.d[kH], b.d[kW]}, {y.d[0], y.d[1], 1, y.d[kH], y.d[kW]});
   for (int64_t n = 0; n < y.d[0]; ++n)
     for (int64_t d = 0; d < y.d[1]; ++d)
       for (int64_t h = 0; h < H; ++h) {
@@ -982,6 +1017,8 @@ void sdpa(Call &c) {
   if (k.d[kW] != e || v.d[kH] != sk)
     throw Unevaluated{"k's W must be q's (" + std::to_string(e) + ") and v's H k's (" + std::to_string(sk) +
                       ")"};
+  for (const Values *t : {&q, &k, &v})
+    broadcasts({t->d[0], t->d[1], t->d[kC], 1, 1}, {y.d[0], y.d[1], y.d[kC], 1, 1});
   auto slab = [&](const Values &t, int64_t n, int64_t d, int64_t ch) {
     int64_t nn = t.d[0] == 1 ? 0 : n, dd = t.d[1] == 1 ? 0 : d, cc = t.d[kC] == 1 ? 0 : ch;
     return t.v.data() + ((nn * t.d[1] + dd) * t.d[kC] + cc) * t.d[kH] * t.d[kW];

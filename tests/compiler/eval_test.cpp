@@ -250,6 +250,9 @@ TEST(Eval, Errors) {
   EvalOptions stranger;
   stranger.inputs["q"] = values({1, 2, 3});
   EXPECT_EQ(code_of([&] { evaluate(g, catalog(), numerics(), stranger); }), "ANEC-EVAL-002");
+  EvalOptions small;
+  small.max_elements = 2;
+  EXPECT_EQ(code_of([&] { evaluate(g, catalog(), numerics(), small); }), "ANEC-EVAL-004");
   // a constant file of the wrong size
   fs::path dir = fs::temp_directory_path() / ("anec-eval-" + std::to_string(getpid()));
   fs::create_directories(dir);

@@ -47,6 +47,7 @@ struct EvalOptions {
   uint64_t seed = 1;                    // for constants and weights without values
   std::map<std::string, Values> inputs; // by graph input name; a missing one gets seeded values
   std::filesystem::path base;           // the folder a constant's "file" is relative to
+  int64_t max_elements = int64_t(1) << 28; // the largest tensor it holds (1 GiB of float32)
 };
 
 struct EvalReport {
@@ -65,7 +66,7 @@ struct EvalResult {
 // Runs `g` (shapes inferred and concrete: bind symbols first) from its inputs to its outputs.
 // Errors: ANEC-EVAL-001 a symbolic dimension, ANEC-EVAL-002 an input whose element count disagrees
 // with the graph, or an input the graph does not have, ANEC-EVAL-003 a constant's values that cannot
-// be read or disagree with its shape.
+// be read or disagree with its shape, ANEC-EVAL-004 a tensor of more than max_elements.
 EvalResult evaluate(const Graph &g, const OpCatalog &catalog, const Numerics &numerics,
                     const EvalOptions &options);
 
