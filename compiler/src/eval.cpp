@@ -51,7 +51,9 @@ bool half_subnormal(float x) {
 // The engine's value at the input boundary: a NaN becomes +infinity, the rest round to half.
 void engine_input(std::vector<float> &v) {
   for (float &x : v)
-    x = std::isnan(x) ? kInf : round_to_half(x);
+    if (std::isnan(x))
+      x = kInf;
+  round_to_half(std::span<float>(v));
 }
 
 // The evaluation of one graph: every tensor's values, freed after their last reader.
@@ -83,9 +85,9 @@ public:
     for (size_t i = 0; i < g_.ops.size(); ++i)
       run_op(i);
     EvalResult r;
-    for (const std::string &name : g_.outputs)
-      if (auto it = values_.find(name); it != values_.end())
-        r.outputs[name] = it->second;
+    for (const std::string &name : g_.outputs) // moved out: the evaluation ends here
+      if (auto it = values_.find(name); it != values_.end() && !r.outputs.count(name))
+        r.outputs.emplace(name, std::move(it->second));
     r.report = std::move(report_);
     return r;
   }
@@ -238,25 +240,22 @@ private:
   void round_outputs(Call &c) {
     bool mac = accumulates(c.op.type) && !single_tap(c);
     int64_t saturated = 0, overflowed = 0, flushed = 0;
-    for (Values &o : c.out)
-      for (float &x : o.v) {
-        if (std::isnan(x)) {
+    float ceiling = float(num_.accumulator_ceiling);
+    for (Values &o : c.out) {
+      for (float &x : o.v) { // rounding turns a finite value infinite, never the reverse
+        if (std::isnan(x))
           x = 0;
-          continue;
-        }
-        if (mac && std::isfinite(x) && std::fabs(double(x)) > num_.accumulator_ceiling) {
-          x = std::copysign(kInf, x);
-          ++saturated;
-          continue;
-        }
-        bool finite = std::isfinite(x);
-        x = round_to_half(x);
-        overflowed += finite && !std::isfinite(x);
-        if (mac && num_.flush_accumulator_subnormals && half_subnormal(x)) {
-          x = 0;
-          ++flushed;
-        }
+        else if (mac && std::isfinite(x) && std::fabs(x) > ceiling)
+          x = std::copysign(kInf, x), ++saturated;
+        overflowed += std::isfinite(x);
       }
+      round_to_half(std::span<float>(o.v));
+      for (float &x : o.v) {
+        overflowed -= std::isfinite(x);
+        if (mac && num_.flush_accumulator_subnormals && half_subnormal(x))
+          x = 0, ++flushed;
+      }
+    }
     c.note("value(s) past the accumulator ceiling " + std::to_string(int64_t(num_.accumulator_ceiling)) +
                " became infinity",
            saturated);

@@ -692,11 +692,15 @@ void batch_norm(Call &c) {
   auto at = [&](size_t k, int64_t ch, double fallback) {
     return p[k] ? double(p[k]->v[size_t(ch) % p[k]->v.size()]) : fallback;
   };
-  int64_t inner = x.d[3] * x.d[4];
+  int64_t inner = x.d[3] * x.d[4], channels = x.d[2];
+  std::vector<double> scale(static_cast<size_t>(channels)), shift(scale.size()); // y = x * scale + shift
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    scale[size_t(ch)] = at(2, ch, 1) / std::sqrt(at(1, ch, 1) + eps);
+    shift[size_t(ch)] = at(3, ch, 0) - at(0, ch, 0) * scale[size_t(ch)];
+  }
   for (size_t i = 0; i < x.v.size(); ++i) {
-    int64_t ch = int64_t(i) / inner % x.d[2];
-    double v = (double(x.v[i]) - at(0, ch, 0)) / std::sqrt(at(1, ch, 1) + eps);
-    c.y().v[i] = float(v * at(2, ch, 1) + at(3, ch, 0));
+    size_t ch = size_t(int64_t(i) / inner % channels);
+    c.y().v[i] = float(double(x.v[i]) * scale[ch] + shift[ch]);
   }
 }
 
@@ -876,7 +880,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int
 
 // The weights of a conv, deconv or linear: the second input, or seeded values scaled by 1/sqrt(fan
 // in) (said in the report).
-std::vector<float> weights_of(Call &c, int64_t count, int64_t fan_in) {
+// `drawn` holds seeded weights.
+const std::vector<float> &weights_of(Call &c, int64_t count, int64_t fan_in, std::vector<float> &drawn) {
   if (c.in.size() >= 2) {
     if (c.x(1).elements() != count)
       throw Unevaluated{"its weight input holds " + std::to_string(c.x(1).elements()) + " values, it needs " +
@@ -884,8 +889,8 @@ std::vector<float> weights_of(Call &c, int64_t count, int64_t fan_in) {
     return c.x(1).v;
   }
   c.report.seeded.push_back(c.op.name + " (weights, " + std::to_string(count) + " values)");
-  return seeded(c.seed, c.op.name + "/weights", count,
-                float(1 / std::sqrt(double(std::max<int64_t>(fan_in, 1)))));
+  return drawn = seeded(c.seed, c.op.name + "/weights", count,
+                        float(1 / std::sqrt(double(std::max<int64_t>(fan_in, 1)))));
 }
 
 // Adds the bias (third input, one value per output channel) to `y`.
@@ -908,7 +913,8 @@ void conv(Call &c) {
   int64_t C = x.d[kC], O = y.d[kC], cg = C / groups, og = O / groups, taps = cg * win.k[0] * win.k[1];
   if (C % groups || O % groups)
     throw Unevaluated{"channels not divisible by groups"};
-  std::vector<float> w = weights_of(c, O * taps, taps);
+  std::vector<float> drawn;
+  const std::vector<float> &w = weights_of(c, O * taps, taps, drawn);
   int64_t IH = x.d[kH], IW = x.d[kW], OH = y.d[kH], OW = y.d[kW];
   bool pointwise = taps == cg && win.s[0] == 1 && win.s[1] == 1 && win.p == std::vector<int64_t>{0, 0, 0, 0};
   std::vector<float> col(pointwise ? 0 : size_t(taps * OH * OW));
@@ -944,7 +950,8 @@ void deconv(Call &c) {
   int64_t C = x.d[kC], O = y.d[kC], cg = C / groups, og = O / groups, kk = win.k[0] * win.k[1];
   if (C % groups || O % groups)
     throw Unevaluated{"channels not divisible by groups"};
-  std::vector<float> w = weights_of(c, C * og * kk, cg * kk);
+  std::vector<float> drawn;
+  const std::vector<float> &w = weights_of(c, C * og * kk, cg * kk, drawn);
   int64_t IH = x.d[kH], IW = x.d[kW], OH = y.d[kH], OW = y.d[kW];
   std::vector<float> col(size_t(og * kk * IH * IW));
   std::fill(y.v.begin(), y.v.end(), 0.0f);
@@ -975,7 +982,8 @@ void linear(Call &c) {
   const Values &x = c.x();
   Values &y = c.y();
   int64_t C = x.d[kC], O = y.d[kC], inner = x.d[3] * x.d[4];
-  std::vector<float> w = weights_of(c, O * C, C);
+  std::vector<float> drawn;
+  const std::vector<float> &w = weights_of(c, O * C, C, drawn);
   for (int64_t b = 0; b < x.d[0] * x.d[1]; ++b)
     gemm(false, false, O, inner, C, w.data(), C, x.v.data() + b * C * inner, inner, 0,
          y.v.data() + b * O * inner, inner);
@@ -1047,8 +1055,7 @@ void sdpa(Call &c) {
   Call sm{by_w, c.num, c.fp16, c.report, {&s}, {s}};
   softmax(sm);
   if (c.fp16)
-    for (float &x : sm.out[0].v)
-      x = round_to_half(x);
+    round_to_half(std::span<float>(sm.out[0].v));
   for (int64_t i = 0; i < heads; ++i) {
     int64_t n = i / (y.d[1] * y.d[kC]), d = i / y.d[kC] % y.d[1], ch = i % y.d[kC];
     gemm(false, false, sq, ev, sk, sm.out[0].v.data() + i * sq * sk, sk, slab(v, n, d, ch), ev, 0,

@@ -2,6 +2,10 @@
 
 #include <bit>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace anec {
 
 uint16_t to_half(float value) {
@@ -45,6 +49,30 @@ float from_half(uint16_t half) {
     bits = sign | (exponent << 23) | ((m & 0x3ff) << 13);
   }
   return std::bit_cast<float>(bits);
+}
+
+namespace {
+#if defined(__x86_64__)
+__attribute__((target("avx,f16c"))) void round_with_f16c(float *values, size_t count) {
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m128i halves = _mm256_cvtps_ph(_mm256_loadu_ps(values + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm256_storeu_ps(values + i, _mm256_cvtph_ps(halves));
+  }
+  for (; i < count; ++i)
+    values[i] = round_to_half(values[i]);
+}
+#endif
+} // namespace
+
+void round_to_half(std::span<float> values) {
+#if defined(__x86_64__)
+  static const bool f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  if (f16c)
+    return round_with_f16c(values.data(), values.size());
+#endif
+  for (float &x : values)
+    x = round_to_half(x);
 }
 
 } // namespace anec

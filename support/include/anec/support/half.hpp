@@ -4,6 +4,7 @@
 // stays a (quiet) NaN. The host evaluator rounds through these where the engine rounds.
 #pragma once
 #include <cstdint>
+#include <span>
 
 namespace anec {
 
@@ -13,5 +14,8 @@ float from_half(uint16_t half);
 inline float round_to_half(float value) {
   return from_half(to_half(value));
 }
+// The same over an array, in place: with the CPU's half conversions (x86 F16C, which round the same
+// way) where it has them, else one value at a time.
+void round_to_half(std::span<float> values);
 
 } // namespace anec
