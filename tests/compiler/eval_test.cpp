@@ -18,14 +18,10 @@ using namespace anec;
 using namespace anec::compiler;
 using anec::test::catalog;
 using anec::test::code_of;
+using anec::test::numerics;
 namespace fs = std::filesystem;
 
 namespace {
-
-const Numerics &numerics() {
-  static const Numerics n = Numerics::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "numerics.toml");
-  return n;
-}
 
 // A graph of the given inputs (name: 5-D shape) and ops, outputs the named tensors.
 Graph graph(const std::string &inputs, const std::string &ops, const std::string &outputs,

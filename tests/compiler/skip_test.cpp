@@ -18,15 +18,11 @@ using namespace anec;
 using namespace anec::compiler;
 using anec::test::catalog;
 using anec::test::code_of;
+using anec::test::numerics;
 using anec::test::registry;
 namespace fs = std::filesystem;
 
 namespace {
-
-const Numerics &numerics() {
-  static const Numerics n = Numerics::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "numerics.toml");
-  return n;
-}
 
 // x [N, C, H, W] -> permute [0, 2, 1, 3] (5-D: C and H swapped) -> relu; `shape` is x's.
 Graph permute(const std::string &shape, const DimBindings &dims) {

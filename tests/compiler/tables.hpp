@@ -1,5 +1,6 @@
 // The generated target tables and the operation catalogue, loaded once per test program.
 #pragma once
+#include "anec/compiler/eval.hpp"
 #include "anec/compiler/ops.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
@@ -18,6 +19,12 @@ inline const hal::Registry &registry() {
 inline const compiler::OpCatalog &catalog() {
   static const compiler::OpCatalog c = compiler::OpCatalog::load(std::filesystem::path(ANEC_TEST_TABLES_DIR) / "schema" / "ops.toml");
   return c;
+}
+
+inline const compiler::Numerics &numerics() {
+  static const compiler::Numerics n =
+      compiler::Numerics::load(std::filesystem::path(ANEC_TEST_TABLES_DIR) / "schema" / "numerics.toml");
+  return n;
 }
 
 } // namespace anec::test
