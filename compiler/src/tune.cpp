@@ -39,8 +39,9 @@ struct Site {
   Graph &g;
   size_t at;
   const Rewrite &rule;
-  std::set<size_t> &removed;                   // ops taken out by the rewrites applied so far
-  std::vector<std::pair<size_t, Op>> &added;   // ops to insert before an index
+  const std::map<std::string, std::vector<size_t>> &readers; // of the graph before this rewrite
+  std::set<size_t> &removed;                                 // ops taken out by the rewrites applied so far
+  std::vector<std::pair<size_t, Op>> &added;                 // ops to insert before an index
   std::map<std::string, std::string> &renamed; // a removed op's output -> what its readers read instead
 };
 
@@ -85,11 +86,11 @@ bool fuse_attention(Site s) {
   const Op &soft = g.ops[s.at];
   if (soft.text("axis", "C") != "W" || soft.inputs.size() != 1)
     return false;
-  auto r = readers(g);
+  const auto &r = s.readers;
   const std::string &p = soft.outputs[0];
-  if (is_output(g, p) || r[p].size() != 1)
+  if (is_output(g, p) || !r.count(p) || r.at(p).size() != 1)
     return false;
-  size_t m2 = r[p][0];
+  size_t m2 = r.at(p)[0];
   const Op &out = g.ops[m2];
   if (out.type != "matmul" || out.inputs.size() != 2 || out.inputs[0] != p)
     return false;
@@ -194,22 +195,25 @@ std::optional<Graph> rewritten(const Graph &g, const Rewrite &rule, const OpCata
   std::set<size_t> removed;
   std::vector<std::pair<size_t, Op>> added;
   std::map<std::string, std::string> renamed;
+  const auto read_by = readers(g); // the mechanisms add and remove ops, but change no op's inputs
   for (size_t i = 0; i < work.ops.size(); ++i) {
     if (work.ops[i].type != rule.pattern || removed.count(i))
       continue;
     bool holds = std::all_of(rule.conditions.begin(), rule.conditions.end(),
                              [&](const std::string &c) { return conditions().at(c)(work, work.ops[i]); });
     std::string name = work.ops[i].name;
-    if (holds && mechanisms().at(rule.replacement)(Site{work, i, rule, removed, added, renamed}))
+    if (holds && mechanisms().at(rule.replacement)(Site{work, i, rule, read_by, removed, added, renamed}))
       sites.push_back(name);
   }
   if (sites.empty())
     return std::nullopt;
+  std::stable_sort(added.begin(), added.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<Op> ops;
+  auto next = added.begin();
   for (size_t i = 0; i <= work.ops.size(); ++i) {
-    for (auto &[before, op] : added)
-      if (before == i)
-        ops.push_back(std::move(op));
+    for (; next != added.end() && next->first == i; ++next)
+      ops.push_back(std::move(next->second));
     if (i < work.ops.size() && !removed.count(i))
       ops.push_back(std::move(work.ops[i]));
   }
