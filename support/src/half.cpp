@@ -3,6 +3,7 @@
 #include <bit>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -53,6 +54,16 @@ float from_half(uint16_t half) {
 
 namespace {
 #if defined(__x86_64__)
+// F16C and the AVX state the operating system saves (CPUID leaf 1 and XCR0).
+bool has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX) || !(c & bit_F16C))
+    return false;
+  unsigned lo = 0, hi = 0;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (lo & 6) == 6; // the XMM and YMM state
+}
+
 __attribute__((target("avx,f16c"))) void round_with_f16c(float *values, size_t count) {
   size_t i = 0;
   for (; i + 8 <= count; i += 8) {
@@ -67,7 +78,7 @@ __attribute__((target("avx,f16c"))) void round_with_f16c(float *values, size_t c
 
 void round_to_half(std::span<float> values) {
 #if defined(__x86_64__)
-  static const bool f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool f16c = has_f16c();
   if (f16c)
     return round_with_f16c(values.data(), values.size());
 #endif
