@@ -109,6 +109,16 @@ void each_broadcast(const std::array<int64_t, 5> &out, const std::array<const Va
           }
 }
 
+// Unevaluated unless the output keeps the input's extents on `axes` (a front-end that shapes the
+// output otherwise, as ONNX inference may, asks for other semantics than the kernel's).
+void keeps_extents(Call &c, std::initializer_list<int> axes) {
+  for (int a : axes)
+    if (c.y().d[size_t(a)] != c.x().d[size_t(a)])
+      throw Unevaluated{std::string("its output's ") + kAxisNames[a] + " extent " +
+                        std::to_string(c.y().d[size_t(a)]) + " is not its input's " +
+                        std::to_string(c.x().d[size_t(a)])};
+}
+
 // ---- elementwise -------------------------------------------------------------------------------
 
 struct Unary {
@@ -640,6 +650,7 @@ void argreduce(Call &c) {
 }
 
 void softmax(Call &c) {
+  keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
   each_group(x, reduced(x.d, c.op.text("axis", "C")), [&](int64_t, const std::vector<int64_t> &g) {
     double m = -INFINITY, s = 0; // the maximum is subtracted first, as the engine does (guide ch.3)
@@ -655,6 +666,7 @@ void softmax(Call &c) {
 // Normalization over `axes`: (x - mean) / sqrt(var + eps), then a per-element (layer_norm) or
 // per-channel scale and bias from the second and third inputs when given.
 void normalize(Call &c, const std::string &axes) {
+  keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
   double eps = c.attr("epsilon", 1e-5);
   each_group(x, reduced(x.d, axes), [&](int64_t, const std::vector<int64_t> &g) {
@@ -684,6 +696,7 @@ void instance_norm(Call &c) {
 
 // Inference batch normalization: inputs x, mean, variance, scale, bias (per channel).
 void batch_norm(Call &c) {
+  keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
   double eps = c.attr("epsilon", 1e-5);
   std::array<const Values *, 4> p{};
@@ -705,6 +718,7 @@ void batch_norm(Call &c) {
 }
 
 void l2_norm(Call &c) {
+  keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
   double eps = c.attr("epsilon", 1e-12);
   each_group(x, reduced(x.d, c.op.text("axes", "C")), [&](int64_t, const std::vector<int64_t> &g) {
@@ -715,6 +729,7 @@ void l2_norm(Call &c) {
 }
 
 void min_max_norm(Call &c) {
+  keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
   each_group(x, reduced(x.d, c.op.text("axes", "C")), [&](int64_t, const std::vector<int64_t> &g) {
     double lo = INFINITY, hi = -INFINITY;
@@ -727,6 +742,7 @@ void min_max_norm(Call &c) {
 
 // Local response normalization across channels (size, alpha, beta, bias as ONNX LRN).
 void lrn(Call &c) {
+  keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
   int64_t size = int64_t(c.attr("size", 5)), inner = x.d[3] * x.d[4], C = x.d[2];
   double alpha = c.attr("alpha", 1e-4), beta = c.attr("beta", 0.75), bias = c.attr("bias", 1);
@@ -740,6 +756,7 @@ void lrn(Call &c) {
 }
 
 void cumsum(Call &c) {
+  keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
   bool exclusive = c.attr("exclusive", 0) != 0, rev = c.attr("reverse", 0) != 0;
   each_group(x, reduced(x.d, c.op.text("axis", "C")), [&](int64_t, const std::vector<int64_t> &g) {
@@ -797,6 +814,7 @@ void sort_values(Call &c) {
 
 // Nearest (default) or bilinear ("linear"), half-pixel centres.
 void resize(Call &c) {
+  keeps_extents(c, {kN, kD, kC});
   const Values &x = c.x();
   std::string mode = c.op.text("mode", "nearest");
   bool linear = mode == "linear" || mode == "bilinear";
@@ -837,6 +855,7 @@ struct Window {
 };
 
 void pool(Call &c) {
+  keeps_extents(c, {kN, kD, kC});
   const Values &x = c.x();
   Values &y = c.y();
   Window win(c.op, false);
@@ -906,6 +925,7 @@ void add_bias(Call &c, Values &y) {
 }
 
 void conv(Call &c) {
+  keeps_extents(c, {kN, kD});
   const Values &x = c.x();
   Values &y = c.y();
   Window win(c.op, true);
@@ -943,6 +963,7 @@ void conv(Call &c) {
 // Transposed convolution, weight [C_in, O / groups, kh, kw]: each input pixel scatters its
 // products over the output window (col2im).
 void deconv(Call &c) {
+  keeps_extents(c, {kN, kD});
   const Values &x = c.x();
   Values &y = c.y();
   Window win(c.op, true);
@@ -979,6 +1000,7 @@ void deconv(Call &c) {
 
 // A fully connected layer over C: weight [out_features, C_in].
 void linear(Call &c) {
+  keeps_extents(c, {kN, kD, kH, kW});
   const Values &x = c.x();
   Values &y = c.y();
   int64_t C = x.d[kC], O = y.d[kC], inner = x.d[3] * x.d[4];

@@ -4,7 +4,9 @@
 // all known) or mapped through the front-end map (tables/schema/frontend/onnx.toml) to a catalogue
 // operation. Shape tensors carry symbolic dimensions (onnx_sym.hpp), so a reshape target computed
 // from a symbolic input is known; an `If` whose condition is known is inlined, otherwise both
-// branches are analysed and the `If` stays; `Loop` and `Scan` stay with their bodies.
+// branches are analysed and the `If` stays; `Loop` and `Scan` stay with their bodies. For the
+// evaluator (keep_values) the weights' values are recorded, and the constant operands of the
+// broadcasting ops are kept as constant tensors.
 #include "anec/compiler/model.hpp"
 #include "onnx_model.hpp"
 #include "onnx_sym.hpp"
@@ -340,7 +342,11 @@ private:
     if (!shape_math && !row)
       ++unmapped_[type];
     // Inputs: runtime tensors. Constants are weights (where the map says so) or attributes; a shape
-    // computed at run time beside a data input (a reshape's target) is kept as `shape_inputs`.
+    // computed at run time beside a data input (a reshape's target) is kept as `shape_inputs`. With
+    // keep_values_, a broadcasting op's constant operands are inputs too (broadcast_constants).
+    std::map<int, std::string> kept;
+    if (keep_values_ && row && !shape_math)
+      kept = broadcast_constants(n, row->op);
     int64_t weights = 0;
     Doc shape_inputs = Doc::array();
     bool has_data = false;
@@ -353,6 +359,10 @@ private:
       if (i.empty())
         continue;
       const Value *v = value(i);
+      if (auto it = kept.find(k); it != kept.end()) {
+        op.inputs.push_back(it->second);
+        continue;
+      }
       if (v && v->constant) {
         if (row && row->weights && !shape_math && v->elements > 0)
           weights = add_or_throw(weights, v->elements, "ANEC-GRAPH-003",
@@ -373,6 +383,8 @@ private:
       op.attrs.set("weight_elements", Doc::integer(weights));
     if (row && !shape_math)
       attributes(n, *row, op);
+    if (keep_values_ && op.type == "compare") // the evaluator's comparison (default "equal")
+      op.attrs.set("mode", Doc::string(compare_mode(type)));
     if (shape_math || type == "Shape" || type == "Size") {
       std::string symbols;
       if (result)
@@ -508,6 +520,90 @@ private:
     g_.values[op.name + "/weight"].data = std::move(weight);
     if (b)
       g_.values[op.name + "/bias"].data = std::move(bias);
+  }
+
+  // With keep_values_: the constant operands of an op the evaluator computes by broadcasting (add,
+  // sub, mul, div, max, min, pow, prelu, select, compare, floor_div; docs/graph-format.md
+  // "Evaluation"), each as a constant tensor with its values, by ONNX input position. ONNX broadcasting
+  // is right-aligned: a constant's dims are left-padded with 1s to the rank of the op's runtime
+  // operands, then laid out as a tensor of that rank is (kLayout), so that broadcasting over the five
+  // axes is ONNX's. Empty (the op as without keep_values_) unless every constant operand was copied
+  // whole and the layout is unambiguous: the runtime operands all of one known rank, the output's,
+  // no wider than 5, and no constant of a higher rank. Not for Mean (a sum then a scale) nor an
+  // integer Div (ONNX truncates).
+  std::map<int, std::string> broadcast_constants(const onnx_front::Node &n, const std::string &op) {
+    static const std::set<std::string> kBroadcast = {"add", "sub",   "mul",    "div",     "max",      "min",
+                                                     "pow", "prelu", "select", "compare", "floor_div"};
+    const std::string &t = n.op_type;
+    if (!kBroadcast.count(op) || t == "Mean" || n.outputs.empty() || n.outputs[0].empty())
+      return {};
+    const Info &y = infos_[n.outputs[0]];
+    if (t == "Div" && integer_type(y.type))
+      return {};
+    std::optional<size_t> rank;
+    std::vector<std::pair<int, const Full *>> constants;
+    for (int k = 0; k < int(n.inputs.size()); ++k) {
+      const std::string i = resolve(n.inputs[size_t(k)]);
+      if (i.empty())
+        continue;
+      const Value *v = value(i);
+      if (v && v->constant) {
+        const Full *f = full(n, k);
+        if (!f)
+          return {};
+        constants.emplace_back(k, f);
+        continue;
+      }
+      const Info &x = infos_[i];
+      if ((v && v->shape_data) || !x.known || (rank && *rank != x.dims.size()))
+        return {};
+      rank = x.dims.size();
+    }
+    if (!rank || *rank > 5 || (y.known && y.dims.size() != *rank))
+      return {};
+    for (const auto &[k, f] : constants)
+      if (f->dims.size() > *rank)
+        return {};
+    std::map<int, std::string> out;
+    for (const auto &[k, f] : constants)
+      out[k] = constant_operand(resolve(n.inputs[size_t(k)]), *f, *rank);
+    return out;
+  }
+
+  // A constant operand as a graph constant with its values (Graph::values), its dims left-padded with
+  // 1s to `rank` and laid out as a tensor of that rank. Named as the constant, or, where the graph
+  // holds that name with another shape (or the name ends as the evaluator's keys of embedded weights
+  // do, "/weight" or "/bias"), with its 5-D shape appended ("w@1x1x8x1x1").
+  std::string constant_operand(const std::string &name, const Full &f, size_t rank) {
+    Tensor t;
+    t.constant = true;
+    t.source_rank = int(rank);
+    t.dtype = dtype_of(infos_[name].type);
+    for (size_t k = 0; k < f.dims.size(); ++k)
+      t.shape.d[size_t(kLayout[rank][rank - f.dims.size() + k])] = f.dims[k];
+    check_size(t, src());
+    std::string shape;
+    for (int64_t d : t.shape.d)
+      shape += (shape.empty() ? "@" : "x") + std::to_string(d);
+    bool reserved = name.ends_with("/weight") || name.ends_with("/bias");
+    for (int k = reserved ? 1 : 0;; ++k) {
+      t.name = k == 0 ? name : name + shape + (k > 1 ? "#" + std::to_string(k) : "");
+      const Tensor *o = g_.tensor(t.name);
+      if (!o)
+        break;
+      if (o->constant && o->shape.d == t.shape.d && g_.values.count(t.name))
+        return t.name; // the same constant, laid out the same way
+    }
+    g_.values[t.name].data = *f.values;
+    return g_.add(std::move(t)).name;
+  }
+
+  static const char *compare_mode(const std::string &type) {
+    return type == "Greater"          ? "greater"
+           : type == "Less"           ? "less"
+           : type == "GreaterOrEqual" ? "greater_equal"
+           : type == "LessOrEqual"    ? "less_equal"
+                                      : "equal";
   }
 
   // The evaluator finds an op's weights by its name: where two ops share one, neither reads any.

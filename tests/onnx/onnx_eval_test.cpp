@@ -1,7 +1,9 @@
 // ONNX initializers as the evaluator's weights (load_model / read_onnx with keep_values): small models
 // built here with the onnx protobuf API evaluate to what plain loops in double compute from the same
 // initializer values, with no seeded weights; an op whose operands do not map exactly stays seeded and
-// is reported; a real network (fetched by the models.fetch fixture) evaluates with its own weights.
+// is reported; the constant operands of broadcasting ops (Add, Mul, Sub, PRelu, Greater, Where) are
+// kept as constant tensors laid out as ONNX broadcasts them; a real network (fetched by the
+// models.fetch fixture) evaluates with its own weights.
 #include "anec/compiler/eval.hpp"
 #include "anec/compiler/model.hpp"
 
@@ -11,6 +13,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <set>
 
 using namespace anec;
 using namespace anec::compiler;
@@ -244,6 +247,146 @@ TEST(OnnxEval, GemmLayoutsAndHalfWeights) {
   EvalResult s = run(scaled.bytes(), "x", x, true);
   ASSERT_EQ(s.report.seeded.size(), 1u);
   EXPECT_EQ(s.report.seeded[0], "scaled (weights, 24 values)");
+}
+
+// The constant operands of broadcasting ops: Conv -> Add (bias [O, 1, 1]) -> Mul (a scalar) -> Relu ->
+// Sub (a rank-1 [W], broadcast along W). Each constant is an input of its op at its ONNX position, its
+// dims left-padded to the data's rank and laid out as that rank is; without keep_values it is dropped.
+TEST(OnnxEval, BroadcastConstantsAreKept) {
+  const int64_t C = 2, O = 3, H = 3, W = 4, K = 3;
+  std::vector<float> w = ramp(size_t(O * C * K * K), 11), bias = ramp(size_t(O), 12),
+                     row = ramp(size_t(W), 13), xv = ramp(size_t(C * H * W), 14);
+  const float scale = 0.75f;
+  Builder m;
+  m.io(true, "x", {1, C, H, W});
+  m.io(false, "y", {1, O, H, W});
+  m.init("conv.w", {O, C, K, K}, w, true);
+  m.init("bias", {O, 1, 1}, bias);
+  m.init("scale", {}, {scale});
+  m.init("row", {W}, row, true);
+  auto *conv = m.node("Conv", "conv", {"x", "conv.w"}, "c");
+  Builder::ints(conv, "pads", {1, 1, 1, 1});
+  m.node("Add", "add", {"c", "bias"}, "a");
+  m.node("Mul", "mul", {"a", "scale"}, "s");
+  m.node("Relu", "relu", {"s"}, "r");
+  m.node("Sub", "sub", {"r", "row"}, "y");
+
+  std::vector<double> want(size_t(O * H * W));
+  for (int64_t o = 0; o < O; ++o)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t x = 0; x < W; ++x) {
+        double s = 0;
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t r = 0; r < K; ++r)
+            for (int64_t q = 0; q < K; ++q) {
+              int64_t ih = h + r - 1, iw = x + q - 1;
+              if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                s += double(w[size_t(((o * C + c) * K + r) * K + q)]) * xv[size_t((c * H + ih) * W + iw)];
+            }
+        double v = std::max((s + bias[size_t(o)]) * double(scale), 0.0);
+        want[size_t((o * H + h) * W + x)] = v - row[size_t(x)];
+      }
+
+  Graph g = read_onnx(m.bytes(), "built.onnx", catalog(), {}, true);
+  auto operand = [&](const std::string &op, size_t k) -> const Tensor * {
+    for (const Op &o : g.ops)
+      if (o.name == op && k < o.inputs.size())
+        return g.tensor(o.inputs[k]);
+    return nullptr;
+  };
+  using Dims = std::array<int64_t, 5>;
+  const Tensor *b = operand("add", 1), *sc = operand("mul", 1), *rw = operand("sub", 1);
+  ASSERT_TRUE(b && sc && rw);
+  EXPECT_TRUE(b->constant && sc->constant && rw->constant);
+  EXPECT_EQ(b->shape.d, (Dims{1, 1, O, 1, 1}));
+  EXPECT_EQ(sc->shape.d, (Dims{1, 1, 1, 1, 1}));
+  EXPECT_EQ(rw->shape.d, (Dims{1, 1, 1, 1, W}));
+  EXPECT_EQ(g.values.at(rw->name).data, row);
+
+  Values x;
+  x.d = {1, 1, C, H, W};
+  x.v = xv;
+  EvalResult r = run(m.bytes(), "x", x, true);
+  EXPECT_TRUE(r.report.seeded.empty()) << testing::PrintToString(r.report.seeded);
+  EXPECT_TRUE(r.report.unevaluated.empty()) << testing::PrintToString(r.report.unevaluated);
+  ASSERT_TRUE(r.outputs.count("y"));
+  EXPECT_EQ(r.outputs["y"].d, (Dims{1, 1, O, H, W}));
+  expect_close(r.outputs["y"].v, want);
+
+  // Without keep_values (check, estimate) the graph is as before: constants are not operands.
+  Graph lean = read_onnx(m.bytes(), "built.onnx", catalog());
+  for (const Op &op : lean.ops)
+    EXPECT_EQ(op.inputs.size(), 1u) << op.name;
+  EXPECT_TRUE(
+      std::none_of(lean.tensors.begin(), lean.tensors.end(), [](const Tensor &t) { return t.constant; }));
+}
+
+// One initializer under two layouts (a rank-2 and a rank-4 operand) is two tensors; a constant left
+// operand keeps its place (s - x); PRelu's slope, a scalar threshold of Greater (mode "greater") and
+// a constant third operand of Where.
+TEST(OnnxEval, SharedConstantsAndOperandOrder) {
+  const int64_t M = 2, F = 4, C = 2, H = 3;
+  std::vector<float> sv = ramp(size_t(F), 21), slope = ramp(size_t(C), 22), xv = ramp(size_t(M * F), 23),
+                     zv = ramp(size_t(C * H * F), 24);
+  const float t = 0.125f;
+  Builder m;
+  m.io(true, "x", {M, F});
+  m.io(true, "z", {1, C, H, F});
+  for (const char *o : {"a", "w"})
+    m.io(false, o, {M, F});
+  for (const char *o : {"b", "p"})
+    m.io(false, o, {1, C, H, F});
+  m.init("s", {F}, sv);
+  m.init("slope", {C, 1, 1}, slope);
+  m.init("t", {}, {t});
+  m.node("Sub", "left", {"s", "x"}, "a");
+  m.node("Add", "right", {"z", "s"}, "b");
+  m.node("PRelu", "prelu", {"z", "slope"}, "p");
+  m.node("Greater", "greater", {"x", "t"}, "cond");
+  m.node("Where", "where", {"cond", "x", "s"}, "w");
+
+  Graph g = read_onnx(m.bytes(), "built.onnx", catalog(), {}, true);
+  std::set<std::string> names;
+  for (const Op &op : g.ops)
+    if (op.name == "left" || op.name == "right" || op.name == "where") {
+      ASSERT_GE(op.inputs.size(), 2u) << op.name;
+      const std::string &s = op.name == "left"    ? op.inputs[0]
+                             : op.name == "right" ? op.inputs[1]
+                                                  : op.inputs[2];
+      EXPECT_TRUE(g.tensor(s)->constant) << op.name;
+      names.insert(s);
+    }
+  EXPECT_EQ(names.size(), 2u) << testing::PrintToString(names); // [1,1,F,1,1] (twice) and [1,1,1,1,F]
+
+  Values x, z;
+  x.d = {M, 1, F, 1, 1};
+  x.v = xv;
+  z.d = {1, 1, C, H, F};
+  z.v = zv;
+  EvalOptions options;
+  options.inputs["x"] = x;
+  options.inputs["z"] = z;
+  EvalResult r = evaluate(g, catalog(), numerics(), options);
+  EXPECT_TRUE(r.report.seeded.empty()) << testing::PrintToString(r.report.seeded);
+  EXPECT_TRUE(r.report.unevaluated.empty()) << testing::PrintToString(r.report.unevaluated);
+  std::vector<double> a, w, b, p;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t f = 0; f < F; ++f) {
+      double xi = xv[size_t(i * F + f)];
+      a.push_back(sv[size_t(f)] - xi);
+      w.push_back(xi > t ? xi : sv[size_t(f)]);
+    }
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t f = 0; f < F; ++f) {
+        double zi = zv[size_t((c * H + h) * F + f)];
+        b.push_back(zi + sv[size_t(f)]);
+        p.push_back(zi > 0 ? zi : zi * slope[size_t(c)]);
+      }
+  for (const auto &[name, want] : {std::pair{"a", &a}, {"w", &w}, {"b", &b}, {"p", &p}}) {
+    ASSERT_TRUE(r.outputs.count(name)) << name;
+    expect_close(r.outputs[name].v, *want);
+  }
 }
 
 // A real network (BlazeFace, 37 convolutions) evaluates with its own weights: every conv reads its
