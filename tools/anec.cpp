@@ -896,6 +896,24 @@ Doc tune_doc(const Graph &g, const TuneResult &r, const TuneOptions &o, const st
   return d;
 }
 
+// Whether BEST.json reads back with the tuned graph's shapes: a front-end (ONNX) may give shapes the
+// format's shape functions do not reproduce. "same", or what differs.
+std::string read_back(const std::string &text, const std::string &file, const Graph &best,
+                      const OpCatalog &catalog) {
+  try {
+    Graph back = read_graph_json(text, file);
+    infer_shapes(back, catalog);
+    size_t differ = 0;
+    std::string first;
+    for (const Tensor &t : best.tensors)
+      if (const Tensor *b = back.tensor(t.name); b && b->shape.d != t.shape.d && !differ++)
+        first = t.name + " " + t.shape.str() + " reads back as " + b->shape.str();
+    return differ ? std::to_string(differ) + " tensor shape(s) differ, first " + first : "same";
+  } catch (const Error &e) {
+    return std::string("it does not read back: ") + e.what();
+  }
+}
+
 std::string shortest(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -916,6 +934,10 @@ std::string tune_text(const Doc &d) {
            (err->is(Doc::Kind::String) ? err->as_string() : shortest(err->as_float())) + ", " +
            s.find("why")->as_string() + "\n";
   }
+  if (std::string back = d.find("read_back")->as_string(); back != "same")
+    out += "  warning: the written graph, read back, is not the tuned one (the format's shape functions do "
+           "not reproduce the front-end's): " +
+           back + "\n";
   for (const Doc &n : d.find("unchecked_outputs")->items())
     out += "  output " + n.as_string() + " cannot be evaluated: its accuracy is not checked\n";
   return out;
@@ -958,8 +980,10 @@ int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
   Calibration calibration = ctx.calibration("");
   TuneResult r = tune(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), rewrites,
                       targets, &calibration, options);
-  write_output(out, json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path())));
+  std::string best = json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path()));
+  write_output(out, best);
   Doc d = tune_doc(g, r, options, target);
+  d.set("read_back", Doc::string(read_back(best, out, r.best, ctx.catalog)));
   std::string text = format == "json" ? json::write(d) : tune_text(d);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;

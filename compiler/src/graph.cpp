@@ -493,7 +493,14 @@ Doc graph_doc(const Graph &g, const std::filesystem::path &source_dir, const std
     o.set("op", Doc::string(op.type));
     o.set("inputs", names_doc(op.inputs));
     o.set("outputs", names_doc(op.outputs));
-    o.set("attrs", op.attrs);
+    Doc attrs = op.attrs;
+    if (op.type == "reshape" && !attrs.find("shape") && !g.tensor(op.outputs[0])->shape.symbolic()) {
+      Doc shape = Doc::array(); // a target a front-end took from a shape input, made explicit
+      for (int64_t x : g.tensor(op.outputs[0])->shape.d)
+        shape.push(Doc::integer(x));
+      attrs.set("shape", std::move(shape));
+    }
+    o.set("attrs", std::move(attrs));
     ops.push(std::move(o));
   }
   d.set("inputs", std::move(inputs));

@@ -207,6 +207,9 @@ std::optional<Graph> rewritten(const Graph &g, const Rewrite &rule, const OpCata
   }
   if (sites.empty())
     return std::nullopt;
+  std::set<std::string> touched(sites.begin(), sites.end()); // ops whose shapes are inferred anew
+  for (const auto &[before, op] : added)
+    touched.insert(op.name);
   std::stable_sort(added.begin(), added.end(),
                    [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<Op> ops;
@@ -230,7 +233,14 @@ std::optional<Graph> rewritten(const Graph &g, const Rewrite &rule, const OpCata
       t.constant = false;
   Graph out = read_graph_json(json::write(graph_doc(work, dir, dir)), g.source);
   out.values.insert(work.values.begin(), work.values.end()); // weights a front-end embedded, by op name
-  infer_shapes(out, catalog);
+  // An op the rewrite did not touch keeps its outputs' shapes (a front-end such as ONNX may have
+  // given them where the format's shape functions would not); the others are inferred.
+  for (const Op &op : out.ops)
+    if (touched.count(op.name))
+      infer_shapes(out, op, catalog);
+    else
+      for (const std::string &n : op.outputs)
+        out.tensor(n)->shape = g.tensor(n)->shape;
   mark_skippable(out, catalog);
   return out;
 }
