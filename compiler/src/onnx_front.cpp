@@ -5,8 +5,10 @@
 // operation. Shape tensors carry symbolic dimensions (onnx_sym.hpp), so a reshape target computed
 // from a symbolic input is known; an `If` whose condition is known is inlined, otherwise both
 // branches are analysed and the `If` stays; `Loop` and `Scan` stay with their bodies. For the
-// evaluator (keep_values) the weights' values are recorded, and the constant operands of the
-// broadcasting ops are kept as constant tensors.
+// evaluator (keep_values) the weights' values are recorded, the constant operands of the
+// broadcasting ops are kept as constant tensors, and what an op means beyond its map row (activation
+// attributes, Clip's bounds, the normalizations' constants, Resize's mode) is passed on, or the op
+// left for the evaluator to report where it would compute something else (eval_semantics).
 #include "anec/compiler/model.hpp"
 #include "onnx_model.hpp"
 #include "onnx_sym.hpp"
@@ -14,6 +16,8 @@
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -83,6 +87,10 @@ int64_t int_attr(const onnx_front::Node &n, const char *name, int64_t fallback) 
 float float_attr(const onnx_front::Node &n, const char *name, float fallback) {
   const auto *a = attribute(n, name);
   return a && a->f ? *a->f : fallback;
+}
+std::string string_attr(const onnx_front::Node &n, const char *name, const std::string &fallback) {
+  const auto *a = attribute(n, name);
+  return a && a->s ? *a->s : fallback;
 }
 Doc int_array(const std::vector<int64_t> &v) {
   Doc a = Doc::array();
@@ -406,6 +414,8 @@ private:
     }
     if (keep_values_ && row && row->weights && !shape_math)
       record_weights(n, op);
+    if (keep_values_ && row && !shape_math)
+      eval_semantics(n, op);
     g_.ops.push_back(std::move(op));
   }
 
@@ -604,6 +614,312 @@ private:
            : type == "GreaterOrEqual" ? "greater_equal"
            : type == "LessOrEqual"    ? "less_equal"
                                       : "equal";
+  }
+
+  // ---- what an op means to the evaluator (keep_values_) ----
+
+  // With keep_values_: what an ONNX op means beyond its map row, passed on as the evaluator reads it
+  // (docs/graph-format.md "Evaluation"): the parametric activations' attributes with ONNX's defaults,
+  // Clip's bounds, the normalizations' constants as inputs in the evaluator's order, LRN's
+  // parameters, Pad's value, the quantizers' scale and zero point, Resize's mode. Where the evaluator
+  // would compute something else (an attribute value it does not implement, a parameter known only
+  // at run time, an op mapped onto a kernel of other semantics), the op becomes "onnx:<type>", which
+  // the evaluator reports as not evaluated, rather than computing a wrong value; a Resize keeps its
+  // type and takes a mode the evaluator reports (resize_mode).
+  void eval_semantics(const onnx_front::Node &n, Op &op) {
+    const std::string &t = n.op_type;
+    auto set = [&](const char *key, float fallback) {
+      op.attrs.set(key, Doc::number(double(float_attr(n, key, fallback))));
+    };
+    // mapped onto a kernel of other semantics (a sum, a softmax, an average, instance_norm, quantize)
+    bool evaluable = t != "Mean" && t != "LogSoftmax" && t != "LpPool" && t != "GroupNormalization" &&
+                     t != "MeanVarianceNormalization" && t != "DynamicQuantizeLinear";
+    if (t == "LeakyRelu") {
+      set("alpha", 0.01f);
+    } else if (t == "Elu" || t == "ThresholdedRelu") {
+      set("alpha", 1.0f);
+    } else if (t == "Celu") { // elu where alpha is 1
+      evaluable = float_attr(n, "alpha", 1.0f) == 1.0f;
+      set("alpha", 1.0f);
+    } else if (t == "Selu") {
+      set("alpha", 1.67326319217681884765625f);
+      set("gamma", 1.05070102214813232421875f);
+    } else if (t == "HardSigmoid") {
+      set("alpha", 0.2f);
+      set("beta", 0.5f);
+    } else if (t == "Gelu") { // the evaluator's is the erf form
+      evaluable = string_attr(n, "approximate", "none") == "none";
+    } else if (t == "LRN") {
+      op.attrs.set("size", Doc::integer(int_attr(n, "size", 5)));
+      set("alpha", 1e-4f);
+      set("beta", 0.75f);
+      set("bias", 1.0f);
+    } else if (t == "Clip") {
+      evaluable = clip(n, op);
+    } else if (t == "BatchNormalization" || t == "InstanceNormalization" || t == "LayerNormalization") {
+      evaluable = normalization(n, op);
+    } else if (t == "Pad") {
+      evaluable = pad_value(n, op);
+    } else if (t == "QuantizeLinear" || t == "DequantizeLinear") {
+      evaluable = quantization(n, op);
+    } else if (t == "Resize" || t == "Upsample") {
+      resize_mode(n, op);
+    }
+    if (!evaluable)
+      op.type = "onnx:" + t;
+  }
+
+  static bool given(const onnx_front::Node &n, int k) {
+    return k < int(n.inputs.size()) && !n.inputs[size_t(k)].empty();
+  }
+  // The value of input k where it is a constant of one element.
+  std::optional<double> scalar(const onnx_front::Node &n, int k) const {
+    if (const Full *f = full(n, k))
+      return f->values->size() == 1 ? std::optional<double>((*f->values)[0]) : std::nullopt;
+    const Value *v = given(n, k) ? value(resolve(n.inputs[size_t(k)])) : nullptr;
+    auto d = data(n, k);
+    if (!v || !v->constant || !d || d->size() != 1 || !(*d)[0].is_number())
+      return std::nullopt;
+    return (*d)[0].k;
+  }
+
+  // Clip's "min" and "max": attributes (opset 6) or constant scalar inputs 1 and 2 (opset 11 on). An
+  // absent bound is the type's lowest or highest value, as ONNX has it (an infinite input is clipped
+  // to it); a min above max makes every value max. False where a bound is not a constant scalar.
+  bool clip(const onnx_front::Node &n, Op &op) {
+    int type = n.outputs.empty() ? 0 : infos_[n.outputs[0]].type;
+    double top = type == onnx_front::kFloat16    ? 65504.0
+                 : type == onnx_front::kBfloat16 ? 0x1.fep127
+                 : type == onnx_front::kDouble   ? std::numeric_limits<double>::max()
+                                                 : double(std::numeric_limits<float>::max());
+    double lo = -top, hi = top;
+    if (const auto *a = attribute(n, "min"); a && a->f)
+      lo = double(*a->f);
+    if (const auto *a = attribute(n, "max"); a && a->f)
+      hi = double(*a->f);
+    for (int k : {1, 2}) {
+      if (!given(n, k))
+        continue;
+      auto v = scalar(n, k);
+      if (!v)
+        return false;
+      (k == 1 ? lo : hi) = *v;
+    }
+    op.attrs.set("min", Doc::number(std::min(lo, hi)));
+    op.attrs.set("max", Doc::number(hi));
+    return true;
+  }
+
+  // The normalizations' constants as the evaluator's inputs after x, each a constant tensor with its
+  // values: batch_norm mean, variance, scale, bias (ONNX orders them scale, B, mean, var) and
+  // instance_norm scale, bias, one value per channel (laid out along C); layer_norm scale and bias
+  // over the normalized axes (from `axis` on, as `axes`), broadcast as ONNX does. And `epsilon`.
+  // False unless x is the only runtime input, each parameter a wholly copied constant of that
+  // shape, and only the normalized output is read (not training statistics); instance_norm only at
+  // rank 3 or 4 (the evaluator normalizes over H and W).
+  bool normalization(const onnx_front::Node &n, Op &op) {
+    const std::string &t = n.op_type;
+    if (n.inputs.empty() || op.inputs.size() != 1 || op.inputs[0] != resolve(n.inputs[0]))
+      return false;
+    for (size_t k = 1; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty())
+        return false;
+    const Info &x = infos_[op.inputs[0]];
+    size_t rank = x.dims.size();
+    if (!x.known || rank < 2 || rank > 5 || !x.dims[1].positive_integer())
+      return false;
+    std::vector<int> order = {1, 2};
+    size_t layout = 1; // the parameters' rank: per channel, or as ONNX broadcasts them
+    if (t == "BatchNormalization") {
+      order = {3, 4, 1, 2};
+      if (int_attr(n, "training_mode", 0))
+        return false;
+    } else if (t == "InstanceNormalization") {
+      if (rank != 3 && rank != 4)
+        return false;
+    } else {
+      int64_t axis = int_attr(n, "axis", -1);
+      axis = axis < 0 ? axis + int64_t(rank) : axis;
+      if (axis < 0 || axis >= int64_t(rank))
+        return false;
+      std::string axes;
+      for (size_t a = size_t(axis); a < rank; ++a)
+        axes += kAxisNames[kLayout[rank][a]];
+      op.attrs.set("axes", Doc::string(axes));
+      layout = rank;
+    }
+    std::vector<std::string> params;
+    for (int k : order) {
+      if (!given(n, k) && t == "LayerNormalization" && k == 2)
+        continue; // no bias
+      const Full *f = full(n, k);
+      if (!f || (layout == 1 && (f->dims.size() != 1 || f->dims[0] != int64_t(x.dims[1].k))) ||
+          f->dims.size() > layout)
+        return false;
+      params.push_back(constant_operand(resolve(n.inputs[size_t(k)]), *f, layout));
+    }
+    op.inputs.insert(op.inputs.end(), params.begin(), params.end());
+    op.attrs.set("epsilon", Doc::number(double(float_attr(n, "epsilon", 1e-5f))));
+    return true;
+  }
+
+  // Pad's constant value: the attribute (opset 2) or a constant scalar input 2 (opset 11 on). False
+  // where it is not a constant scalar, where the pads are not all known (the handler's `pad`), or
+  // where input 3 (axes, opset 18) names the padded axes.
+  bool pad_value(const onnx_front::Node &n, Op &op) {
+    std::vector<int64_t> pads = ints(n, "pads");
+    auto d = data(n, 1);
+    bool known =
+        !pads.empty() || (d && std::all_of(d->begin(), d->end(), [](const Sym &s) { return s.is_number(); }));
+    if (!known || !op.attrs.find("pad") || given(n, 3))
+      return false;
+    double v = double(float_attr(n, "value", 0));
+    if (given(n, 2)) {
+      auto s = scalar(n, 2);
+      if (!s)
+        return false;
+      v = *s;
+    }
+    op.attrs.set("value", Doc::number(v));
+    return true;
+  }
+
+  // QuantizeLinear and DequantizeLinear with one scale and zero point (per tensor), as the
+  // evaluator's `scale` and `zero_point`; it quantizes to int8's range, so a QuantizeLinear's zero
+  // point must be int8 (absent, it is uint8).
+  bool quantization(const onnx_front::Node &n, Op &op) {
+    auto scale = scalar(n, 1);
+    std::optional<double> zero = given(n, 2) ? scalar(n, 2) : 0.0;
+    int type = given(n, 2) ? infos_[resolve(n.inputs[2])].type : onnx_front::kUint8;
+    if (!scale || !zero || (n.op_type == "QuantizeLinear" && type != onnx_front::kInt8))
+      return false;
+    op.attrs.set("scale", Doc::number(*scale));
+    op.attrs.set("zero_point", Doc::number(*zero));
+    return true;
+  }
+
+  // Resize and Upsample: the evaluator's nearest reads floor((i + 0.5) in / out) and its linear
+  // samples at (i + 0.5) in / out - 0.5, clamped to the edges (half-pixel centres). ONNX's
+  // coordinate transformation, nearest rounding and scale are compared with those at every output
+  // position of every axis (the shapes are known); where they agree the mode is "nearest" or
+  // "linear", otherwise a mode the evaluator does not know and reports, naming what differs
+  // ("nearest (asymmetric, round_prefer_ceil)"). Upsample and Resize-10 (two inputs) transform
+  // asymmetrically and round down (up when downsampling), as onnxruntime does.
+  void resize_mode(const onnx_front::Node &n, Op &op) {
+    bool legacy = n.op_type == "Upsample" || n.inputs.size() == 2;
+    std::string mode = string_attr(n, "mode", "nearest");
+    mode = mode == "bilinear" ? "linear" : mode;
+    std::string ctm = legacy ? "asymmetric" : string_attr(n, "coordinate_transformation_mode", "half_pixel");
+    std::string rounding = legacy ? "simple" : string_attr(n, "nearest_mode", "round_prefer_floor");
+    std::string why = resize_differs(n, mode, ctm, rounding, legacy);
+    op.attrs.set("mode", Doc::string(why.empty() ? mode : mode + " (" + why + ")"));
+  }
+
+  // What makes ONNX's resize differ from the evaluator's, "" where nothing does.
+  std::string resize_differs(const onnx_front::Node &n, const std::string &mode, const std::string &ctm,
+                             const std::string &rounding, bool legacy) {
+    bool nearest = mode == "nearest";
+    if (!nearest && mode != "linear")
+      return "the evaluator has nearest and linear";
+    if (n.inputs.empty() || n.outputs.empty() || !static_dims(resolve(n.inputs[0])) ||
+        !static_dims(n.outputs[0]))
+      return "shapes not known";
+    const Syms &in = infos_[resolve(n.inputs[0])].dims, &out = infos_[n.outputs[0]].dims;
+    size_t rank = in.size();
+    if (rank == 0 || rank > 5 || out.size() != rank)
+      return "rank " + std::to_string(rank);
+    // The scale per axis: the scales input (at the `axes` given, opset 18), or out / in from sizes.
+    std::vector<int64_t> axes = ints(n, "axes");
+    if (axes.empty())
+      for (size_t a = 0; a < rank; ++a)
+        axes.push_back(int64_t(a));
+    auto scales = data(n, legacy ? 1 : 2), sizes = legacy ? std::nullopt : data(n, 3);
+    bool by_size = sizes && sizes->size() == axes.size();
+    if (!by_size && !(scales && scales->size() == axes.size()))
+      return "scales not known";
+    if (by_size && string_attr(n, "keep_aspect_ratio_policy", "stretch") != "stretch")
+      return "keep_aspect_ratio_policy";
+    std::vector<double> scale(rank, 1);
+    std::vector<bool> scaled(rank, false);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      int64_t a = axes[k] < 0 ? axes[k] + int64_t(rank) : axes[k];
+      if (a < 0 || a >= int64_t(rank))
+        return "axes";
+      scaled[size_t(a)] = true;
+      if (!by_size && !(*scales)[k].is_number())
+        return "scales not known";
+      scale[size_t(a)] = by_size ? 0 : (*scales)[k].k;
+    }
+    for (size_t a = 0; a < rank; ++a) {
+      int64_t from = int64_t(in[a].k), to = int64_t(out[a].k);
+      if (scaled[a] && scale[a] == 0) // from sizes: out / in, in float as onnxruntime computes it
+        scale[a] = double(float(to) / float(from));
+      if (!nearest && int_attr(n, "antialias", 0) && scale[a] < 1)
+        return "antialias";
+      int axis = kLayout[rank][a];
+      bool spatial = axis == kH || axis == kW;
+      if (!spatial && from != to)
+        continue; // the evaluator keeps N, D and C and reports it
+      double ratio = spatial ? double(from) / double(to) : 1;
+      for (int64_t i = 0; i < to; ++i) {
+        auto xd = source<double>(ctm, i, scale[a], from, to);
+        auto xf = source<float>(ctm, i, float(scale[a]), from, to);
+        if (!xd || !xf)
+          return ctm;
+        if (nearest) {
+          int64_t want = std::clamp<int64_t>(int64_t(std::floor((double(i) + 0.5) * ratio)), 0, from - 1);
+          auto d = round_nearest<double>(rounding, *xd, scale[a] < 1),
+               f = round_nearest<float>(rounding, *xf, scale[a] < 1);
+          if (!d || !f)
+            return rounding;
+          if (std::clamp<int64_t>(*d, 0, from - 1) != want || std::clamp<int64_t>(*f, 0, from - 1) != want)
+            return ctm + ", " + rounding;
+        } else {
+          double want = std::clamp((double(i) + 0.5) * ratio - 0.5, 0.0, double(from - 1));
+          if (std::fabs(std::clamp(*xd, 0.0, double(from - 1)) - want) > 1e-6)
+            return ctm;
+        }
+      }
+    }
+    return "";
+  }
+
+  // ONNX's source coordinate of output position i (Resize, coordinate_transformation_mode), in T as
+  // onnxruntime computes it in float; nullopt for a transformation not listed (tf_crop_and_resize).
+  template <class T>
+  static std::optional<T> source(const std::string &ctm, int64_t i, T scale, int64_t in, int64_t out) {
+    T x = T(i), length = T(in), resized = T(out);
+    if (ctm == "half_pixel")
+      return (x + T(0.5)) / scale - T(0.5);
+    if (ctm == "pytorch_half_pixel")
+      return out > 1 ? (x + T(0.5)) / scale - T(0.5) : T(0);
+    if (ctm == "align_corners")
+      return out == 1 ? T(0) : x * (length - 1) / (resized - 1);
+    if (ctm == "asymmetric")
+      return x / scale;
+    if (ctm == "tf_half_pixel_for_nn")
+      return (x + T(0.5)) / scale;
+    if (ctm == "half_pixel_symmetric") {
+      T adjustment = resized / (scale * length), center = length / 2;
+      return center * (1 - adjustment) + (x + T(0.5)) / scale - T(0.5);
+    }
+    return std::nullopt;
+  }
+  // ONNX's nearest_mode (Resize), "simple" for Upsample and Resize-10: down when upsampling, up when
+  // downsampling.
+  template <class T> static std::optional<int64_t> round_nearest(const std::string &mode, T x, bool down) {
+    T f = std::floor(x);
+    if (mode == "round_prefer_floor")
+      return int64_t(x == f + T(0.5) ? f : std::round(x));
+    if (mode == "round_prefer_ceil")
+      return int64_t(x == f + T(0.5) ? std::ceil(x) : std::round(x));
+    if (mode == "floor")
+      return int64_t(f);
+    if (mode == "ceil" || (mode == "simple" && down))
+      return int64_t(std::ceil(x));
+    if (mode == "simple")
+      return int64_t(f);
+    return std::nullopt;
   }
 
   // The evaluator finds an op's weights by its name: where two ops share one, neither reads any.

@@ -2,8 +2,10 @@
 // built here with the onnx protobuf API evaluate to what plain loops in double compute from the same
 // initializer values, with no seeded weights; an op whose operands do not map exactly stays seeded and
 // is reported; the constant operands of broadcasting ops (Add, Mul, Sub, PRelu, Greater, Where) are
-// kept as constant tensors laid out as ONNX broadcasts them; a real network (fetched by the
-// models.fetch fixture) evaluates with its own weights.
+// kept as constant tensors laid out as ONNX broadcasts them; activation attributes, Clip's bounds, the
+// normalizations' constants and Resize's mode reach the evaluator, and what it would compute otherwise
+// than ONNX is reported, not computed; a real network (fetched by the models.fetch fixture) evaluates
+// with its own weights.
 #include "anec/compiler/eval.hpp"
 #include "anec/compiler/model.hpp"
 
@@ -12,6 +14,8 @@
 #include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <limits>
+#include <map>
 #include <onnx/onnx_pb.h>
 #include <set>
 
@@ -49,9 +53,9 @@ uint16_t half_bits(float x) { // exact for the ramp's values (normal halves or z
 
 class Builder {
 public:
-  Builder() {
+  explicit Builder(int64_t opset = 17) {
     m_.set_ir_version(8);
-    m_.add_opset_import()->set_version(17);
+    m_.add_opset_import()->set_version(opset);
     m_.mutable_graph()->set_name("g");
   }
   void io(bool input, const std::string &name, const std::vector<int64_t> &dims) {
@@ -59,8 +63,9 @@ public:
     v->set_name(name);
     auto *t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    auto *shape = t->mutable_shape(); // no dims: a scalar
     for (int64_t d : dims)
-      t->mutable_shape()->add_dim()->set_dim_value(d);
+      shape->add_dim()->set_dim_value(d);
   }
   // A float initializer, in raw_data or float_data; fp16 stores the values as halves in raw_data.
   void init(const std::string &name, const std::vector<int64_t> &dims, const std::vector<float> &v,
@@ -113,6 +118,12 @@ public:
     a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
     a->set_f(v);
   }
+  static void text(onnx::NodeProto *n, const std::string &name, const std::string &v) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_STRING);
+    a->set_s(v);
+  }
   std::string bytes() const {
     std::string b;
     EXPECT_TRUE(m_.SerializeToString(&b));
@@ -141,6 +152,23 @@ void expect_close(const std::vector<float> &got, const std::vector<double> &want
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(double(got[i]), want[i], 1e-5 * std::max(1.0, std::fabs(want[i]))) << "element " << i;
 }
+
+const Op *op_named(const Graph &g, const std::string &name) {
+  for (const Op &op : g.ops)
+    if (op.name == name)
+      return &op;
+  return nullptr;
+}
+
+// Why the evaluator did not compute `op` ("<type>: <reason>"), "" when it did.
+std::string why_not(const EvalResult &r, const std::string &op) {
+  for (const auto &[name, why] : r.report.unevaluated)
+    if (name == op)
+      return why;
+  return "";
+}
+
+using Dims = std::array<int64_t, 5>;
 
 } // namespace
 
@@ -294,7 +322,6 @@ TEST(OnnxEval, BroadcastConstantsAreKept) {
         return g.tensor(o.inputs[k]);
     return nullptr;
   };
-  using Dims = std::array<int64_t, 5>;
   const Tensor *b = operand("add", 1), *sc = operand("mul", 1), *rw = operand("sub", 1);
   ASSERT_TRUE(b && sc && rw);
   EXPECT_TRUE(b->constant && sc->constant && rw->constant);
@@ -387,6 +414,296 @@ TEST(OnnxEval, SharedConstantsAndOperandOrder) {
     ASSERT_TRUE(r.outputs.count(name)) << name;
     expect_close(r.outputs[name].v, *want);
   }
+}
+
+// Activation attributes reach the evaluator with ONNX's defaults (LeakyRelu, Elu, Selu, HardSigmoid,
+// ThresholdedRelu, Celu of alpha 1); a Celu of another alpha and a LogSoftmax, which no kernel
+// computes, are reported as not evaluated. Without keep_values the graph is as before.
+TEST(OnnxEval, ActivationAttributes) {
+  const int64_t C = 2, H = 3, W = 4;
+  std::vector<float> xv = ramp(size_t(C * H * W), 31);
+  for (float &v : xv)
+    v *= 2; // [-2, 2]
+  Builder m;
+  m.io(true, "x", {1, C, H, W});
+  for (const char *o : {"leaky", "leaky_default", "elu", "selu", "hard_sigmoid", "thresholded", "celu",
+                        "celu2", "log_softmax"})
+    m.io(false, o, {1, C, H, W});
+  Builder::real(m.node("LeakyRelu", "leaky", {"x"}, "leaky"), "alpha", 0.25f);
+  m.node("LeakyRelu", "leaky_default", {"x"}, "leaky_default");
+  Builder::real(m.node("Elu", "elu", {"x"}, "elu"), "alpha", 0.5f);
+  m.node("Selu", "selu", {"x"}, "selu");
+  Builder::real(m.node("HardSigmoid", "hard_sigmoid", {"x"}, "hard_sigmoid"), "alpha", 1.0f / 6);
+  Builder::real(m.node("ThresholdedRelu", "thresholded", {"x"}, "thresholded"), "alpha", 0.25f);
+  m.node("Celu", "celu", {"x"}, "celu");
+  Builder::real(m.node("Celu", "celu2", {"x"}, "celu2"), "alpha", 2.0f);
+  m.node("LogSoftmax", "log_softmax", {"x"}, "log_softmax");
+
+  // ONNX's Selu defaults are these floats
+  const double selu_alpha = 1.67326319217681884765625, selu_gamma = 1.05070102214813232421875;
+  std::map<std::string, std::vector<double>> want;
+  for (float f : xv) {
+    double v = f;
+    want["leaky"].push_back(v > 0 ? v : 0.25 * v);
+    want["leaky_default"].push_back(v > 0 ? v : double(0.01f) * v);
+    want["elu"].push_back(v > 0 ? v : 0.5 * std::expm1(v));
+    want["selu"].push_back(selu_gamma * (v > 0 ? v : selu_alpha * std::expm1(v)));
+    want["hard_sigmoid"].push_back(std::clamp(double(1.0f / 6) * v + 0.5, 0.0, 1.0));
+    want["thresholded"].push_back(v > 0.25 ? v : 0);
+    want["celu"].push_back(std::max(v, 0.0) + std::min(0.0, std::expm1(v)));
+  }
+  Values x;
+  x.d = {1, 1, C, H, W};
+  x.v = xv;
+  EvalResult r = run(m.bytes(), "x", x, true);
+  for (const auto &[name, v] : want) {
+    ASSERT_TRUE(r.outputs.count(name)) << name;
+    expect_close(r.outputs[name].v, v);
+  }
+  for (const char *name : {"celu2", "log_softmax"})
+    EXPECT_FALSE(r.outputs.count(name)) << name;
+  EXPECT_EQ(why_not(r, "celu2").rfind("onnx:Celu: ", 0), 0u) << why_not(r, "celu2");
+  EXPECT_EQ(why_not(r, "log_softmax").rfind("onnx:LogSoftmax: ", 0), 0u) << why_not(r, "log_softmax");
+
+  // Without keep_values (check, estimate) the ops are as the map gives them, without attributes.
+  Graph lean = read_onnx(m.bytes(), "built.onnx", catalog());
+  ASSERT_TRUE(op_named(lean, "leaky") && op_named(lean, "celu2") && op_named(lean, "log_softmax"));
+  EXPECT_EQ(op_named(lean, "leaky")->attrs.find("alpha"), nullptr);
+  EXPECT_EQ(op_named(lean, "celu2")->type, "elu");
+  EXPECT_EQ(op_named(lean, "log_softmax")->type, "softmax");
+}
+
+// Clip's bounds as opset 13 gives them, constant scalar inputs (either may be absent; a min above max
+// makes every value max), and as opset 6 attributes; a bound known only at run time is reported.
+TEST(OnnxEval, ClipBoundsFromInputs) {
+  const int64_t C = 2, H = 3, W = 4;
+  std::vector<float> xv = ramp(size_t(C * H * W), 32);
+  Builder m;
+  m.io(true, "x", {1, C, H, W});
+  m.io(true, "bound", {});
+  for (const char *o : {"both", "upper", "crossed", "runtime"})
+    m.io(false, o, {1, C, H, W});
+  m.init("lo", {}, {-0.25f});
+  m.init("hi", {}, {0.5f}, true);
+  m.node("Clip", "both", {"x", "lo", "hi"}, "both");
+  m.node("Clip", "upper", {"x", "", "hi"}, "upper");
+  m.node("Clip", "crossed", {"x", "hi", "lo"}, "crossed");
+  m.node("Clip", "runtime", {"x", "bound"}, "runtime");
+  Builder old(10);
+  old.io(true, "x", {1, C, H, W});
+  old.io(false, "y", {1, C, H, W});
+  auto *clip6 = old.node("Clip", "clip6", {"x"}, "y");
+  Builder::real(clip6, "min", -0.5f);
+  Builder::real(clip6, "max", 0.25f);
+
+  std::map<std::string, std::vector<double>> want;
+  for (float f : xv) {
+    double v = f;
+    want["both"].push_back(std::clamp(v, -0.25, 0.5));
+    want["upper"].push_back(std::min(v, 0.5));
+    want["crossed"].push_back(-0.25);
+    want["y"].push_back(std::clamp(v, -0.5, 0.25));
+  }
+  Values x;
+  x.d = {1, 1, C, H, W};
+  x.v = xv;
+  EvalResult r = run(m.bytes(), "x", x, true), r6 = run(old.bytes(), "x", x, true);
+  r.outputs.merge(r6.outputs);
+  for (const auto &[name, v] : want) {
+    ASSERT_TRUE(r.outputs.count(name)) << name;
+    expect_close(r.outputs[name].v, v);
+  }
+  EXPECT_FALSE(r.outputs.count("runtime"));
+  EXPECT_EQ(why_not(r, "runtime").rfind("onnx:Clip: ", 0), 0u) << why_not(r, "runtime");
+  Graph g = read_onnx(m.bytes(), "built.onnx", catalog(), {}, true);
+  ASSERT_TRUE(op_named(g, "upper"));
+  EXPECT_EQ(op_named(g, "upper")->inputs, std::vector<std::string>{"x"});
+  const Doc *lowest = op_named(g, "upper")->attrs.find("min"); // float's lowest, as ONNX has it
+  ASSERT_TRUE(lowest);
+  EXPECT_EQ(lowest->as_float(), -double(std::numeric_limits<float>::max()));
+}
+
+// BatchNormalization's four constants (scale, B, mean, var in ONNX's order) are the evaluator's mean,
+// variance, scale and bias inputs, one value per channel laid out along C, with the node's epsilon;
+// without keep_values the op reads x alone.
+TEST(OnnxEval, BatchNormalizationReadsItsConstants) {
+  const int64_t C = 3, H = 2, W = 4;
+  std::vector<float> xv = ramp(size_t(C * H * W), 33), scale = {0.5f, -1.25f, 2}, bias = {0.125f, 0, -0.75f},
+                     mean = {0.25f, -0.5f, 0}, var = {0.5f, 1.5f, 0.25f};
+  const float eps = 1e-3f;
+  Builder m;
+  m.io(true, "x", {1, C, H, W});
+  m.io(false, "y", {1, C, H, W});
+  m.init("scale", {C}, scale);
+  m.init("B", {C}, bias, true);
+  m.init("mean", {C}, mean);
+  m.init("var", {C}, var, true);
+  Builder::real(m.node("BatchNormalization", "bn", {"x", "scale", "B", "mean", "var"}, "y"), "epsilon", eps);
+
+  Graph g = read_onnx(m.bytes(), "built.onnx", catalog(), {}, true);
+  const Op *bn = op_named(g, "bn");
+  ASSERT_TRUE(bn);
+  ASSERT_EQ(bn->inputs.size(), 5u);
+  for (size_t k = 1; k < 5; ++k) {
+    const Tensor *t = g.tensor(bn->inputs[k]);
+    ASSERT_TRUE(t && t->constant) << k;
+    EXPECT_EQ(t->shape.d, (Dims{1, 1, C, 1, 1})) << k;
+  }
+  EXPECT_EQ(g.values.at(bn->inputs[1]).data, mean);
+  EXPECT_EQ(g.values.at(bn->inputs[2]).data, var);
+  EXPECT_EQ(g.values.at(bn->inputs[3]).data, scale);
+  EXPECT_EQ(g.values.at(bn->inputs[4]).data, bias);
+
+  std::vector<double> want;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t i = 0; i < H * W; ++i) {
+      double v = xv[size_t(c * H * W + i)];
+      want.push_back((v - mean[size_t(c)]) / std::sqrt(double(var[size_t(c)]) + double(eps)) *
+                         scale[size_t(c)] +
+                     bias[size_t(c)]);
+    }
+  Values x;
+  x.d = {1, 1, C, H, W};
+  x.v = xv;
+  EvalOptions options;
+  options.inputs["x"] = x;
+  EvalResult r = evaluate(g, catalog(), numerics(), options);
+  EXPECT_TRUE(r.report.seeded.empty()) << testing::PrintToString(r.report.seeded);
+  EXPECT_TRUE(r.report.unevaluated.empty()) << testing::PrintToString(r.report.unevaluated);
+  ASSERT_TRUE(r.outputs.count("y"));
+  expect_close(r.outputs["y"].v, want);
+
+  Graph lean = read_onnx(m.bytes(), "built.onnx", catalog());
+  ASSERT_TRUE(op_named(lean, "bn"));
+  EXPECT_EQ(op_named(lean, "bn")->inputs, std::vector<std::string>{"x"});
+}
+
+// InstanceNormalization's scale and B per channel; LayerNormalization's scale and bias over the last
+// axis of a rank-3 input (its features along W, normalized over "W").
+TEST(OnnxEval, InstanceAndLayerNormalization) {
+  const int64_t C = 2, H = 3, W = 4, T = 3, F = 5;
+  std::vector<float> xv = ramp(size_t(C * H * W), 34), zv = ramp(size_t(T * F), 35), s = {0.5f, -2},
+                     b = {0.25f, 1}, g = ramp(size_t(F), 36), beta = ramp(size_t(F), 37);
+  Builder m;
+  m.io(true, "x", {1, C, H, W});
+  m.io(true, "z", {1, T, F});
+  m.io(false, "y", {1, C, H, W});
+  m.io(false, "u", {1, T, F});
+  m.init("s", {C}, s);
+  m.init("b", {C}, b);
+  m.init("g", {F}, g);
+  m.init("beta", {F}, beta);
+  m.node("InstanceNormalization", "in", {"x", "s", "b"}, "y");
+  m.node("LayerNormalization", "ln", {"z", "g", "beta"}, "u");
+
+  const double eps = double(1e-5f);
+  auto normalize = [&](const std::vector<float> &v, int64_t groups, int64_t n, auto scale, auto shift) {
+    std::vector<double> out;
+    for (int64_t k = 0; k < groups; ++k) {
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < n; ++i)
+        mean += v[size_t(k * n + i)] / double(n);
+      for (int64_t i = 0; i < n; ++i)
+        var += (v[size_t(k * n + i)] - mean) * (v[size_t(k * n + i)] - mean) / double(n);
+      for (int64_t i = 0; i < n; ++i)
+        out.push_back((v[size_t(k * n + i)] - mean) / std::sqrt(var + eps) * scale(k, i) + shift(k, i));
+    }
+    return out;
+  };
+  std::vector<double> y = normalize(
+      xv, C, H * W, [&](int64_t c, int64_t) { return double(s[size_t(c)]); },
+      [&](int64_t c, int64_t) { return double(b[size_t(c)]); });
+  std::vector<double> u = normalize(
+      zv, T, F, [&](int64_t, int64_t f) { return double(g[size_t(f)]); },
+      [&](int64_t, int64_t f) { return double(beta[size_t(f)]); });
+
+  Graph graph = read_onnx(m.bytes(), "built.onnx", catalog(), {}, true);
+  ASSERT_TRUE(op_named(graph, "ln") && op_named(graph, "in"));
+  EXPECT_EQ(op_named(graph, "ln")->text("axes", ""), "W");
+  EXPECT_EQ(op_named(graph, "in")->inputs.size(), 3u);
+  Values x, z;
+  x.d = {1, 1, C, H, W};
+  x.v = xv;
+  z.d = {1, 1, T, 1, F};
+  z.v = zv;
+  EvalOptions options;
+  options.inputs["x"] = x;
+  options.inputs["z"] = z;
+  EvalResult r = evaluate(graph, catalog(), numerics(), options);
+  EXPECT_TRUE(r.report.unevaluated.empty()) << testing::PrintToString(r.report.unevaluated);
+  ASSERT_TRUE(r.outputs.count("y") && r.outputs.count("u"));
+  expect_close(r.outputs["y"].v, y);
+  expect_close(r.outputs["u"].v, u);
+}
+
+// Resize: linear with half-pixel centres (scales 2 and 1.5) and nearest asymmetric/floor upsampling
+// by 2 (which reads what the evaluator's half-pixel nearest reads, checked at every position) pass;
+// nearest asymmetric/floor downsampling, which reads other pixels, and linear align_corners are left
+// with a mode the evaluator reports. Resize-10 (two inputs: asymmetric) upsampling by 2 passes.
+TEST(OnnxEval, ResizeModes) {
+  const int64_t C = 2, H = 3, W = 4;
+  std::vector<float> xv = ramp(size_t(C * H * W), 38);
+  Builder m;
+  m.io(true, "x", {1, C, H, W});
+  m.io(false, "lin", {1, C, 2 * H, 6});
+  m.io(false, "near", {1, C, 2 * H, 2 * W});
+  m.io(false, "down", {1, C, 1, 2});
+  m.io(false, "corners", {1, C, 2 * H, 2 * W});
+  m.init("lin_scales", {4}, {1, 1, 2, 1.5f});
+  m.init("up", {4}, {1, 1, 2, 2});
+  m.init("half", {4}, {1, 1, 0.5f, 0.5f});
+  Builder::text(m.node("Resize", "lin", {"x", "", "lin_scales"}, "lin"), "mode", "linear");
+  for (const char *name : {"near", "down"}) {
+    auto *n = m.node("Resize", name, {"x", "", name == std::string("near") ? "up" : "half"}, name);
+    Builder::text(n, "coordinate_transformation_mode", "asymmetric");
+    Builder::text(n, "nearest_mode", "floor");
+  }
+  auto *corners = m.node("Resize", "corners", {"x", "", "up"}, "corners");
+  Builder::text(corners, "mode", "linear");
+  Builder::text(corners, "coordinate_transformation_mode", "align_corners");
+  Builder old(10);
+  old.io(true, "x", {1, C, H, W});
+  old.io(false, "r10", {1, C, 2 * H, 2 * W});
+  old.init("up", {4}, {1, 1, 2, 2});
+  old.node("Resize", "r10", {"x", "up"}, "r10");
+
+  auto at = [&](int64_t c, int64_t h, int64_t w) { return double(xv[size_t((c * H + h) * W + w)]); };
+  // ONNX half_pixel: source (i + 0.5) / scale - 0.5, clamped to the edges
+  auto source = [](int64_t i, double scale, int64_t in, int64_t &i0, int64_t &i1) {
+    double s = std::clamp((double(i) + 0.5) / scale - 0.5, 0.0, double(in - 1));
+    i0 = int64_t(std::floor(s));
+    i1 = std::min(i0 + 1, in - 1);
+    return s - double(i0);
+  };
+  std::vector<double> lin, near;
+  for (int64_t c = 0; c < C; ++c) {
+    for (int64_t h = 0; h < 2 * H; ++h)
+      for (int64_t w = 0; w < 6; ++w) {
+        int64_t h0, h1, w0, w1;
+        double a = source(h, 2, H, h0, h1), b = source(w, 1.5, W, w0, w1);
+        lin.push_back((1 - a) * ((1 - b) * at(c, h0, w0) + b * at(c, h0, w1)) +
+                      a * ((1 - b) * at(c, h1, w0) + b * at(c, h1, w1)));
+      }
+    for (int64_t h = 0; h < 2 * H; ++h)
+      for (int64_t w = 0; w < 2 * W; ++w)
+        near.push_back(at(c, h / 2, w / 2)); // asymmetric floor: floor(i / 2)
+  }
+  Values x;
+  x.d = {1, 1, C, H, W};
+  x.v = xv;
+  EvalResult r = run(m.bytes(), "x", x, true), r10 = run(old.bytes(), "x", x, true);
+  ASSERT_TRUE(r.outputs.count("lin") && r.outputs.count("near") && r10.outputs.count("r10"));
+  expect_close(r.outputs["lin"].v, lin);
+  expect_close(r.outputs["near"].v, near);
+  expect_close(r10.outputs["r10"].v, near);
+  EXPECT_EQ(why_not(r, "down"), "resize: unknown resize mode 'nearest (asymmetric, floor)'");
+  EXPECT_EQ(why_not(r, "corners"), "resize: unknown resize mode 'linear (align_corners)'");
+  EXPECT_FALSE(r.outputs.count("down") || r.outputs.count("corners"));
+
+  // Without keep_values the mode is not read.
+  Graph lean = read_onnx(m.bytes(), "built.onnx", catalog());
+  ASSERT_TRUE(op_named(lean, "lin"));
+  EXPECT_EQ(op_named(lean, "lin")->attrs.find("mode"), nullptr);
 }
 
 // A real network (BlazeFace, 37 convolutions) evaluates with its own weights: every conv reads its
