@@ -18,6 +18,12 @@ std::vector<fs::path> search_path() {
   std::vector<fs::path> out;
   if (const char *env = std::getenv("ANEC_PLUGIN_DIR"); env && *env)
     out.push_back(env);
+  std::error_code ec;
+  if (fs::path exe = fs::read_symlink("/proc/self/exe", ec); !ec && !exe.empty()) {
+    fs::path beside = (exe.parent_path() / ANEC_BIN_TO_PLUGIN_DIR).lexically_normal();
+    if (fs::is_directory(beside, ec) && beside != fs::path(ANEC_PLUGIN_INSTALL_DIR).lexically_normal())
+      out.push_back(beside);
+  }
   out.push_back(ANEC_PLUGIN_BUILD_DIR);
   out.push_back(ANEC_PLUGIN_INSTALL_DIR);
   return out;

@@ -26,8 +26,9 @@ struct Header {
 // The file a module is loaded from: "<name>.so".
 std::string file_name(const std::string &name);
 
-// The folders searched for a module, in order: $ANEC_PLUGIN_DIR when set, the folder the build
-// tree puts modules in, the install folder (<libdir>/anec).
+// The folders searched for a module, in order: $ANEC_PLUGIN_DIR when set, <libdir>/anec beside the
+// running program (<bindir>/../lib/anec) when there is one (a program installed in a prefix that
+// was moved), the folder the build tree puts modules in, the install folder (<libdir>/anec).
 std::vector<std::filesystem::path> search_path();
 
 // Loads module `name` from the first folder of search_path() that holds it (RTLD_NOW |
