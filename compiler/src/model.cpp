@@ -43,25 +43,34 @@ void bind_dimension(Graph &g, const std::string &name, int64_t value, const std:
 }
 } // namespace
 
-Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
-                 bool keep_values) {
-  std::string ext = path.extension().string();
+Graph read_model(std::string_view bytes, std::string_view format, const std::string &source,
+                 const OpCatalog &catalog, const DimBindings &dims, bool keep_values) {
+  if (format == "onnx")
+    return read_onnx(bytes, source, catalog, dims, keep_values);
   Graph g;
-  if (ext == ".onnx") // mapped, not copied: protobuf parses in place; shapes come from ONNX inference
-    return read_onnx(InputFile::open(path, 1ull << 30).text(), path.string(), catalog, dims, keep_values);
-  if (ext == ".json") {
-    g = read_graph_json(read_text_file(path, 256ull << 20), path.string());
-  } else if (ext == ".plist") {
-    g = read_network_plist(plist::parse(read_text_file(path, 256ull << 20), path.string()), path.string(),
-                           catalog);
-  } else {
-    throw Error("ANEC-MODEL-001", path.string() + ": no front-end reads '" + ext + "' files (known: .json anec-graph, .plist network, .onnx)");
-  }
+  if (format == "json")
+    g = read_graph_json(std::string(bytes), source);
+  else if (format == "plist")
+    g = read_network_plist(plist::parse(bytes, source), source, catalog);
+  else
+    throw Error("ANEC-MODEL-001", source + ": no front-end reads '" + std::string(format) +
+                                      "' models (known: json anec-graph, plist network, onnx)");
   for (const auto &[name, value] : dims)
-    bind_dimension(g, name, value, path.string());
+    bind_dimension(g, name, value, source);
   infer_shapes(g, catalog);
   mark_skippable(g, catalog);
   return g;
+}
+
+Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
+                 bool keep_values) {
+  std::string ext = path.extension().string();
+  if (ext == ".onnx") // mapped, not copied: protobuf parses in place; shapes come from ONNX inference
+    return read_onnx(InputFile::open(path, 1ull << 30).text(), path.string(), catalog, dims, keep_values);
+  if (ext != ".json" && ext != ".plist")
+    throw Error("ANEC-MODEL-001", path.string() + ": no front-end reads '" + ext + "' files (known: .json anec-graph, .plist network, .onnx)");
+  return read_model(read_text_file(path, 256ull << 20), ext.substr(1), path.string(), catalog, dims,
+                    keep_values);
 }
 
 namespace {

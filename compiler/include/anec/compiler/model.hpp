@@ -46,6 +46,10 @@ Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatal
 // `keep_values`: as read_onnx's, for an .onnx file (the other front-ends read the values they are given).
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims = {},
                  bool keep_values = false);
+// The same from memory (the Python module's bytes): `format` is the front-end, "json", "plist" or
+// "onnx" (ANEC-MODEL-001 for another), `source` names the model in messages.
+Graph read_model(std::string_view bytes, std::string_view format, const std::string &source,
+                 const OpCatalog &catalog, const DimBindings &dims = {}, bool keep_values = false);
 
 // A model checked and estimated on targets, keeping the verdicts, counts and totals only
 // (Detail::Summary; a null calibration gives the analytic model). An anec-graph file is checked and

@@ -1,0 +1,410 @@
+// The Python module `_anec` (re-exported by the package python/anec): thin bindings over the
+// libraries, giving what the command-line tools give. check, estimate and place return the documents
+// `anec ... --format json` prints (tools/model_docs.hpp), as Python objects; eval returns NumPy arrays.
+// Every anec::Error becomes anec.Error carrying its reason code.
+#include "anec/compiler/calibration.hpp"
+#include "anec/compiler/check.hpp"
+#include "anec/compiler/cost.hpp"
+#include "anec/compiler/eval.hpp"
+#include "anec/compiler/model.hpp"
+#include "anec/compiler/place.hpp"
+#include "anec/hal/registry.hpp"
+#include "anec/hal/schema.hpp"
+#include "anec/hal/target.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/half.hpp"
+#include "anec/support/json.hpp"
+#include "model_docs.hpp"
+#include "tables_path.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace anec::python {
+namespace {
+
+// The tables and what is read from them, loaded on first use and again when the tables folder changes
+// (set_tables, $ANEC_TABLES). Held by shared_ptr: a Target object keeps the schema it was read with.
+struct Session {
+  fs::path tables;
+  hal::Schema schema;
+  compiler::OpCatalog catalog;
+  hal::TargetTables target_tables; // refers to `schema`: a Session never moves
+  std::optional<std::vector<compiler::Chip>> chips;
+
+  explicit Session(const fs::path &t)
+      : tables(t), schema(hal::Schema::load(t / "schema" / "hal.toml")),
+        catalog(compiler::OpCatalog::load(t / "schema" / "ops.toml")), target_tables(schema, t) {}
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  // A target, a chip ("M4 Pro") or a Mac model identifier, as `anec --target` takes them; "all" is
+  // the line-up. `chip` names the chip when one was given.
+  std::vector<const hal::Target *> targets(const std::string &which, std::string &chip) {
+    std::vector<const hal::Target *> out;
+    if (which == "all") {
+      for (const hal::Target &t : target_tables.all().targets())
+        out.push_back(&t);
+      return out;
+    }
+    if (!chips)
+      chips = compiler::load_chips(tables / "reference" / "chips.toml",
+                                   [this](std::string_view t) { return target_tables.known(t); });
+    if (const compiler::Chip *c = compiler::find_chip(*chips, which)) {
+      out.push_back(&target_tables.get(c->target));
+      chip = c->name;
+    } else {
+      out.push_back(&target_tables.get(which));
+    }
+    return out;
+  }
+};
+
+// The module's state: the folder set_tables() chose, the tables a wheel carries (the package's
+// tables/ folder, when it has one) and the session of the folder last used. Without set_tables the
+// tables are $ANEC_TABLES, else the wheel's, else the source tree's, else the install prefix's.
+struct State {
+  std::string tables_option;
+  std::string packaged;
+  std::shared_ptr<Session> session;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+fs::path tables_dir() {
+  const State &s = state();
+  const char *env = std::getenv("ANEC_TABLES");
+  bool chosen = !s.tables_option.empty() || (env && *env);
+  return tools::find_tables(chosen || s.packaged.empty() ? s.tables_option : s.packaged);
+}
+
+std::shared_ptr<Session> session() {
+  State &s = state();
+  fs::path tables = tables_dir();
+  if (!s.session || s.session->tables != tables)
+    s.session = std::make_shared<Session>(tables);
+  return s.session;
+}
+
+// A document as Python objects: through its JSON text, so that the module gives exactly what
+// `--format json` prints.
+py::object to_python(const Doc &d) {
+  return py::module_::import("json").attr("loads")(json::write(d));
+}
+
+// Symbolic dimensions bound by name ("batch") or by input and axis ("x:1"), as `anec --dim` binds them.
+using Dims = std::optional<std::map<std::string, int64_t>>;
+
+compiler::DimBindings dim_bindings(const Dims &dims) {
+  compiler::DimBindings out;
+  if (!dims)
+    return out;
+  for (const auto &[name, value] : *dims) {
+    // The cap of every model reader, so that a bound dimension cannot overflow the shape arithmetic.
+    if (name.empty() || value < 1 || value > compiler::kMaxDimension)
+      throw py::value_error("dims['" + name + "'] = " + std::to_string(value) +
+                            ": a dimension is bound to a value from 1 to 2^40");
+    out[name] = value;
+  }
+  return out;
+}
+
+compiler::Precision precision_of(const std::string &p) {
+  if (p != "fp32" && p != "fp16")
+    throw py::value_error("precision '" + p + "' is not one of fp32, fp16");
+  return p == "fp16" ? compiler::Precision::fp16 : compiler::Precision::fp32;
+}
+
+// The front-end of a model given as bytes, by its first bytes: an anec-graph document opens with '{',
+// a network plist with "bplist" or XML's '<'; anything else is taken for ONNX (protobuf has no magic,
+// and neither byte opens a valid ONNX model).
+std::string_view format_of(std::string_view bytes) {
+  size_t first = bytes.find_first_not_of(" \t\r\n");
+  std::string_view head = first == std::string_view::npos ? std::string_view() : bytes.substr(first);
+  if (head.starts_with("{"))
+    return "json";
+  if (head.starts_with("bplist") || head.starts_with("<"))
+    return "plist";
+  return "onnx";
+}
+
+// A model as Python gives it: a path (str or os.PathLike), its bytes (bytes, bytearray, memoryview:
+// an anec-graph JSON document, a network plist or an ONNX model, told apart by their first bytes) or
+// an object that serializes itself to ONNX bytes (onnx.ModelProto). `base` receives the folder the
+// model's relative files are in (bytes: the current folder).
+compiler::Graph load(const Session &s, const py::object &model, const Dims &dims, bool keep_values,
+                     fs::path *base = nullptr) {
+  compiler::DimBindings bindings = dim_bindings(dims);
+  if (py::hasattr(model, "SerializeToString")) {
+    py::bytes bytes = model.attr("SerializeToString")();
+    return compiler::read_model(std::string_view(bytes), "onnx", "<onnx.ModelProto>", s.catalog, bindings,
+                                keep_values);
+  }
+  if (py::isinstance<py::bytes>(model) || py::isinstance<py::bytearray>(model) ||
+      py::isinstance<py::memoryview>(model)) {
+    // One contiguous copy, whatever the buffer's layout (a memoryview may be strided).
+    auto copy = py::reinterpret_steal<py::bytes>(PyBytes_FromObject(model.ptr()));
+    if (!copy)
+      throw py::error_already_set();
+    std::string_view bytes(copy);
+    return compiler::read_model(bytes, format_of(bytes), "<bytes>", s.catalog, bindings, keep_values);
+  }
+  fs::path path;
+  try {
+    path = py::cast<fs::path>(model);
+  } catch (const py::cast_error &) {
+    throw py::type_error("a model is a path, bytes or an onnx.ModelProto, not " +
+                         std::string(py::str(py::type::of(model).attr("__name__"))));
+  }
+  if (base)
+    *base = path.parent_path();
+  return compiler::load_model(path, s.catalog, bindings, keep_values);
+}
+
+// What `anec check MODEL --target T --format json` prints; for "all", one document per target.
+py::object check(const py::object &model, const std::string &target, const Dims &dims) {
+  auto s = session();
+  std::string chip;
+  auto targets = s->targets(target, chip);
+  compiler::Graph g = load(*s, model, dims, false);
+  std::vector<compiler::CheckResult> cs = compiler::check(g, s->catalog, targets);
+  // Analytic, as the tool's check: only `estimate` calibrates.
+  std::vector<compiler::Estimate> es = compiler::estimate(g, s->catalog, targets, nullptr, chip);
+  py::list out;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    Doc d = tools::check_doc(cs[i]);
+    d.set("placement", tools::place_doc(g, compiler::place(g, s->catalog, *targets[i], cs[i], es[i])));
+    out.append(to_python(d));
+  }
+  return target == "all" ? py::object(out) : py::object(out[0]);
+}
+
+py::object estimate(const py::object &model, const std::string &target, const Dims &dims,
+                    const std::string &cost_model, const std::optional<fs::path> &calibration_file) {
+  if (cost_model != "calibrated" && cost_model != "analytic")
+    throw py::value_error("cost_model '" + cost_model + "' is not one of calibrated, analytic");
+  auto s = session();
+  std::string chip;
+  auto targets = s->targets(target, chip);
+  std::optional<compiler::Calibration> calibration;
+  if (cost_model == "calibrated")
+    calibration = compiler::Calibration::load(calibration_file ? *calibration_file
+                                                               : s->tables / "calibration" / "fitted.toml");
+  compiler::Graph g = load(*s, model, dims, false);
+  std::vector<compiler::Estimate> es =
+      compiler::estimate(g, s->catalog, targets, calibration ? &*calibration : nullptr, chip);
+  py::list out;
+  for (const compiler::Estimate &e : es)
+    out.append(to_python(tools::estimate_doc(e)));
+  return target == "all" ? py::object(out) : py::object(out[0]);
+}
+
+py::object place(const py::object &model, const std::string &target, const Dims &dims) {
+  auto s = session();
+  std::string chip;
+  auto targets = s->targets(target, chip);
+  compiler::Graph g = load(*s, model, dims, false);
+  std::vector<compiler::CheckResult> cs = compiler::check(g, s->catalog, targets);
+  std::vector<compiler::Estimate> es = compiler::estimate(g, s->catalog, targets, nullptr, chip);
+  py::list out;
+  for (size_t i = 0; i < targets.size(); ++i)
+    out.append(to_python(tools::place_doc(g, compiler::place(g, s->catalog, *targets[i], cs[i], es[i]))));
+  return target == "all" ? py::object(out) : py::object(out[0]);
+}
+
+// An output as an array: float32, or float16 in fp16 mode; [N, C, H, W] when its depth is 1, as
+// `anec eval -o` writes it.
+py::array output_array(const compiler::Values &v, compiler::Precision precision) {
+  std::vector<py::ssize_t> shape(v.d.begin(), v.d.end());
+  if (shape[1] == 1)
+    shape.erase(shape.begin() + 1);
+  if (precision == compiler::Precision::fp32) {
+    py::array_t<float> a(shape);
+    std::memcpy(a.mutable_data(), v.v.data(), v.v.size() * sizeof(float));
+    return a;
+  }
+  py::array a(py::dtype("float16"), shape);
+  auto *out = static_cast<uint16_t *>(a.mutable_data());
+  for (size_t i = 0; i < v.v.size(); ++i)
+    out[i] = to_half(v.v[i]);
+  return a;
+}
+
+py::dict eval(const py::object &model, const std::optional<std::map<std::string, py::object>> &inputs,
+              const std::string &precision, uint64_t seed, const Dims &dims) {
+  auto s = session();
+  compiler::EvalOptions options;
+  options.precision = precision_of(precision);
+  options.seed = seed;
+  for (const auto &[name, value] : inputs ? *inputs : std::map<std::string, py::object>{}) {
+    // Any array-like of numbers, read as float32 in C order; the evaluator checks its element count.
+    auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(value);
+    if (!a)
+      throw py::type_error("inputs['" + name + "'] is not an array of numbers");
+    compiler::Values v;
+    v.d = {1, 1, 1, 1, int64_t(a.size())};
+    v.v.assign(a.data(), a.data() + a.size());
+    options.inputs.emplace(name, std::move(v));
+  }
+  compiler::Graph g = load(*s, model, dims, true, &options.base);
+  compiler::EvalResult r = compiler::evaluate(
+      g, s->catalog, compiler::Numerics::load(s->tables / "schema" / "numerics.toml"), options);
+  py::dict out;
+  for (const auto &[name, v] : r.outputs)
+    out[py::str(name)] = output_array(v, options.precision);
+  return out;
+}
+
+// A target as Python sees it: the fields as typed attributes, their provenance on request.
+struct PyTarget {
+  hal::Target target;
+  std::shared_ptr<Session> session; // for the schema's description of each field
+
+  const hal::Entry &entry(const std::string &field) const {
+    if (const hal::Entry *e = target.find(field))
+      return *e;
+    throw py::attribute_error("target " + target.name + " has no field '" + field + "'");
+  }
+};
+
+py::object value_of(const hal::Value &v) {
+  return std::visit(
+      [](const auto &x) -> py::object {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, hal::Bytes>)
+          return py::bytes(reinterpret_cast<const char *>(x.data()), x.size());
+        else
+          return py::cast(x);
+      },
+      v);
+}
+
+void translate_errors(py::module_ &m) {
+  // The class is made once per interpreter and lives as long as the module: a plain handle, kept.
+  static py::handle error_type = py::exception<Error>(m, "Error", PyExc_Exception).release();
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const Error &e) {
+      std::string what = e.what();
+      std::string message = what.rfind(e.code() + ": ", 0) == 0 ? what.substr(e.code().size() + 2) : what;
+      py::object error = py::reinterpret_borrow<py::object>(error_type)(what);
+      error.attr("code") = e.code();
+      error.attr("message") = message;
+      PyErr_SetObject(error_type.ptr(), error.ptr());
+    }
+  });
+}
+
+} // namespace
+} // namespace anec::python
+
+PYBIND11_MODULE(_anec, m) {
+  using namespace anec::python;
+  namespace hal = anec::hal;
+  m.doc() = "Bindings over the anec libraries; use the package `anec`, which documents them.";
+  translate_errors(m);
+
+  m.def(
+      "set_tables", [](const std::optional<std::string> &path) { state().tables_option = path.value_or(""); },
+      py::arg("path"), "Use the tables in PATH (None: $ANEC_TABLES, else the built-in folder).");
+  m.def(
+      "tables", [] { return tables_dir(); }, "The tables folder in use.");
+  m.def(
+      "_set_packaged_tables", [](const std::string &path) { state().packaged = path; }, py::arg("path"),
+      "The tables a wheel carries: the default unless set_tables or $ANEC_TABLES says otherwise.");
+  m.def(
+      "targets",
+      [] {
+        std::vector<std::string> names;
+        for (const hal::Target &t : session()->target_tables.all().targets())
+          names.push_back(t.name);
+        return names;
+      },
+      "The canonical names of the targets, in line-up order.");
+
+  py::class_<hal::Provenance>(m, "Provenance", "Where a value comes from and how sure it is.")
+      .def_readonly("source", &hal::Provenance::source)
+      .def_property_readonly("confidence",
+                             [](const hal::Provenance &p) { return hal::confidence_name(p.confidence); })
+      .def("__repr__", [](const hal::Provenance &p) {
+        return "Provenance(confidence='" + std::string(hal::confidence_name(p.confidence)) + "', source='" +
+               p.source + "')";
+      });
+
+  py::class_<PyTarget>(m, "Target", "One target's table: every field is an attribute of its own type.")
+      .def_property_readonly("name", [](const PyTarget &t) { return t.target.name; })
+      .def_property_readonly("aliases", [](const PyTarget &t) { return t.target.aliases; })
+      .def_property_readonly("fields",
+                             [](const PyTarget &t) {
+                               std::vector<std::string> names;
+                               for (const auto &[name, entry] : t.target.values)
+                                 names.push_back(name);
+                               return names;
+                             })
+      .def("__getattr__", [](const PyTarget &t, const std::string &f) { return value_of(t.entry(f).value); })
+      .def("__getitem__",
+           [](const PyTarget &t, const std::string &f) {
+             if (const hal::Entry *e = t.target.find(f))
+               return value_of(e->value);
+             throw py::key_error(f);
+           })
+      .def("__contains__",
+           [](const PyTarget &t, const std::string &f) { return t.target.find(f) != nullptr; })
+      .def(
+          "provenance", [](const PyTarget &t, const std::string &f) { return t.entry(f).provenance; },
+          py::arg("field"))
+      .def(
+          "describe",
+          [](const PyTarget &t, const std::string &f) {
+            const hal::Field *field = t.session->schema.find(f);
+            if (!field)
+              throw py::attribute_error("the schema has no field '" + f + "'");
+            py::dict d;
+            d["section"] = field->section;
+            d["unit"] = field->unit;
+            d["meaning"] = field->meaning;
+            d["source"] = field->source;
+            return d;
+          },
+          py::arg("field"))
+      .def("__dir__",
+           [](const PyTarget &t) {
+             std::vector<std::string> names = {"name", "aliases", "fields", "provenance", "describe"};
+             for (const auto &[name, entry] : t.target.values)
+               names.push_back(name);
+             return names;
+           })
+      .def("__repr__", [](const PyTarget &t) { return "<anec.Target " + t.target.name + ">"; });
+
+  m.def(
+      "target",
+      [](const std::string &name) {
+        auto s = session();
+        return PyTarget{s->target_tables.get(name), s};
+      },
+      py::arg("name"), "The target a name or alias names (ANEC-HAL-006 when none does).");
+  m.def("check", &check, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none());
+  m.def("estimate", &estimate, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none(),
+        py::arg("cost_model") = "calibrated", py::arg("calibration") = py::none());
+  m.def("place", &place, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none());
+  m.def("eval", &eval, py::arg("model"), py::arg("inputs") = py::none(), py::arg("precision") = "fp32",
+        py::arg("seed") = 1, py::arg("dims") = py::none());
+}

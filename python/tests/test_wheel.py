@@ -1,0 +1,63 @@
+"""The wheel: built offline (python/wheel/make_wheel.py, Debian's python3-build and setuptools) from
+the built extension, installed with pip into a fresh virtual environment, and used from there with
+the tables it carries. Needs ANEC_TEST_MODULE and ANEC_TEST_VERSION (set by ctest)."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+MODULE = os.environ.get("ANEC_TEST_MODULE")
+VERSION = os.environ.get("ANEC_TEST_VERSION")
+PYTHON_DIR = pathlib.Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(not MODULE or not VERSION,
+                                reason="ANEC_TEST_MODULE and ANEC_TEST_VERSION are not set (run from ctest)")
+
+
+def run(*args, **kwargs):
+    out = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kwargs)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
+    for module, package in (("build", "python3-build"), ("setuptools", "python3-setuptools"),
+                            ("ensurepip", "python3-venv")):
+        pytest.importorskip(module, reason=f"Debian's {package} is needed to build and install the wheel")
+    wheel = pathlib.Path(run(sys.executable, PYTHON_DIR / "wheel" / "make_wheel.py", "--module", MODULE,
+                             "--tables", PYTHON_DIR.parent / "tables", "--version", VERSION,
+                             "--out", tmp_path / "dist").strip())
+    assert wheel.name.startswith(f"anec-{VERSION}-cp{sys.version_info[0]}{sys.version_info[1]}-")
+    # The system's site-packages for NumPy, the wheel's one requirement: pip installs without a network.
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--system-site-packages", venv)
+    python = venv / "bin" / "python"
+    run(python, "-m", "pip", "install", "--no-index", "--no-cache-dir", "--disable-pip-version-check", wheel)
+
+    graph = tmp_path / "relu.json"
+    graph.write_text(json.dumps({
+        "format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 2, 2]}],
+        "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]}))
+    script = textwrap.dedent(f"""
+        import json, pathlib, numpy as np, anec
+        here = pathlib.Path(anec.__file__).parent
+        assert here.is_relative_to(pathlib.Path({str(venv)!r})), here
+        assert anec.tables() == here / "tables", anec.tables()
+        x = np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2) - 4
+        y = anec.eval({str(graph)!r}, {{"x": x}})["y"]
+        assert (y == np.maximum(x, 0)).all()
+        try:
+            anec.target("h99")
+        except anec.Error as e:
+            code = e.code
+        print(json.dumps({{"targets": len(anec.targets()), "h16": anec.target("m4").name,
+                          "verdict": anec.check({str(graph)!r}, target="h16")["verdict"], "code": code}}))
+        """)
+    # Away from the source tree, with nothing on PYTHONPATH: the installed package is the one used.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ANEC_TABLES")}
+    result = json.loads(run(python, "-c", script, cwd=tmp_path, env=env))
+    assert result == {"targets": 28, "h16": "h16", "verdict": "native", "code": "ANEC-HAL-006"}

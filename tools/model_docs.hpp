@@ -1,0 +1,162 @@
+// The documents `anec check`, `estimate` and `place` print with --format json, shared by the tool and
+// the Python module (python/), so that both give the same fields.
+#pragma once
+#include "anec/compiler/check.hpp"
+#include "anec/compiler/cost.hpp"
+#include "anec/compiler/graph.hpp"
+#include "anec/compiler/place.hpp"
+#include "anec/support/diagnostic.hpp"
+#include "anec/support/doc.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace anec::tools {
+
+inline Doc check_doc(const compiler::CheckResult &r) {
+  Doc d = Doc::table();
+  d.set("target", Doc::string(r.target));
+  d.set("verdict", Doc::string(verdict_name(r.verdict)));
+  d.set("rejects", Doc::integer(int64_t(r.count(Severity::Reject))));
+  d.set("decompositions", Doc::integer(int64_t(r.count(Severity::Decompose))));
+  d.set("warnings", Doc::integer(int64_t(r.count(Severity::Warning))));
+  Doc ops = Doc::array();
+  for (const compiler::OpVerdict &v : r.ops) {
+    Doc o = Doc::table();
+    o.set("op", Doc::string(v.op));
+    o.set("type", Doc::string(v.type));
+    o.set("verdict", Doc::string(verdict_name(v.verdict)));
+    if (!v.decompose_with.empty()) o.set("decompose_with", Doc::string(v.decompose_with));
+    ops.push(std::move(o));
+  }
+  d.set("ops", std::move(ops));
+  Doc fs = Doc::array();
+  for (const compiler::Finding &f : r.findings) fs.push(diagnostic_doc(f));
+  d.set("findings", std::move(fs));
+  return d;
+}
+
+inline Doc param_doc(const compiler::Param &p) {
+  Doc d = Doc::table();
+  d.set("value", Doc::number(p.value));
+  d.set("provenance", Doc::string(p.provenance));
+  return d;
+}
+
+inline Doc estimate_doc(const compiler::Estimate &e) {
+  Doc d = Doc::table();
+  d.set("target", Doc::string(e.target));
+  d.set("latency_us", e.complete() ? Doc::number(e.latency_us) : Doc());
+  Doc unknown = Doc::array();
+  for (const std::string &n : e.unknown) unknown.push(Doc::string(n));
+  d.set("unknown_ops", std::move(unknown));
+  Doc skipped = Doc::array();
+  for (const std::string &n : e.skipped)
+    skipped.push(Doc::string(n));
+  d.set("skipped_ops", std::move(skipped));
+  d.set("skipped_us", Doc::number(e.skipped_us));
+  d.set("compute_us", Doc::number(e.compute_us));
+  d.set("memory_us", Doc::number(e.memory_us));
+  d.set("floor_us", Doc::number(e.floor_us));
+  d.set("bound", Doc::string(e.bound));
+  d.set("kind", Doc::string(e.kind));
+  d.set("flops", Doc::number(e.flops));
+  d.set("bytes", Doc::number(e.bytes));
+  d.set("model", Doc::string(e.model));
+  d.set("chip", e.chip.empty() ? Doc() : Doc::string(e.chip));
+  d.set("latency_low_us", e.complete() && e.model == "calibrated" ? Doc::number(e.latency_low_us) : Doc());
+  d.set("latency_high_us", e.complete() && e.model == "calibrated" ? Doc::number(e.latency_high_us) : Doc());
+  Doc p = Doc::table();
+  if (e.model == "calibrated") {
+    for (const auto &[name, param] : e.rates)
+      p.set(name, param_doc(param));
+  } else {
+    p.set("peak_tflops", param_doc(e.peak_tflops));
+    p.set("bandwidth_gbps", param_doc(e.bandwidth_gbps));
+    p.set("dispatch_floor_ms", param_doc(e.floor_ms));
+  }
+  d.set("parameters", std::move(p));
+  Doc un = Doc::array();
+  for (const std::string &n : e.unestimated) un.push(Doc::string(n));
+  d.set("unestimated_ops", std::move(un));
+  Doc ops = Doc::array();
+  for (const compiler::OpCost &c : e.ops) {
+    Doc o = Doc::table();
+    o.set("op", Doc::string(c.op));
+    o.set("type", Doc::string(c.type));
+    o.set("cost_form", Doc::string(c.form));
+    o.set("estimated", Doc::boolean(c.estimated));
+    o.set("decomposed", Doc::boolean(c.decomposed));
+    o.set("flops", Doc::number(c.flops));
+    o.set("bytes", Doc::number(c.bytes));
+    o.set("compute_us", Doc::number(c.compute_us));
+    o.set("memory_us", Doc::number(c.memory_us));
+    o.set("bound", Doc::string(c.bound));
+    ops.push(std::move(o));
+  }
+  d.set("ops", std::move(ops));
+  Doc pl = Doc::array();
+  for (const auto &b : e.placement) {
+    Doc x = Doc::table();
+    x.set("backend", Doc::string(b.backend));
+    x.set("coarse_latency_us", Doc::number(b.coarse_us));
+    x.set("launch_penalty_units", Doc::number(b.launch_units));
+    pl.push(std::move(x));
+  }
+  d.set("placement", std::move(pl));
+  return d;
+}
+
+inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
+  Doc d = Doc::table();
+  d.set("target", Doc::string(p.target));
+  d.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
+  for (const char *b : {"engine", "gpu", "cpu"})
+    d.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
+  d.set("engine_flops_share", p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc());
+  d.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
+  d.set("transfer_us", Doc::number(p.transfer_us));
+  Doc parts = Doc::array();
+  for (const compiler::Partition &part : p.partitions) {
+    Doc x = Doc::table();
+    x.set("backend", Doc::string(part.backend));
+    x.set("first_op", Doc::string(p.ops[part.first].op));
+    x.set("ops", Doc::integer(int64_t(part.count)));
+    x.set("flops", Doc::number(part.flops));
+    x.set("latency_us", p.complete ? Doc::number(part.latency_us) : Doc());
+    parts.push(std::move(x));
+  }
+  d.set("partitions", std::move(parts));
+  Doc ops = Doc::array();
+  for (const compiler::PlacedOp &o : p.ops) {
+    Doc x = Doc::table();
+    x.set("op", Doc::string(o.op));
+    x.set("type", Doc::string(o.type));
+    x.set("backend", Doc::string(o.backend));
+    x.set("verdict", Doc::string(verdict_name(o.verdict)));
+    Doc reasons = Doc::array();
+    for (const compiler::Finding *f : o.reasons) reasons.push(diagnostic_doc(*f));
+    x.set("reasons", std::move(reasons));
+    ops.push(std::move(x));
+  }
+  d.set("ops", std::move(ops));
+  Doc bs = Doc::array();
+  for (const compiler::Boundary &b : p.boundaries) {
+    Doc x = Doc::table();
+    x.set("tensor", Doc::string(b.tensor));
+    x.set("shape", Doc::string(g.tensor(b.tensor)->shape.str()));
+    x.set("from", Doc::string(b.from));
+    x.set("to", Doc::string(b.to));
+    x.set("bytes", Doc::number(b.bytes));
+    x.set("transfer_us", Doc::number(b.transfer_us));
+    x.set("transfer_units", Doc::number(b.transfer_units));
+    bs.push(std::move(x));
+  }
+  d.set("boundaries", std::move(bs));
+  Doc unbound = Doc::array();
+  for (const std::string &u : p.unbound) unbound.push(Doc::string(u));
+  d.set("unbound", std::move(unbound));
+  return d;
+}
+
+} // namespace anec::tools
