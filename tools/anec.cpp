@@ -578,6 +578,20 @@ std::map<std::string, Values> eval_inputs(const std::vector<std::string> &args) 
   return out;
 }
 
+// --precision, --seed, --input and the model's folder (for its constants' files), as eval and tune
+// take them.
+EvalOptions eval_options(const std::string &precision, uint64_t seed, const std::vector<std::string> &inputs,
+                         const fs::path &model) {
+  if (precision != "fp32" && precision != "fp16")
+    throw Error("ANEC-CLI-002", "--precision " + quote_arg(precision) + " is not one of fp32, fp16");
+  EvalOptions o;
+  o.precision = precision == "fp16" ? Precision::fp16 : Precision::fp32;
+  o.seed = seed;
+  o.inputs = eval_inputs(inputs);
+  o.base = model.parent_path();
+  return o;
+}
+
 // One output as .npy: float32, or float16 in fp16 mode; 4-D [N, C, H, W] when its depth is 1.
 std::string npy_of(const Values &v, Precision precision) {
   npy::Array a;
@@ -695,15 +709,9 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
   po::notify(vm);
   if (models.size() != 1)
     throw Error("ANEC-CLI-001", "eval takes one MODEL");
-  if (precision != "fp32" && precision != "fp16")
-    throw Error("ANEC-CLI-002", "--precision " + quote_arg(precision) + " is not one of fp32, fp16");
   if (format != "text" && format != "json")
     throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
-  EvalOptions options;
-  options.precision = precision == "fp16" ? Precision::fp16 : Precision::fp32;
-  options.seed = seed;
-  options.inputs = eval_inputs(input_args);
-  options.base = fs::path(models[0]).parent_path();
+  EvalOptions options = eval_options(precision, seed, input_args, models[0]);
   Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), true);
   EvalResult r = evaluate(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), options);
   if (!out_dir.empty()) {
@@ -806,11 +814,12 @@ int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
   std::string target, metric = "max_abs", precision = "fp32", out, rules, format = "text";
   std::vector<std::string> dim_args, input_args, models;
   TuneOptions options;
+  uint64_t seed = 1;
   o.add_options()("model-file", po::value(&models))("target,t", po::value(&target))(
       "tolerance", po::value(&options.tolerance))("metric", po::value(&metric))("rules", po::value(&rules))(
-      "input", po::value(&input_args)->composing())("precision", po::value(&precision))(
-      "seed", po::value(&options.eval.seed))("dim", po::value(&dim_args)->composing())(
-      "out,o", po::value(&out))("format", po::value(&format));
+      "input", po::value(&input_args)->composing())("precision", po::value(&precision))("seed",
+                                                                                        po::value(&seed))(
+      "dim", po::value(&dim_args)->composing())("out,o", po::value(&out))("format", po::value(&format));
   po::positional_options_description p;
   p.add("model-file", -1);
   po::variables_map vm;
@@ -820,16 +829,13 @@ int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
     throw Error("ANEC-CLI-001", "tune needs one MODEL, --target T|all and -o BEST.json");
   if (metric != "max_abs" && metric != "cosine")
     throw Error("ANEC-CLI-002", "--metric " + quote_arg(metric) + " is not one of max_abs, cosine");
-  if (precision != "fp32" && precision != "fp16")
-    throw Error("ANEC-CLI-002", "--precision " + quote_arg(precision) + " is not one of fp32, fp16");
   if (!(options.tolerance >= 0))
     throw Error("ANEC-CLI-002", "--tolerance must be 0 or more");
   if (format != "text" && format != "json")
     throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
   options.metric = metric == "cosine" ? Metric::cosine : Metric::max_abs;
-  options.eval.precision = precision == "fp16" ? Precision::fp16 : Precision::fp32;
-  options.eval.inputs = eval_inputs(input_args);
-  options.eval.base = options.source_dir = fs::path(models[0]).parent_path();
+  options.eval = eval_options(precision, seed, input_args, models[0]);
+  options.source_dir = options.eval.base;
   std::vector<Rewrite> rewrites =
       load_rewrites(rules.empty() ? ctx.tables / "schema" / "rewrites.toml" : fs::path(rules));
   Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), true);
