@@ -4,8 +4,6 @@
 
 #include <cblas.h>
 
-#include <string>
-
 namespace anec::compiler::blas {
 namespace {
 
@@ -15,13 +13,7 @@ void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const f
               k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-const char *describe() {
-  static const std::string text = "OpenBLAS " + std::string(openblas_get_config()) + ", " +
-                                  std::to_string(openblas_get_num_threads()) + " thread(s)";
-  return text.c_str();
-}
-
-constexpr Api kApi{{kVersion, sizeof(Api)}, &sgemm, &describe};
+constexpr Api kApi{{kVersion, sizeof(Api)}, &sgemm};
 
 } // namespace
 } // namespace anec::compiler::blas

@@ -18,8 +18,6 @@ struct Api {
   // transposes that operand. Every dimension and leading dimension fits in an int (the caller splits).
   void (*sgemm)(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float *a, int lda,
                 const float *b, int ldb, float beta, float *c, int ldc);
-  // The library and how it was built (OpenBLAS: its configuration string and thread count).
-  const char *(*describe)();
 };
 
 // The module's table, loaded on first use (ANEC-PLUGIN-* when it cannot be).

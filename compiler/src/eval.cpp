@@ -30,7 +30,6 @@ Numerics Numerics::load(const std::filesystem::path &path) {
   n.width_slice_gain = detail::as_number(top.req("width_slice_gain", Doc::Kind::Float));
   n.log_zero = detail::as_number(top.req("log_zero", Doc::Kind::Float));
   n.flush_accumulator_subnormals = top.req("flush_accumulator_subnormals", Doc::Kind::Bool).as_bool();
-  n.source = path.string();
   top.finish();
   return n;
 }

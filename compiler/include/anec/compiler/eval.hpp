@@ -37,7 +37,6 @@ struct Numerics {
   double width_slice_gain = 16;       // a slice with a nonzero width offset scales by it internally
   double log_zero = -45440;           // log(+0) on the engine
   bool flush_accumulator_subnormals = true;
-  std::string source;
   // Strict (ANEC-OPS-001): every key known, every value a number of the right kind.
   static Numerics load(const std::filesystem::path &path);
 };
