@@ -886,6 +886,19 @@ void pool(Call &c) {
 
 // ---- the multiply-accumulate ops ----------------------------------------------------------------
 
+// Calls f(i, channel, h, w) for every channel, kernel tap (r, q) and window position (a, b) of an
+// A x B grid, in that order (i counts them: the rows of im2col's matrix), where (h, w) is the pixel
+// tap (r, q) of window (a, b) reaches under the stride, padding and dilation (maybe outside).
+template <class F> void each_tap(const Window &win, int64_t channels, int64_t A, int64_t B, F f) {
+  size_t i = 0;
+  for (int64_t ch = 0; ch < channels; ++ch)
+    for (int64_t r = 0; r < win.k[0]; ++r)
+      for (int64_t q = 0; q < win.k[1]; ++q)
+        for (int64_t a = 0; a < A; ++a)
+          for (int64_t b = 0; b < B; ++b, ++i)
+            f(i, ch, a * win.s[0] - win.p[0] + r * win.dil[0], b * win.s[1] - win.p[2] + q * win.dil[1]);
+}
+
 // A GEMM through OpenBLAS; every extent must fit an int (checked here, so the module need not).
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
           int64_t ldb, float beta, float *c, int64_t ldc) {
@@ -941,18 +954,10 @@ void conv(Call &c) {
   for (int64_t b = 0; b < x.d[0] * x.d[1]; ++b)
     for (int64_t g = 0; g < groups; ++g) {
       const float *in = x.v.data() + (b * C + g * cg) * IH * IW;
-      if (!pointwise) {
-        size_t i = 0;
-        for (int64_t ch = 0; ch < cg; ++ch)
-          for (int64_t r = 0; r < win.k[0]; ++r)
-            for (int64_t q = 0; q < win.k[1]; ++q)
-              for (int64_t oh = 0; oh < OH; ++oh)
-                for (int64_t ow = 0; ow < OW; ++ow, ++i) {
-                  int64_t h = oh * win.s[0] - win.p[0] + r * win.dil[0],
-                          ww = ow * win.s[1] - win.p[2] + q * win.dil[1];
-                  col[i] = h < 0 || h >= IH || ww < 0 || ww >= IW ? 0 : in[(ch * IH + h) * IW + ww];
-                }
-      }
+      if (!pointwise) // im2col: each tap of each output position gathers its input pixel
+        each_tap(win, cg, OH, OW, [&](size_t i, int64_t ch, int64_t h, int64_t w) {
+          col[i] = h < 0 || h >= IH || w < 0 || w >= IW ? 0 : in[(ch * IH + h) * IW + w];
+        });
       gemm(false, false, og, OH * OW, taps, w.data() + g * og * taps, taps, pointwise ? in : col.data(),
            OH * OW, 0, y.v.data() + (b * O + g * og) * OH * OW, OH * OW);
     }
@@ -982,17 +987,11 @@ void deconv(Call &c) {
       gemm(true, false, og * kk, IH * IW, cg, w.data() + g * cg * og * kk, og * kk, in, IH * IW, 0,
            col.data(), IH * IW);
       float *out = y.v.data() + (b * O + g * og) * OH * OW;
-      size_t i = 0;
-      for (int64_t o = 0; o < og; ++o)
-        for (int64_t r = 0; r < win.k[0]; ++r)
-          for (int64_t q = 0; q < win.k[1]; ++q)
-            for (int64_t ih = 0; ih < IH; ++ih)
-              for (int64_t iw = 0; iw < IW; ++iw, ++i) {
-                int64_t h = ih * win.s[0] - win.p[0] + r * win.dil[0],
-                        ww = iw * win.s[1] - win.p[2] + q * win.dil[1];
-                if (h >= 0 && h < OH && ww >= 0 && ww < OW)
-                  out[(o * OH + h) * OW + ww] += col[i];
-              }
+      // col2im: each tap of each input position scatters its product to the output pixel it reaches
+      each_tap(win, og, IH, IW, [&](size_t i, int64_t o, int64_t h, int64_t w) {
+        if (h >= 0 && h < OH && w >= 0 && w < OW)
+          out[(o * OH + h) * OW + w] += col[i];
+      });
     }
   add_bias(c, y);
   c.report.flops += 2.0 * double(x.elements()) * double(og * kk);

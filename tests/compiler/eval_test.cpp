@@ -171,6 +171,21 @@ TEST(EvalData, MovesValuesAsTheShapeFunctionsSay) {
   EXPECT_EQ(d2s.tensor("y")->shape.str(), "[1,1,1,2,2]");
 }
 
+// A transposed convolution scatters each input pixel over its window: a 2 x 2 input through the
+// identity-diagonal kernel [[1, 0], [0, 1]].
+TEST(EvalData, DeconvScattersEachPixelOverItsWindow) {
+  std::string w = R"({"name": "w", "shape": [1, 1, 2, 2], "data": [1, 0, 0, 1]})";
+  auto deconv = [&](const std::string &stride) {
+    Graph g = graph(
+        R"({"name": "x", "shape": [1, 1, 2, 2]})",
+        op("deconv", R"("x", "w")", R"({"out_channels": 1, "kernel": [2, 2], "stride": )" + stride + "}"),
+        R"("y")", w);
+    return run(g, {1, 2, 3, 4}, Precision::fp32);
+  };
+  EXPECT_EQ(deconv("[2, 2]"), (std::vector<float>{1, 0, 2, 0, 0, 1, 0, 2, 3, 0, 4, 0, 0, 3, 0, 4}));
+  EXPECT_EQ(deconv("[1, 1]"), (std::vector<float>{1, 2, 0, 3, 5, 2, 0, 3, 4}));
+}
+
 TEST(Eval, SeededValuesAreDeterministicAndSaid) {
   Graph g = graph(input(4), op("conv", R"("x")", R"({"out_channels": 2})"), R"("y")");
   EvalOptions o;
