@@ -14,6 +14,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/half.hpp"
 #include "anec/support/json.hpp"
+#include "model_context.hpp"
 #include "model_docs.hpp"
 #include "tables_path.hpp"
 
@@ -36,42 +37,10 @@ namespace fs = std::filesystem;
 namespace anec::python {
 namespace {
 
-// The tables and what is read from them, loaded on first use and again when the tables folder changes
-// (set_tables, $ANEC_TABLES). Held by shared_ptr: a Target object keeps the schema it was read with.
-struct Session {
-  fs::path tables;
-  hal::Schema schema;
-  compiler::OpCatalog catalog;
-  hal::TargetTables target_tables; // refers to `schema`: a Session never moves
-  std::optional<std::vector<compiler::Chip>> chips;
-
-  explicit Session(const fs::path &t)
-      : tables(t), schema(hal::Schema::load(t / "schema" / "hal.toml")),
-        catalog(compiler::OpCatalog::load(t / "schema" / "ops.toml")), target_tables(schema, t) {}
-  Session(const Session &) = delete;
-  Session &operator=(const Session &) = delete;
-
-  // A target, a chip ("M4 Pro") or a Mac model identifier, as `anec --target` takes them; "all" is
-  // the line-up. `chip` names the chip when one was given.
-  std::vector<const hal::Target *> targets(const std::string &which, std::string &chip) {
-    std::vector<const hal::Target *> out;
-    if (which == "all") {
-      for (const hal::Target &t : target_tables.all().targets())
-        out.push_back(&t);
-      return out;
-    }
-    if (!chips)
-      chips = compiler::load_chips(tables / "reference" / "chips.toml",
-                                   [this](std::string_view t) { return target_tables.known(t); });
-    if (const compiler::Chip *c = compiler::find_chip(*chips, which)) {
-      out.push_back(&target_tables.get(c->target));
-      chip = c->name;
-    } else {
-      out.push_back(&target_tables.get(which));
-    }
-    return out;
-  }
-};
+// The tables and what is read from them (tools/model_context.hpp, as the anec tool reads them),
+// loaded on first use and again when the tables folder changes (set_tables, $ANEC_TABLES). Held by
+// shared_ptr: a Target object keeps the schema it was read with.
+using Session = tools::ModelContext;
 
 // The module's state: the folder set_tables() chose, the tables a wheel carries (the package's
 // tables/ folder, when it has one) and the session of the folder last used. Without set_tables the
@@ -177,22 +146,41 @@ compiler::Graph load(const Session &s, const py::object &model, const Dims &dims
   return compiler::load_model(path, s.catalog, bindings, keep_values);
 }
 
-// What `anec check MODEL --target T --format json` prints; for "all", one document per target.
-py::object check(const py::object &model, const std::string &target, const Dims &dims) {
+// The documents of one target, or for "all" the list of every target's.
+py::object one_or_all(const py::list &documents, const std::string &target) {
+  return target == "all" ? py::object(documents) : py::object(documents[0]);
+}
+
+// The model read, checked and placed on the targets, as `anec check` and `place` do (the placement
+// on the analytic estimate: only `estimate` calibrates).
+struct Placed {
+  compiler::Graph g;
+  std::vector<compiler::CheckResult> checks;
+  std::vector<compiler::Placement> placements;
+};
+
+Placed placed(const py::object &model, const std::string &target, const Dims &dims) {
   auto s = session();
   std::string chip;
-  auto targets = s->targets(target, chip);
-  compiler::Graph g = load(*s, model, dims, false);
-  std::vector<compiler::CheckResult> cs = compiler::check(g, s->catalog, targets);
-  // Analytic, as the tool's check: only `estimate` calibrates.
-  std::vector<compiler::Estimate> es = compiler::estimate(g, s->catalog, targets, nullptr, chip);
+  auto targets = s->targets(target, &chip);
+  Placed p{load(*s, model, dims, false), {}, {}};
+  p.checks = compiler::check(p.g, s->catalog, targets);
+  std::vector<compiler::Estimate> es = compiler::estimate(p.g, s->catalog, targets, nullptr, chip);
+  for (size_t i = 0; i < targets.size(); ++i)
+    p.placements.push_back(compiler::place(p.g, s->catalog, *targets[i], p.checks[i], es[i]));
+  return p;
+}
+
+// What `anec check MODEL --target T --format json` prints; for "all", one document per target.
+py::object check(const py::object &model, const std::string &target, const Dims &dims) {
+  Placed p = placed(model, target, dims);
   py::list out;
-  for (size_t i = 0; i < targets.size(); ++i) {
-    Doc d = tools::check_doc(cs[i]);
-    d.set("placement", tools::place_doc(g, compiler::place(g, s->catalog, *targets[i], cs[i], es[i])));
+  for (size_t i = 0; i < p.checks.size(); ++i) {
+    Doc d = tools::check_doc(p.checks[i]);
+    d.set("placement", tools::place_doc(p.g, p.placements[i]));
     out.append(to_python(d));
   }
-  return target == "all" ? py::object(out) : py::object(out[0]);
+  return one_or_all(out, target);
 }
 
 py::object estimate(const py::object &model, const std::string &target, const Dims &dims,
@@ -201,31 +189,25 @@ py::object estimate(const py::object &model, const std::string &target, const Di
     throw py::value_error("cost_model '" + cost_model + "' is not one of calibrated, analytic");
   auto s = session();
   std::string chip;
-  auto targets = s->targets(target, chip);
+  auto targets = s->targets(target, &chip);
   std::optional<compiler::Calibration> calibration;
   if (cost_model == "calibrated")
-    calibration = compiler::Calibration::load(calibration_file ? *calibration_file
-                                                               : s->tables / "calibration" / "fitted.toml");
+    calibration = s->calibration(calibration_file ? calibration_file->string() : "");
   compiler::Graph g = load(*s, model, dims, false);
   std::vector<compiler::Estimate> es =
       compiler::estimate(g, s->catalog, targets, calibration ? &*calibration : nullptr, chip);
   py::list out;
   for (const compiler::Estimate &e : es)
     out.append(to_python(tools::estimate_doc(e)));
-  return target == "all" ? py::object(out) : py::object(out[0]);
+  return one_or_all(out, target);
 }
 
 py::object place(const py::object &model, const std::string &target, const Dims &dims) {
-  auto s = session();
-  std::string chip;
-  auto targets = s->targets(target, chip);
-  compiler::Graph g = load(*s, model, dims, false);
-  std::vector<compiler::CheckResult> cs = compiler::check(g, s->catalog, targets);
-  std::vector<compiler::Estimate> es = compiler::estimate(g, s->catalog, targets, nullptr, chip);
+  Placed p = placed(model, target, dims);
   py::list out;
-  for (size_t i = 0; i < targets.size(); ++i)
-    out.append(to_python(tools::place_doc(g, compiler::place(g, s->catalog, *targets[i], cs[i], es[i]))));
-  return target == "all" ? py::object(out) : py::object(out[0]);
+  for (const compiler::Placement &placement : p.placements)
+    out.append(to_python(tools::place_doc(p.g, placement)));
+  return one_or_all(out, target);
 }
 
 // An output as an array: float32, or float16 in fp16 mode; [N, C, H, W] when its depth is 1, as
@@ -334,7 +316,7 @@ PYBIND11_MODULE(_anec, m) {
       "targets",
       [] {
         std::vector<std::string> names;
-        for (const hal::Target &t : session()->target_tables.all().targets())
+        for (const hal::Target &t : session()->registry().targets())
           names.push_back(t.name);
         return names;
       },
@@ -398,7 +380,7 @@ PYBIND11_MODULE(_anec, m) {
       "target",
       [](const std::string &name) {
         auto s = session();
-        return PyTarget{s->target_tables.get(name), s};
+        return PyTarget{s->target(name), s};
       },
       py::arg("name"), "The target a name or alias names (ANEC-HAL-006 when none does).");
   m.def("check", &check, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none());

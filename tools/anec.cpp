@@ -18,6 +18,7 @@
 #include "anec/support/reasons.hpp"
 #include "anec/support/table.hpp"
 #include "corpus.hpp"
+#include "model_context.hpp"
 #include "model_docs.hpp"
 #include "tool_main.hpp"
 
@@ -120,43 +121,7 @@ std::string fmt(double v, int prec = 1) {
 
 // What a command needs from the tables, each read on first use: a single-target command reads one
 // target table (through the index), `--target all` and `calibrate` the line-up.
-struct Ctx {
-  fs::path tables;
-  hal::Schema schema;
-  OpCatalog catalog;
-  explicit Ctx(const fs::path &t)
-      : tables(t), schema(hal::Schema::load(t / "schema" / "hal.toml")),
-        catalog(OpCatalog::load(t / "schema" / "ops.toml")), target_tables_(schema, t) {}
-  const hal::Registry &registry() const { return target_tables_.all(); }
-  const std::vector<Chip> &chips() const {
-    if (!chips_)
-      chips_ = load_chips(tables / "reference" / "chips.toml",
-                          [this](std::string_view t) { return target_tables_.known(t); });
-    return *chips_;
-  }
-  // --target: "all", a target, a chip or a model identifier (then `chip` names the chip).
-  std::vector<const hal::Target *> targets(const std::string &which, std::string *chip = nullptr) const {
-    std::vector<const hal::Target *> out;
-    if (which == "all") {
-      for (const hal::Target &t : registry().targets())
-        out.push_back(&t);
-    } else if (const Chip *c = find_chip(chips(), which)) {
-      out.push_back(&target_tables_.get(c->target));
-      if (chip)
-        *chip = c->name;
-    } else {
-      out.push_back(&target_tables_.get(which));
-    }
-    return out;
-  }
-  Calibration calibration(const std::string &file) const {
-    return Calibration::load(file.empty() ? tables / "calibration" / "fitted.toml" : fs::path(file));
-  }
-
-private:
-  mutable hal::TargetTables target_tables_; // loads as it is asked: a cache, not state
-  mutable std::optional<std::vector<Chip>> chips_;
-};
+using Ctx = tools::ModelContext;
 
 std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &t) {
   std::string out;
