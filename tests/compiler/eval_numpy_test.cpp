@@ -6,6 +6,7 @@
 #include "anec/support/file.hpp"
 #include "anec/support/npy.hpp"
 
+#include "../numpy_test.hpp"
 #include "../run_tool.hpp"
 
 #include <gtest/gtest.h>
@@ -23,16 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class EvalNumpy : public ::testing::Test {
+class EvalNumpy : public test::NumpyTest {
 protected:
-  void SetUp() override {
-    if (std::system((std::string(ANEC_TEST_NUMPY_PYTHON) + " -c 'import numpy' 2>/dev/null").c_str()) != 0)
-      GTEST_SKIP() << ANEC_TEST_NUMPY_PYTHON << " has no numpy (apt-get install python3-numpy)";
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static npy::Array load(const fs::path &file) { return npy::read(read_file(file), file.string()); }
+  EvalNumpy() : NumpyTest("anec-eval-numpy") {}
 
   // Writes the case with the reference script, evaluates its graph, compares every expected output.
   void check(const std::string &name) {
@@ -70,8 +64,6 @@ protected:
     }
     EXPECT_GT(outputs, 0u);
   }
-
-  fs::path dir_ = fs::temp_directory_path() / ("anec-eval-numpy-" + std::to_string(::getpid()));
 };
 
 } // namespace

@@ -46,7 +46,8 @@ Graph graph(const std::string &text) {
 const std::string kLinear = R"({"format": "anec-graph", "version": 1,
   "inputs": [{"name": "x", "shape": [1, 1, 1024, 1, 1]}],
   "constants": [{"name": "w", "shape": [1, 1, 1024, 1024]}],
-  "ops": [{"name": "fc", "op": "linear", "inputs": ["x", "w"], "outputs": ["y"], "attrs": {"out_features": 1024}},
+  "ops": [{"name": "fc", "op": "linear", "inputs": ["x", "w"], "outputs": ["y"],
+           "attrs": {"out_features": 1024}},
           {"name": "act", "op": "gelu", "inputs": ["y"], "outputs": ["z"]}],
   "outputs": ["z"]})";
 
@@ -59,7 +60,8 @@ const std::string kAttention = R"({"format": "anec-graph", "version": 1,
           {"name": "sm", "op": "mul", "inputs": ["sc", "s"], "outputs": ["scs"]},
           {"name": "soft", "op": "softmax", "inputs": ["scs"], "outputs": ["p"], "attrs": {"axis": "W"}},
           {"name": "m2", "op": "matmul", "inputs": ["p", "v"], "outputs": ["o"]},
-          {"name": "t", "op": "transpose", "inputs": ["o"], "outputs": ["ot"], "attrs": {"perm": [0, 2, 1, 3, 4]}},
+          {"name": "t", "op": "transpose", "inputs": ["o"], "outputs": ["ot"],
+           "attrs": {"perm": [0, 2, 1, 3, 4]}},
           {"name": "r", "op": "relu", "inputs": ["ot"], "outputs": ["y"]}],
   "outputs": ["y"]})";
 

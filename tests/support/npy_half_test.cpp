@@ -9,6 +9,7 @@
 #include "anec/support/npy.hpp"
 
 #include "../errors.hpp"
+#include "../numpy_test.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,25 +26,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class Numpy : public ::testing::Test {
+class Numpy : public test::NumpyTest {
 protected:
-  void SetUp() override {
-    if (std::system((std::string(ANEC_TEST_NUMPY_PYTHON) + " -c 'import numpy' 2>/dev/null").c_str()) != 0)
-      GTEST_SKIP() << ANEC_TEST_NUMPY_PYTHON << " has no numpy (apt-get install python3-numpy)";
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  Numpy() : NumpyTest("anec-npy") {}
   // Runs a Python script (numpy imported as np, os.chdir'ed into the scratch folder); true on exit 0.
   bool python(const std::string &script) {
     fs::path file = dir_ / "script.py";
     std::ofstream(file) << "import numpy as np, os, sys\nos.chdir(" << dir_ << ")\n" << script << "\n";
     return std::system((std::string(ANEC_TEST_NUMPY_PYTHON) + " " + file.string()).c_str()) == 0;
   }
-  npy::Array load(const std::string &name) {
-    auto bytes = read_file(dir_ / name);
-    return npy::read(bytes, name);
-  }
-  fs::path dir_ = fs::temp_directory_path() / ("anec-npy-" + std::to_string(::getpid()));
 };
 
 uint32_t bits(float f) {
