@@ -14,6 +14,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/half.hpp"
 #include "anec/support/json.hpp"
+#include "document.hpp"
 #include "model_context.hpp"
 #include "model_docs.hpp"
 #include "tables_path.hpp"
@@ -178,7 +179,7 @@ py::object check(const py::object &model, const std::string &target, const Dims 
   for (size_t i = 0; i < p.checks.size(); ++i) {
     Doc d = tools::check_doc(p.checks[i]);
     d.set("placement", tools::place_doc(p.g, p.placements[i]));
-    out.append(to_python(d));
+    out.append(to_python(tools::document("anec.check", std::move(d))));
   }
   return one_or_all(out, target);
 }
@@ -198,7 +199,7 @@ py::object estimate(const py::object &model, const std::string &target, const Di
       compiler::estimate(g, s->catalog, targets, calibration ? &*calibration : nullptr, chip);
   py::list out;
   for (const compiler::Estimate &e : es)
-    out.append(to_python(tools::estimate_doc(e)));
+    out.append(to_python(tools::document("anec.estimate", tools::estimate_doc(e))));
   return one_or_all(out, target);
 }
 
@@ -206,7 +207,7 @@ py::object place(const py::object &model, const std::string &target, const Dims 
   Placed p = placed(model, target, dims);
   py::list out;
   for (const compiler::Placement &placement : p.placements)
-    out.append(to_python(tools::place_doc(p.g, placement)));
+    out.append(to_python(tools::document("anec.place", tools::place_doc(p.g, placement))));
   return one_or_all(out, target);
 }
 

@@ -15,6 +15,7 @@
 #include "anec/support/table.hpp"
 #include "anec/support/text_out.hpp"
 #include "corpus.hpp"
+#include "document.hpp"
 #include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
@@ -189,14 +190,12 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
     return 0;
   }
   std::string out;
-  if (p.hwx)
-    out = format == "json" ? json::write(desc::hwx_doc(*p.hwx, schema, p.bytes, only))
-                           : desc::hwx_text(*p.hwx, schema, only);
-  else if (p.anec)
-    out = format == "json" ? json::write(desc::anec_doc(*p.anec, schema, p.bytes, only))
-                           : desc::anec_text(*p.anec, schema, only);
+  if (format == "text")
+    out = p.hwx ? desc::hwx_text(*p.hwx, schema, only) : desc::anec_text(*p.anec, schema, only);
   else
-    out = json::write(desc::dump_doc(p.chain, schema, p.bytes, only));
+    out = tools::json_document("anec-desc.dump", p.hwx    ? desc::hwx_doc(*p.hwx, schema, p.bytes, only)
+                                                 : p.anec ? desc::anec_doc(*p.anec, schema, p.bytes, only)
+                                                          : desc::dump_doc(p.chain, schema, p.bytes, only));
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
@@ -240,7 +239,7 @@ int audit_one(Databases &databases, const std::string &file, int generation, con
     Doc d = Doc::table();
     d.set("descriptors", Doc::integer(int64_t(a.descriptors)));
     d.set("findings", findings_doc(a.findings));
-    out = json::write(d);
+    out = tools::json_document("anec-desc.audit", std::move(d));
   } else {
     out = findings_lines(a.findings, format);
     if (format == "text")
@@ -287,7 +286,7 @@ int audit_many(Databases &databases, const std::vector<std::filesystem::path> &f
   if (format == "json") {
     Doc d = tools::corpus_doc(files.size(), "with_findings", with_findings, unreadable, table);
     d.set("findings", findings_doc(findings));
-    out = json::write(d);
+    out = tools::json_document("anec-desc.audit-corpus", std::move(d));
   } else {
     out = findings_lines(findings, format);
     if (format == "text")
@@ -368,6 +367,7 @@ int encode(const std::filesystem::path &tables, const std::vector<std::string> &
   po::notify(vm);
   if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs DUMP.json and -o FILE");
   Doc dump = json::parse(read_text_file(file), file);
+  dump = tools::document_body(std::move(dump), "anec-desc.dump", file);
   const Doc *g = dump.find("generation");
   int generation = g && g->is(Doc::Kind::Int) ? int(g->as_int()) : 0;
   auto schema = desc::TdSchema::load(tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml"));

@@ -13,6 +13,7 @@
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
 #include "corpus.hpp"
+#include "document.hpp"
 #include "tool_main.hpp"
 
 #include <algorithm>
@@ -141,7 +142,7 @@ int commands(const fs::path &tables, const std::vector<std::string> &args) {
       d.set("body_layout", Doc::boolean(t.body(c.name) != nullptr));
       a.push(std::move(d));
     }
-    out = json::write(a);
+    out = tools::json_list_document("anec-fw.commands", "commands", std::move(a));
   } else {
     Table table{{"id", "name", "direction", "subsystem", "body_layout", "purpose"}, {}, {}};
     for (const fw::CommandSpec &c : t.commands()) {
@@ -165,6 +166,7 @@ int encode(const fs::path &tables, const std::vector<std::string> &args) {
   if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs CMD.toml|CMD.json and -o FILE");
   fw::CommandTable t = table(tables);
   Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
+  d = tools::document_body(std::move(d), "anec-fw.command", file);
   auto bytes = fw::encode(fw::command_from_doc(d, t, file), t);
   write_output(out, bytes);
   std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
@@ -207,7 +209,7 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
       first.push(std::move(x));
     }
     d.set("first_findings", std::move(first));
-    out = json::write(d);
+    out = tools::json_document("anec-fw.validate-stream", std::move(d));
   } else {
     out = "stream " + file + ": " + std::to_string(s.messages) + " message(s) in " + std::to_string(s.bytes) +
           " bytes, " + std::to_string(s.accepted) + " accepted";
@@ -296,7 +298,8 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
   size_t failed = count(1), unreadable = count(2);
   std::string out;
   if (format == "json") {
-    out = json::write(tools::corpus_doc(files.size(), "failed", failed, unreadable, table));
+    out = tools::json_document("anec-fw.validate-corpus",
+                               tools::corpus_doc(files.size(), "failed", failed, unreadable, table));
   } else {
     out = table_text(table) + std::to_string(files.size()) +
           " file(s): " + std::to_string(files.size() - failed - unreadable) + " without a finding, " +
@@ -332,7 +335,8 @@ int decode_or_validate(const fs::path &tables, const std::vector<std::string> &a
   }
   std::string out;
   if (format == "json") {
-    out = json::write(verdict ? validation_doc(v, t) : fw::command_to_doc(v.command, t));
+    out = verdict ? tools::json_document("anec-fw.validate", validation_doc(v, t))
+                  : tools::json_document("anec-fw.command", fw::command_to_doc(v.command, t));
   } else {
     out = command_text(v.command, t);
     if (verdict) {
@@ -398,7 +402,7 @@ int tables_cmd(const std::vector<std::string> &args) {
   if (file.empty()) throw Error("ANEC-CLI-001", "tables needs IMAGE");
   check_format(format, {"toml", "json"});
   Doc d = fw::tables_doc(fw::extract_tables(InputFile::open(file, 1ull << 30).bytes(), file));
-  std::string text = format == "json" ? json::write(d) : toml::write(d);
+  std::string text = format == "json" ? tools::json_document("anec-fw.tables", std::move(d)) : toml::write(d);
   if (out.empty()) std::fwrite(text.data(), 1, text.size(), stdout);
   else write_output(out, text);
   return 0;
@@ -434,7 +438,8 @@ int simulate_cmd(const std::vector<std::string> &args) {
   Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
   auto [config, events] = fw::script_from_doc(d, file);
   fw::SimResult r = fw::simulate(config, events);
-  std::string out = format == "json" ? json::write(fw::sim_doc(r)) : fw::sim_text(r);
+  std::string out =
+      format == "json" ? tools::json_document("anec-fw.simulate", fw::sim_doc(r)) : fw::sim_text(r);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "anec/support/json.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
+#include "document.hpp"
 #include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
@@ -147,7 +148,7 @@ int cmd_list(Ctx &c, const std::vector<std::string> &args) {
   if (format == "json") {
     Doc arr = Doc::array();
     for (auto &t : ts) arr.push(to_doc(c.schema, t));
-    emit(json::write(arr), "");
+    emit(tools::json_list_document("anec-hal.list", "targets", std::move(arr)), "");
     return 0;
   }
   Table table;
@@ -254,14 +255,19 @@ int cmd_diff(Ctx &c, const std::vector<std::string> &args) {
     Doc r = Doc::table();
     r.set("field", Doc::string(f.name));
     if (f.in_blob()) r.set("offset", Doc::integer(*f.offset));
-    r.set(a.name, ea ? value_doc(f, ea->value) : Doc());
-    r.set(b.name == a.name ? b.name + "'" : b.name, eb ? value_doc(f, eb->value) : Doc());
+    r.set("a", ea ? value_doc(f, ea->value) : Doc());
+    r.set("b", eb ? value_doc(f, eb->value) : Doc());
     r.set("same", Doc::boolean(same));
     rows.push(std::move(r));
     text += pad(f.in_blob() ? hex(*f.offset) : "-", 8) + pad(f.name, 34) + pad(va, 26) + (same ? "  " : "≠ ") + vb + "\n";
   }
   if (format == "json") {
-    emit(json::write(rows), "");
+    Doc d = Doc::table(4);
+    d.append("a", Doc::string(a.name));
+    d.append("b", Doc::string(b.name));
+    d.append("differing", Doc::integer(int64_t(differing)));
+    d.append("fields", std::move(rows));
+    emit(tools::json_document("anec-hal.diff", std::move(d)), "");
   } else {
     std::string head = pad("offset", 8) + pad("field", 34) + pad(a.name, 26) + "  " + b.name + "\n";
     emit(head + text + std::to_string(differing) + " fields differ\n", "");
@@ -370,7 +376,7 @@ int cmd_schema(Ctx &c, const std::vector<std::string> &args) {
     text += pad(f.in_blob() ? hex(*f.offset) + "+" + std::to_string(f.width) : "-", 12) + pad(type_name(f.type), 8) +
             pad(f.name, 34) + pad(confidence_name(f.confidence), 12) + f.meaning + "\n";
   }
-  emit(format == "json" ? json::write(arr) : text, "");
+  emit(format == "json" ? tools::json_list_document("anec-hal.schema", "fields", std::move(arr)) : text, "");
   return 0;
 }
 
@@ -459,7 +465,7 @@ int cmd_xref(Ctx &c, const std::vector<std::string> &args) {
     arr.push(std::move(d));
   }
   text += std::to_string(readers.size()) + " reader function(s) taking " + type + " const&\n";
-  emit(format == "json" ? json::write(arr) : text, "");
+  emit(format == "json" ? tools::json_list_document("anec-hal.xref", "readers", std::move(arr)) : text, "");
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "anec/support/reasons.hpp"
 #include "anec/support/table.hpp"
 #include "corpus.hpp"
+#include "document.hpp"
 #include "model_context.hpp"
 #include "model_docs.hpp"
 #include "tool_main.hpp"
@@ -38,6 +39,7 @@ using namespace anec::compiler;
 using tools::check_doc;
 using tools::estimate_doc;
 using tools::input_files;
+using tools::json_document;
 using tools::place_doc;
 using tools::spread_over_cores;
 
@@ -276,7 +278,7 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
     rows.push(std::move(r));
   }
   d.set("targets", std::move(rows));
-  return json::write(d);
+  return json_document("anec.place-matrix", std::move(d));
 }
 
 // Where the estimate's rates come from (the compute rate's provenance stands for the set).
@@ -310,7 +312,7 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
       rows.push(std::move(r));
     }
     d.set("targets", std::move(rows));
-    return json::write(d);
+    return json_document("anec.matrix", std::move(d));
   }
   Table table{{"target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "latency_low_us",
                "latency_high_us", "bound", "parameters"},
@@ -437,7 +439,7 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
       d.set("chips", table_doc(rates_rows(rep.calibration)));
     if (!only_check)
       d.set("families", table_doc(family_rows(rep.calibration)));
-    text = json::write(d);
+    text = json_document("anec.calibrate", std::move(d));
   } else {
     text = (only_check ? "check " : "calibrate ") + file + ": " + std::to_string(rows.size()) +
            " rows used";
@@ -499,7 +501,8 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
          unreadable = size_t(std::count(outcome.begin(), outcome.end(), 2));
   std::string out;
   if (format == "json") {
-    out = json::write(tools::corpus_doc(files.size(), "rejected", rejected, unreadable, table));
+    out = json_document("anec.corpus",
+                        tools::corpus_doc(files.size(), "rejected", rejected, unreadable, table));
   } else if (format == "csv") {
     out = table_csv(table);
   } else {
@@ -690,7 +693,7 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
     write_output_set(out_dir, files);
   }
   Doc d = eval_doc(g, r, options.precision);
-  std::string text = format == "json" ? json::write(d) : eval_text(d);
+  std::string text = format == "json" ? json_document("anec.eval", std::move(d)) : eval_text(d);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return r.outputs.size() == g.outputs.size() ? 0 : 1;
 }
@@ -813,7 +816,7 @@ int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
   write_output(out, best);
   Doc d = tune_doc(g, r, options, target);
   d.set("read_back", Doc::string(read_back(best, out, r.best, ctx.catalog)));
-  std::string text = format == "json" ? json::write(d) : tune_text(d);
+  std::string text = format == "json" ? json_document("anec.tune", std::move(d)) : tune_text(d);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
@@ -873,11 +876,12 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   std::string out;
   if (cmd == "place") {
     if (target == "all" || format == "csv") out = place_matrix(ps, format, model);
-    else out = format == "json" ? json::write(place_doc(g, ps[0])) : place_text(g, ps[0]);
+    else
+      out = format == "json" ? json_document("anec.place", place_doc(g, ps[0])) : place_text(g, ps[0]);
   } else if (format == "json") {
     Doc d = cmd == "check" ? check_doc(cs[0]) : estimate_doc(es[0]);
     if (cmd == "check") d.set("placement", place_doc(g, ps[0]));
-    out = json::write(d);
+    out = json_document(cmd == "check" ? "anec.check" : "anec.estimate", std::move(d));
   } else {
     out = cmd == "check" ? check_text(g, cs[0], *targets[0]) + "\n" + place_text(g, ps[0])
                          : estimate_text(g, es[0]);

@@ -471,3 +471,33 @@ TEST(DescCli, NewerProgramsDumpAuditAndRoundTrip) {
   fs::remove(json);
   fs::remove(back);
 }
+
+// A dump names its schema and version; encode reads it back only as that schema, at a version it
+// writes, and says which it found otherwise.
+TEST(DescCli, EncodeChecksTheDumpsSchema) {
+  fs::path hwx = fs::path(ANEC_TEST_SHARED_DIR) / "testdata/newer/alexaltea-ane/matmul_h13.hwx";
+  fs::path json = fs::temp_directory_path() / ("anec-schema-" + std::to_string(::getpid()) + ".json");
+  fs::path back = fs::temp_directory_path() / ("anec-schema-" + std::to_string(::getpid()) + ".hwx");
+  std::string err, out;
+  ASSERT_EQ(run("dump " + hwx.string() + " --format json", &err, &out), 0) << err;
+  const std::string stamp = "{\n  \"schema\": \"anec-desc.dump\",\n  \"schema_version\": 1,\n";
+  ASSERT_EQ(out.substr(0, stamp.size()), stamp);
+  for (const auto &[changed, why] :
+       {std::pair<std::string, std::string>{"\"schema_version\": 2,", "schema_version 2"},
+        {"\"schema\": \"anec-fw.command\",", "'anec-fw.command'"}}) {
+    std::string edited = out;
+    size_t at =
+        changed.starts_with("\"schema\"") ? edited.find("\"schema\"") : edited.find("\"schema_version\"");
+    edited.replace(at, edited.find('\n', at) - at, changed);
+    write_output(json, edited);
+    EXPECT_EQ(run("encode " + json.string() + " -o " + back.string(), &err), 2) << changed;
+    EXPECT_NE(err.find("ANEC-DOC-001"), std::string::npos) << err;
+    EXPECT_NE(err.find(why), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(back));
+  }
+  write_output(json, out.substr(0, 2) + out.substr(stamp.size())); // without the stamp: read as is
+  ASSERT_EQ(run("encode " + json.string() + " -o " + back.string(), &err), 0) << err;
+  EXPECT_EQ(read_file(back), read_file(hwx));
+  fs::remove(json);
+  fs::remove(back);
+}
