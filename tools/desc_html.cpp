@@ -27,10 +27,13 @@ constexpr SizeRule kSizeRules[] = {{"bytes", SizeFrom::Member},
 
 std::optional<int64_t> size_by(const Doc &member, SizeFrom from) {
   switch (from) {
-  case SizeFrom::Member: return member.is(Doc::Kind::Int) ? std::optional(member.as_int()) : std::nullopt;
-  case SizeFrom::Word: return member.is(Doc::Kind::Int) ? std::optional<int64_t>(4) : std::nullopt;
+  case SizeFrom::Member:
+    return member.is(Doc::Kind::Int) ? std::optional(member.as_int()) : std::nullopt;
+  case SizeFrom::Word:
+    return member.is(Doc::Kind::Int) ? std::optional<int64_t>(4) : std::nullopt;
   case SizeFrom::HexText:
-    return member.is(Doc::Kind::String) ? std::optional(int64_t(member.as_string().size() / 2)) : std::nullopt;
+    return member.is(Doc::Kind::String) ? std::optional(int64_t(member.as_string().size() / 2))
+                                        : std::nullopt;
   case SizeFrom::CommandSize: {
     const Doc *c = member.is(Doc::Kind::Table) ? member.find("cmdsize") : nullptr;
     return c && c->is(Doc::Kind::Int) ? std::optional(c->as_int()) : std::nullopt;
@@ -41,7 +44,9 @@ std::optional<int64_t> size_by(const Doc &member, SizeFrom from) {
 
 // The members whose own members are shown as the node's (a register's decoded fields, a load
 // command's layout fields), so that a register's fields sit under the register.
-bool transparent(std::string_view key) { return key == "fields"; }
+bool transparent(std::string_view key) {
+  return key == "fields";
+}
 
 // Keys whose value names a node, in order of preference, for its one-line summary.
 constexpr std::string_view kNameKeys[] = {"name", "layout", "holds", "symbol", "tensor", "container"};
@@ -52,18 +57,23 @@ std::string range_text(const ByteRange &r) {
 
 std::string scalar_text(const Doc &v) {
   switch (v.kind()) {
-  case Doc::Kind::Null: return "null";
-  case Doc::Kind::Bool: return v.as_bool() ? "true" : "false";
+  case Doc::Kind::Null:
+    return "null";
+  case Doc::Kind::Bool:
+    return v.as_bool() ? "true" : "false";
   case Doc::Kind::Int: {
     int64_t i = v.as_int();
     return i >= 10 ? std::to_string(i) + " (" + hex(uint64_t(i)) + ")" : std::to_string(i);
   }
-  case Doc::Kind::Float: return html::number(v.as_float(), 6);
+  case Doc::Kind::Float:
+    return html::number(v.as_float(), 6);
   case Doc::Kind::String: {
     const std::string &s = v.as_string();
-    return s.size() <= 96 ? "\"" + s + "\"" : "\"" + s.substr(0, 96) + "…\" (" + std::to_string(s.size()) + " characters)";
+    return s.size() <= 96 ? "\"" + s + "\""
+                          : "\"" + s.substr(0, 96) + "…\" (" + std::to_string(s.size()) + " characters)";
   }
-  default: return "";
+  default:
+    return "";
   }
 }
 
@@ -82,16 +92,20 @@ std::string summary_of(const Doc &d) {
 
 constexpr const char *kRoot = "root";
 
-bool scalar(const Doc &d) { return !d.is(Doc::Kind::Table) && !d.is(Doc::Kind::Array); }
+bool scalar(const Doc &d) {
+  return !d.is(Doc::Kind::Table) && !d.is(Doc::Kind::Array);
+}
 
 // The tree, written depth first; each node's range is known once its children are written.
 class Tree {
 public:
   size_t nodes = 0, ranged = 0;
 
+  // A node's own range, and what it and its descendants cover (an array has no range of its own,
+  // but a stream's registers array tells the stream where its words lie).
   struct Out {
     std::string html;
-    std::optional<ByteRange> range;
+    std::optional<ByteRange> range, cover;
   };
 
   Out node(const Doc &d, const std::string &id, const std::string &label, int depth) {
@@ -100,20 +114,22 @@ public:
     auto path = [&](const std::string &key) { return id == kRoot ? key : id + "/" + key; };
     std::string kids;
     std::optional<ByteRange> cover;
-    auto child = [&](const Doc &v, const std::string &key, const std::string &child_id, const std::string &child_label) {
+    auto child = [&](const Doc &v, const std::string &key, const std::string &child_id,
+                     const std::string &child_label) {
       if (scalar(v)) {
         kids += element("div", attr("class", "leaf"), escape(key) + " = " + escape(scalar_text(v)));
         return;
       }
       Out o = node(v, child_id, child_label, depth + 1);
       kids += o.html;
-      if (o.range)
-        cover = cover ? ByteRange{std::min(cover->begin, o.range->begin), std::max(cover->end, o.range->end)}
-                      : o.range;
+      if (o.cover)
+        cover = cover ? ByteRange{std::min(cover->begin, o.cover->begin), std::max(cover->end, o.cover->end)}
+                      : o.cover;
     };
     if (d.is(Doc::Kind::Array)) {
       for (size_t i = 0; i < d.items().size(); ++i)
-        child(d.items()[i], "[" + std::to_string(i) + "]", path(std::to_string(i)), "[" + std::to_string(i) + "]");
+        child(d.items()[i], "[" + std::to_string(i) + "]", path(std::to_string(i)),
+              "[" + std::to_string(i) + "]");
     } else {
       for (const DocMember &m : d.members()) {
         if (transparent(m.key) && m.value.is(Doc::Kind::Table)) {
@@ -127,9 +143,10 @@ public:
     std::optional<ByteRange> range = own_range(d, cover);
     ranged += range.has_value();
     std::string sum = summary_of(d);
-    std::string head = element("span", attr("class", "key"), escape(label)) +
-                       (sum.empty() ? "" : " " + element("span", attr("class", "sum"), escape(sum))) +
-                       (range ? " " + element("span", attr("class", "range"), escape(range_text(*range))) : "");
+    std::string head =
+        element("span", attr("class", "key"), escape(label)) +
+        (sum.empty() ? "" : " " + element("span", attr("class", "sum"), escape(sum))) +
+        (range ? " " + element("span", attr("class", "range"), escape(range_text(*range))) : "");
     std::string attrs = attr("class", "node") + attr("id", "n-" + id) + attr("data-id", id);
     if (range)
       attrs += attr("data-s", std::to_string(range->begin)) + attr("data-e", std::to_string(range->end));
@@ -137,8 +154,9 @@ public:
       attrs += " open";
     if (kids.empty())
       kids = element("div", attr("class", "leaf empty"), "(empty)");
-    return {element("details", attrs, element("summary", "", head) + element("div", attr("class", "kids"), kids)),
-            range};
+    return {
+        element("details", attrs, element("summary", "", head) + element("div", attr("class", "kids"), kids)),
+        range, range ? range : cover};
   }
 };
 
@@ -152,13 +170,15 @@ std::string hex_text(std::span<const uint8_t> bytes) {
   return out;
 }
 
-std::string header(const Doc &dump, std::span<const uint8_t> file, const std::string &title, const Tree &tree) {
-  const Doc *container = dump.find("container"), *generation = dump.find("generation"), *tds = dump.find("tds");
-  std::string facts = (container ? container->as_string() : std::string("program")) + ", " +
-                      std::to_string(file.size()) + " bytes" +
-                      (generation ? ", descriptor generation " + std::to_string(generation->as_int()) : "") +
-                      (tds ? ", " + std::to_string(tds->items().size()) + " descriptor(s)" : "") + "; " +
-                      std::to_string(tree.nodes) + " nodes, " + std::to_string(tree.ranged) + " with a byte range";
+std::string header(const Doc &dump, std::span<const uint8_t> file, const std::string &title,
+                   const Tree &tree) {
+  const Doc *container = dump.find("container"), *generation = dump.find("generation"),
+            *tds = dump.find("tds");
+  std::string facts =
+      (container ? container->as_string() : std::string("program")) + ", " + std::to_string(file.size()) +
+      " bytes" + (generation ? ", descriptor generation " + std::to_string(generation->as_int()) : "") +
+      (tds ? ", " + std::to_string(tds->items().size()) + " descriptor(s)" : "") + "; " +
+      std::to_string(tree.nodes) + " nodes, " + std::to_string(tree.ranged) + " with a byte range";
   if (file.size() > kHexViewBytes)
     facts += "; the hex view shows the first " + std::to_string(kHexViewBytes) + " bytes";
   std::string help = "Select a node to highlight its bytes; select a byte to find the nodes that cover it. "
@@ -169,14 +189,18 @@ std::string header(const Doc &dump, std::span<const uint8_t> file, const std::st
                      element("div", attr("id", "status"), "nothing selected"));
 }
 
-const char *kCss = R"(body{font:13px/1.35 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;background:#fafbfc}
+const char *kCss =
+    R"(body{font:13px/1.35 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
+background:#fafbfc}
 header{padding:8px 16px;border-bottom:1px solid #d8dde6;background:#fff}
-header h1{font-size:18px;margin:2px 0;word-break:break-all}header p{margin:2px 0}.help{color:#5b6474;font-size:12px}
+header h1{font-size:18px;margin:2px 0;word-break:break-all}header p{margin:2px 0}
+.help{color:#5b6474;font-size:12px}
 #status{font:12px ui-monospace,Menlo,Consolas,monospace;color:#1f5fbf;margin-top:2px}
 main{display:grid;grid-template-columns:minmax(0,1fr) max-content;height:calc(100vh - 96px)}
 #tree,#hex{overflow:auto;padding:6px 10px}
 #tree{border-right:1px solid #d8dde6}
-details.node{margin-left:12px}details.node>summary{cursor:pointer;white-space:nowrap;border-radius:3px;padding:0 3px}
+details.node{margin-left:12px}
+details.node>summary{cursor:pointer;white-space:nowrap;border-radius:3px;padding:0 3px}
 details.node>summary:hover{background:#eef1f6}
 .kids{border-left:1px dotted #c5ccd8;margin-left:4px}
 .key{font-weight:600}.sum{color:#2a6b3a;font-family:ui-monospace,Menlo,Consolas,monospace}
@@ -212,7 +236,8 @@ const char *kJs = R"((function () {
       h += '<span class="b" data-o="' + i + '">' + t + '</span>';
       a += ch(parseInt(t, 16));
     }
-    rows.push('<div class="row"><span class="addr">' + ('0000000' + r.toString(16)).slice(-8) + '</span>' + h +
+    rows.push('<div class="row"><span class="addr">' + ('0000000' + r.toString(16)).slice(-8) + '</span>' +
+              h +
               '<span class="ascii">' + a + '</span></div>');
   }
   hexBox.innerHTML = rows.join('');
@@ -301,7 +326,7 @@ std::optional<ByteRange> own_range(const Doc &node, std::optional<ByteRange> chi
     if (const Doc *m = node.find(rule.key))
       if (std::optional<int64_t> n = size_by(*m, rule.from); n && *n >= 0)
         return ByteRange{o, o + uint64_t(*n)}; // both below 2^63: no overflow
-  if (children) // a stream: its header word, then the registers it writes
+  if (children)                                // a stream: its header word, then the registers it writes
     return ByteRange{std::min(o, children->begin), std::max(o + 4, children->end)};
   return std::nullopt;
 }

@@ -20,12 +20,20 @@ using html::escape;
 using html::number;
 
 // An operation's time in the estimate: its standalone roofline, the larger of its two terms.
-double op_us(const OpCost &c) { return std::max(c.compute_us, c.memory_us); }
+double op_us(const OpCost &c) {
+  return std::max(c.compute_us, c.memory_us);
+}
 
-std::string target_anchor(const std::string &name) { return "t-" + name; }
-std::string code_anchor(const std::string &code) { return "code-" + code; }
+std::string target_anchor(const std::string &name) {
+  return "t-" + name;
+}
+std::string code_anchor(const std::string &code) {
+  return "code-" + code;
+}
 
-std::string us_text(double us) { return number(us) + " µs"; }
+std::string us_text(double us) {
+  return number(us) + " µs";
+}
 
 // Names as a list, the first dozen of a long one.
 std::string join_names(const std::vector<std::string> &names, size_t most = 12) {
@@ -59,24 +67,27 @@ std::string heat_cell(const CheckResult &c, const Estimate &e, double best, doub
   double ratio = known ? e.latency_us / best : 0;
   bool rejected = c.verdict == Verdict::Reject;
   std::string counts;
-  for (auto [severity, what] : {std::pair{Severity::Reject, " rejected"}, {Severity::Decompose, " decomposed"},
+  for (auto [severity, what] : {std::pair{Severity::Reject, " rejected"},
+                                {Severity::Decompose, " decomposed"},
                                 {Severity::Warning, " warning(s)"}})
     if (size_t n = c.count(severity))
       counts += (counts.empty() ? "" : ", ") + std::to_string(n) + what;
   if (counts.empty())
     counts = "no findings";
-  std::string body = element("span", attr("class", "name"), escape(c.target)) +
-                     element("span", attr("class", "verdict"), rejected ? "✕ reject" : verdict_name(c.verdict)) +
-                     element("span", attr("class", "lat"), known ? us_text(e.latency_us) : "unknown") +
-                     element("span", attr("class", "ratio"), known ? "×" + number(ratio) : "") +
-                     element("span", attr("class", "counts"), counts);
-  std::string attrs = attr("class", rejected ? "heat-cell rejected" : "heat-cell") +
-                      attr("href", "#" + target_anchor(c.target)) + attr("data-target", c.target) +
-                      attr("data-verdict", verdict_name(c.verdict)) +
-                      attr("data-latency-us", known ? number(e.latency_us, 6) : "") +
-                      attr("style", known ? "background:" + heat_colour(ratio, worst) : "background:#ddd") +
-                      attr("title", c.target + ": " + verdict_name(c.verdict) + ", " +
-                                        (known ? us_text(e.latency_us) + ", " + e.bound + "-bound" : "unknown"));
+  std::string body =
+      element("span", attr("class", "name"), escape(c.target)) +
+      element("span", attr("class", "verdict"), rejected ? "✕ reject" : verdict_name(c.verdict)) +
+      element("span", attr("class", "lat"), known ? us_text(e.latency_us) : "unknown") +
+      element("span", attr("class", "ratio"), known ? "×" + number(ratio) : "") +
+      element("span", attr("class", "counts"), counts);
+  std::string attrs =
+      attr("class", rejected ? "heat-cell rejected" : "heat-cell") +
+      attr("href", "#" + target_anchor(c.target)) + attr("data-target", c.target) +
+      attr("data-verdict", verdict_name(c.verdict)) +
+      attr("data-latency-us", known ? number(e.latency_us, 6) : "") +
+      attr("style", known ? "background:" + heat_colour(ratio, worst) : "background:#ddd") +
+      attr("title", c.target + ": " + verdict_name(c.verdict) + ", " +
+                        (known ? us_text(e.latency_us) + ", " + e.bound + "-bound" : "unknown"));
   return element("a", attrs, body);
 }
 
@@ -88,13 +99,13 @@ std::string heat_map(const ReportInput &in) {
   std::string cells;
   for (size_t i = 0; i < in.targets.size(); ++i)
     cells += heat_cell(in.checks[i], in.estimates[i], best, worst);
-  std::string legend = element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(1, worst)),
-                               "") +
-                       " fastest (" + (best > 0 ? us_text(best) : "unknown") + ") " +
-                       element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(worst, worst)),
-                               "") +
-                       " ×" + number(worst) + " slowest " +
-                       element("span", attr("class", "swatch rejected-swatch"), "") + " rejected on the target";
+  std::string legend =
+      element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(1, worst)), "") +
+      " fastest (" + (best > 0 ? us_text(best) : "unknown") + ") " +
+      element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(worst, worst)),
+              "") +
+      " ×" + number(worst) + " slowest " + element("span", attr("class", "swatch rejected-swatch"), "") +
+      " rejected on the target";
   return element("section", attr("id", "matrix"),
                  "<h2>Target matrix</h2>" + element("div", attr("class", "heat-map"), cells) +
                      element("p", attr("class", "legend"), legend));
@@ -254,9 +265,9 @@ std::string roofs(const std::vector<Ceiling> &cs, const Axis &x, const Axis &y) 
     double angle = std::atan2(y.at(y1) - y.at(y0), x.at(x1) - x.at(x0)) * 180 / std::numbers::pi;
     double lx = c.compute ? x.at(x1) : x.at(x0), ly = c.compute ? y.at(y1) : y.at(y0);
     out += "<text class=\"roof-label\" text-anchor=\"" + std::string(c.compute ? "end" : "start") +
-           "\" transform=\"translate(" + number(lx, 4) + " " + number(ly, 4) + ") rotate(" + number(angle, 3) +
-           ") translate(" + (c.compute ? "-4" : "8") + " -4)\">" + escape(c.label + " " + ceiling_value(c)) +
-           "</text></g>";
+           "\" transform=\"translate(" + number(lx, 4) + " " + number(ly, 4) + ") rotate(" +
+           number(angle, 3) + ") translate(" + (c.compute ? "-4" : "8") + " -4)\">" +
+           escape(c.label + " " + ceiling_value(c)) + "</text></g>";
   }
   return out;
 }
@@ -287,38 +298,40 @@ std::string roofline(const Estimate &e, const Placement &p) {
   Axis x = axis_over(xs, kLeft, kW - kRight), y = axis_over(ys, kH - kBottom, kTop);
   std::string svg = "<svg" + attr("class", "roofline") + attr("data-target", e.target) +
                     attr("data-points", std::to_string(ps.size())) + " viewBox=\"0 0 " + number(kW) + " " +
-                    number(kH) + "\" width=\"" + number(kW) + "\" height=\"" + number(kH) + "\" role=\"img\">" +
-                    grid(x, y) + roofs(cs, x, y);
+                    number(kH) + "\" width=\"" + number(kW) + "\" height=\"" + number(kH) +
+                    "\" role=\"img\">" + grid(x, y) + roofs(cs, x, y);
   for (const Point &pt : ps)
     svg += point_svg(pt, x, y);
   svg += "</svg>";
-  std::string caption = element("a", attr("href", "#" + target_anchor(e.target)), escape(e.target)) + " " +
-                        (e.complete() ? us_text(e.latency_us) + ", " + escape(e.bound) + "-bound" : "unknown");
-  std::string note = unplotted.empty() ? ""
-                                       : element("p", attr("class", "note"),
-                                                 "not plotted (no FLOPs, bytes or estimate): " +
-                                                     escape(join_names(unplotted)));
+  std::string caption =
+      element("a", attr("href", "#" + target_anchor(e.target)), escape(e.target)) + " " +
+      (e.complete() ? us_text(e.latency_us) + ", " + escape(e.bound) + "-bound" : "unknown");
+  std::string note =
+      unplotted.empty()
+          ? ""
+          : element("p", attr("class", "note"),
+                    "not plotted (no FLOPs, bytes or estimate): " + escape(join_names(unplotted)));
   return element("figure", attr("class", "roofline-card") + attr("id", "roof-" + e.target),
                  element("figcaption", "", caption) + svg + note);
 }
-
 
 std::string rooflines(const ReportInput &in) {
   std::string cards;
   for (size_t i = 0; i < in.targets.size(); ++i)
     cards += roofline(in.estimates[i], in.placements[i]);
-  std::string legend = "Each point is one operation, alone: its FLOPs over the bytes it moves, and its FLOPs over "
-                       "its estimated time. Lines are the estimate's rates (solid: the roof). Colour: where "
-                       "it runs — " +
-                       element("span", attr("class", "dot backend-engine"), "") + " engine " +
-                       element("span", attr("class", "dot backend-gpu"), "") + " GPU " +
-                       element("span", attr("class", "dot backend-cpu"), "") + " CPU." +
-                       (in.estimates.front().model == "calibrated"
-                            ? " Under the calibrated model an intermediate that stays on chip moves at the on-chip "
-                              "rate and each operation family has its own fitted factors, so a point may sit "
-                              "above the drawn rates; --model analytic puts every point on the guide's single "
-                              "roof (ch.18)."
-                            : "");
+  std::string legend =
+      "Each point is one operation, alone: its FLOPs over the bytes it moves, and its FLOPs over "
+      "its estimated time. Lines are the estimate's rates (solid: the roof). Colour: where "
+      "it runs — " +
+      element("span", attr("class", "dot backend-engine"), "") + " engine " +
+      element("span", attr("class", "dot backend-gpu"), "") + " GPU " +
+      element("span", attr("class", "dot backend-cpu"), "") + " CPU." +
+      (in.estimates.front().model == "calibrated"
+           ? " Under the calibrated model an intermediate that stays on chip moves at the on-chip "
+             "rate and each operation family has its own fitted factors, so a point may sit "
+             "above the drawn rates; --model analytic puts every point on the guide's single "
+             "roof (ch.18)."
+           : "");
   return element("section", attr("id", "rooflines"),
                  "<h2>Rooflines</h2>" + element("p", attr("class", "legend"), legend) +
                      element("div", attr("class", "roofline-grid"), cards));
@@ -338,7 +351,8 @@ std::string top_costs(const Estimate &e, size_t top) {
   for (const OpCost &c : e.ops)
     if (c.estimated)
       ops.push_back(&c);
-  std::stable_sort(ops.begin(), ops.end(), [](const OpCost *a, const OpCost *b) { return op_us(*a) > op_us(*b); });
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const OpCost *a, const OpCost *b) { return op_us(*a) > op_us(*b); });
   if (ops.size() > top)
     ops.resize(top);
   double first = ops.empty() ? 0 : op_us(*ops.front());
@@ -346,17 +360,18 @@ std::string top_costs(const Estimate &e, size_t top) {
   for (size_t k = 0; k < ops.size(); ++k) {
     const OpCost &c = *ops[k];
     double share = e.complete() && e.latency_us > 0 ? op_us(c) / e.latency_us : 0;
-    std::string bar = element("span", attr("class", "bar") +
-                                          attr("style", "width:" + number(first > 0 ? 60 * op_us(c) / first : 0) + "px"),
-                              "");
+    std::string bar = element(
+        "span",
+        attr("class", "bar") + attr("style", "width:" + number(first > 0 ? 60 * op_us(c) / first : 0) + "px"),
+        "");
     rows += row({std::to_string(k + 1), escape(c.op), escape(c.type), bar + us_text(op_us(c)),
                  number(100 * share) + "%", number(c.flops / 1e6), number(c.bytes / 1e6), escape(c.bound)},
                 attr("class", "cost-row") + attr("data-op", c.op));
   }
   return "<h3>Top costs</h3>" + element("table", attr("class", "costs"), rows) +
          element("p", attr("class", "note"),
-                 "Each operation's time alone (the larger of its compute and memory terms, " + escape(e.model) +
-                     " model); the share is of the program's " +
+                 "Each operation's time alone (the larger of its compute and memory terms, " +
+                     escape(e.model) + " model); the share is of the program's " +
                      (e.complete() ? us_text(e.latency_us) : std::string("unknown latency")) + ".");
 }
 
@@ -407,15 +422,15 @@ std::string boundaries(const Graph &g, const Placement &p) {
 }
 
 std::string placement(const Graph &g, const Placement &p) {
-  std::string summary = std::to_string(p.partitions_on("engine")) + " engine partition(s); " +
-                        std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) +
-                        " operation(s) on the engine (" +
-                        (p.flops > 0 ? number(100 * p.engine_flops / p.flops) + "%" : std::string("-")) +
-                        " of the FLOPs), " + std::to_string(p.count("gpu")) + " on the GPU, " +
-                        std::to_string(p.count("cpu")) + " on the CPU; placed: " +
-                        (p.complete ? us_text(p.latency_us) : std::string("unknown")) + ".";
-  return "<h3>Placement</h3>" + element("p", "", summary) + partition_rows(p) + "<h4>Off the engine, and why</h4>" +
-         fallbacks(p) + boundaries(g, p);
+  std::string summary =
+      std::to_string(p.partitions_on("engine")) + " engine partition(s); " +
+      std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) +
+      " operation(s) on the engine (" +
+      (p.flops > 0 ? number(100 * p.engine_flops / p.flops) + "%" : std::string("-")) + " of the FLOPs), " +
+      std::to_string(p.count("gpu")) + " on the GPU, " + std::to_string(p.count("cpu")) +
+      " on the CPU; placed: " + (p.complete ? us_text(p.latency_us) : std::string("unknown")) + ".";
+  return "<h3>Placement</h3>" + element("p", "", summary) + partition_rows(p) +
+         "<h4>Off the engine, and why</h4>" + fallbacks(p) + boundaries(g, p);
 }
 
 std::string target_details(const ReportInput &in, size_t i) {
@@ -428,7 +443,8 @@ std::string target_details(const ReportInput &in, size_t i) {
   std::string body = element("div", attr("class", "cols"),
                              element("div", "", top_costs(e, in.top)) +
                                  element("div", "", placement(in.graph, in.placements[i])));
-  return element("details", attr("class", "target") + attr("id", target_anchor(c.target)) + (i == 0 ? " open" : ""),
+  return element("details",
+                 attr("class", "target") + attr("id", target_anchor(c.target)) + (i == 0 ? " open" : ""),
                  element("summary", "", head) + body);
 }
 
@@ -465,16 +481,18 @@ std::vector<FindingGroup> group_findings(const std::vector<CheckResult> &checks)
 
 std::string finding_row(const FindingGroup &g, size_t all) {
   const Finding &f = *g.first;
-  std::string targets = g.targets.size() == all && all > 1 ? "all " + std::to_string(all) : join_names(g.targets, 28);
-  std::string limit = f.limit_field.empty() ? "" : f.limit_field + " = " + f.limit + " (" + f.confidence + ")";
+  std::string targets =
+      g.targets.size() == all && all > 1 ? "all " + std::to_string(all) : join_names(g.targets, 28);
+  std::string limit =
+      f.limit_field.empty() ? "" : f.limit_field + " = " + f.limit + " (" + f.confidence + ")";
   std::string names;
   for (const std::string &t : g.targets)
     names += (names.empty() ? "" : " ") + t;
   return row({element("span", attr("class", std::string("sev sev-") + severity_name(f.severity)),
                       severity_name(f.severity)),
               element("a", attr("href", "#" + code_anchor(f.code)), escape(f.code)),
-              escape(f.object.empty() ? "(graph)" : f.object), escape(f.message), escape(limit), escape(f.fix),
-              escape(targets)},
+              escape(f.object.empty() ? "(graph)" : f.object), escape(f.message), escape(limit),
+              escape(f.fix), escape(targets)},
              attr("class", "finding") + attr("data-code", f.code) + attr("data-object", f.object) +
                  attr("data-targets", names));
 }
@@ -513,8 +531,8 @@ std::string header(const ReportInput &in) {
   const Estimate &e = in.estimates.front();
   std::string facts = std::to_string(in.graph.ops.size()) + " operation(s), " +
                       std::to_string(in.graph.tensors.size()) + " tensor(s); " +
-                      std::to_string(in.targets.size()) + " target(s); estimates from the " + escape(e.model) +
-                      " model" + (e.chip.empty() ? "" : " of " + escape(e.chip)) +
+                      std::to_string(in.targets.size()) + " target(s); estimates from the " +
+                      escape(e.model) + " model" + (e.chip.empty() ? "" : " of " + escape(e.chip)) +
                       "; placement as anec place gives it.";
   std::string notes;
   for (const std::string &n : in.graph.notes)
@@ -527,19 +545,24 @@ std::string header(const ReportInput &in) {
                      element("nav", "", nav));
 }
 
-const char *kCss = R"(body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 24px 40px;color:#1d2330;background:#fafbfc}
+const char *kCss =
+    R"(body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 24px 40px;color:#1d2330;
+background:#fafbfc}
 header h1{font-size:22px;margin:16px 0 4px;word-break:break-all}
 h2{font-size:17px;margin:22px 0 8px;border-bottom:1px solid #d8dde6;padding-bottom:3px}
 h3{font-size:15px;margin:10px 0 6px}h4{font-size:13px;margin:10px 0 4px}
 nav a,a{color:#1f5fbf;text-decoration:none}
 .heat-map{display:grid;grid-template-columns:repeat(auto-fill,minmax(118px,1fr));gap:6px}
-.heat-cell{display:flex;flex-direction:column;padding:6px 8px;border-radius:6px;color:#1d2330;border:2px solid transparent}
+.heat-cell{display:flex;flex-direction:column;padding:6px 8px;border-radius:6px;color:#1d2330;
+border:2px solid transparent}
 .heat-cell .name{font-weight:600;font-size:15px}.heat-cell .lat{font-variant-numeric:tabular-nums}
 .heat-cell .ratio,.heat-cell .counts,.heat-cell .verdict{font-size:11px;color:#3b4352}
-.heat-cell.rejected{border-color:#b3261e;background-image:repeating-linear-gradient(45deg,transparent 0 6px,rgba(179,38,30,.18) 6px 9px)!important}
+.heat-cell.rejected{border-color:#b3261e;
+background-image:repeating-linear-gradient(45deg,transparent 0 6px,rgba(179,38,30,.18) 6px 9px)!important}
 .heat-cell.rejected .verdict{color:#b3261e;font-weight:600}
 .heat-cell:hover{outline:2px solid #1f5fbf}
-.legend{font-size:12px;color:#4a5262}.swatch{display:inline-block;width:14px;height:10px;border-radius:2px;vertical-align:middle}
+.legend{font-size:12px;color:#4a5262}
+.swatch{display:inline-block;width:14px;height:10px;border-radius:2px;vertical-align:middle}
 .rejected-swatch{border:2px solid #b3261e;width:10px;height:6px}
 .roofline-grid{display:flex;flex-wrap:wrap;gap:10px}
 .roofline-card{margin:0;background:#fff;border:1px solid #d8dde6;border-radius:6px;padding:4px 6px}
@@ -550,7 +573,8 @@ svg.roofline{display:block;font-size:10px}
 .roof-label{fill:#3b4352;font-size:9px}
 .op-point{stroke:#fff;stroke-width:1;opacity:.85}.op-point.hot,.cost-row.hot td{outline:2px solid #f5a623}
 .op-point.hot{r:7;opacity:1}
-.backend-engine{fill:#2f6fdb;background:#2f6fdb}.backend-gpu{fill:#e8891d;background:#e8891d}.backend-cpu{fill:#c62f3a;background:#c62f3a}
+.backend-engine{fill:#2f6fdb;background:#2f6fdb}.backend-gpu{fill:#e8891d;background:#e8891d}
+.backend-cpu{fill:#c62f3a;background:#c62f3a}
 tr.partition{background:none}.dot{display:inline-block;width:9px;height:9px;border-radius:50%}
 .note{font-size:12px;color:#5b6474;margin:4px 0}
 table{border-collapse:collapse;font-size:12.5px;margin:4px 0}
@@ -562,7 +586,8 @@ details.target summary{cursor:pointer;font-size:14px}details.target summary .nam
 .cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:18px}
 .fallbacks{padding-left:18px;font-size:12.5px}
 .sev{font-size:11px;padding:1px 6px;border-radius:8px;background:#e3e7ee}
-.sev-reject,.sev-error{background:#f6d3d0;color:#8c1d16}.sev-decompose{background:#fbe7c6}.sev-warn{background:#fff3bf}
+.sev-reject,.sev-error{background:#f6d3d0;color:#8c1d16}.sev-decompose{background:#fbe7c6}
+.sev-warn{background:#fff3bf}
 .reason pre{white-space:pre-wrap;background:#fff;border:1px solid #e3e7ee;padding:8px;font-size:12px;margin:0}
 :target{scroll-margin-top:8px}
 )";
