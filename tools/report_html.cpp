@@ -99,13 +99,16 @@ std::string heat_map(const ReportInput &in) {
   std::string cells;
   for (size_t i = 0; i < in.targets.size(); ++i)
     cells += heat_cell(in.checks[i], in.estimates[i], best, worst);
-  std::string legend =
-      element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(1, worst)), "") +
-      " fastest (" + (best > 0 ? us_text(best) : "unknown") + ") " +
-      element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(worst, worst)),
-              "") +
-      " ×" + number(worst) + " slowest " + element("span", attr("class", "swatch rejected-swatch"), "") +
-      " rejected on the target";
+  auto swatch = [&](double ratio) {
+    return element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(ratio, worst)), "");
+  };
+  std::string legend;
+  if (best > 0) // the scale only where there are latencies to compare
+    legend = swatch(1) + " fastest (" + us_text(best) + ") " +
+             (worst > 1 ? swatch(worst) + " ×" + number(worst) + " the fastest's latency " : "");
+  else
+    legend = "no latency is known (unbound dimensions); ";
+  legend += element("span", attr("class", "swatch rejected-swatch"), "") + " rejected on the target";
   return element("section", attr("id", "matrix"),
                  "<h2>Target matrix</h2>" + element("div", attr("class", "heat-map"), cells) +
                      element("p", attr("class", "legend"), legend));
@@ -310,7 +313,7 @@ std::string roofline(const Estimate &e, const Placement &p) {
       unplotted.empty()
           ? ""
           : element("p", attr("class", "note"),
-                    "not plotted (no FLOPs, bytes or estimate): " + escape(join_names(unplotted)));
+                    "not plotted (no FLOPs, bytes or estimate): " + escape(join_names(unplotted, 6)));
   return element("figure", attr("class", "roofline-card") + attr("id", "roof-" + e.target),
                  element("figcaption", "", caption) + svg + note);
 }
@@ -565,7 +568,7 @@ background-image:repeating-linear-gradient(45deg,transparent 0 6px,rgba(179,38,3
 .swatch{display:inline-block;width:14px;height:10px;border-radius:2px;vertical-align:middle}
 .rejected-swatch{border:2px solid #b3261e;width:10px;height:6px}
 .roofline-grid{display:flex;flex-wrap:wrap;gap:10px}
-.roofline-card{margin:0;background:#fff;border:1px solid #d8dde6;border-radius:6px;padding:4px 6px}
+.roofline-card{margin:0;background:#fff;border:1px solid #d8dde6;border-radius:6px;padding:4px 6px;width:380px}
 .roofline-card figcaption{font-size:12px}
 svg.roofline{display:block;font-size:10px}
 .grid{stroke:#e3e7ee;stroke-width:1}.tick{fill:#5b6474}.axis-label{fill:#3b4352;font-size:10px}
