@@ -15,6 +15,7 @@
 #include "anec/support/table.hpp"
 #include "anec/support/text_out.hpp"
 #include "corpus.hpp"
+#include "desc_html.hpp"
 #include "document.hpp"
 #include "tool_main.hpp"
 
@@ -31,7 +32,7 @@ using namespace anec;
 
 namespace {
 
-const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json] [--td N] [--generation N]
+const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json|html] [--td N] [--generation N]
        anec-desc [--tables DIR] encode DUMP.json -o FILE
        anec-desc [--tables DIR] audit FILE... [--generation N] [--format text|json|csv]
        anec-desc [--tables DIR] explain FILE OFFSET [--generation N]
@@ -45,7 +46,10 @@ then the chain and kernel data), or a raw chain (descriptors back to back, the l
 then kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register
 streams are printed, each register word with its raw value and decoded fields; unknown registers
 and set reserved bits are reported. The register database is chosen by --generation, else for an
-hwx by its cpusubtype through the target tables, else generation 7 (H13).
+hwx by its cpusubtype through the target tables, else generation 7 (H13). --format html writes one
+self-contained page: the JSON dump's tree beside a hex view of the file, a selected node's bytes
+highlighted, a selected byte's nodes opened (#sel=NODE-ID or #byte=OFFSET in the address selects as
+a click does).
 `encode` rebuilds the file from a full JSON dump, packing each register word from its fields
 (edit a value to patch the program). `audit` runs the named checks (EON, TIDs, NextPointer,
 relocation targets, kernel bounds, program state, buffer slots, strides, anec header sizes) and
@@ -178,7 +182,8 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
   int td = option_number(td_text, kMaxTd, "--td");
   int generation = option_number(generation_text, kMaxGeneration, "--generation");
   if (file.empty()) throw Error("ANEC-CLI-001", "dump needs a FILE");
-  if (format != "text" && format != "json") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
+  if (format != "text" && format != "json" && format != "html")
+    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, html");
   Databases databases(tables);
   Program p = load(databases, file, generation);
   const desc::TdSchema &schema = *p.schema;
@@ -190,12 +195,15 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
     return 0;
   }
   std::string out;
-  if (format == "text")
+  if (format == "text") {
     out = p.hwx ? desc::hwx_text(*p.hwx, schema, only) : desc::anec_text(*p.anec, schema, only);
-  else
-    out = tools::json_document("anec-desc.dump", p.hwx    ? desc::hwx_doc(*p.hwx, schema, p.bytes, only)
-                                                 : p.anec ? desc::anec_doc(*p.anec, schema, p.bytes, only)
-                                                          : desc::dump_doc(p.chain, schema, p.bytes, only));
+  } else {
+    Doc d = p.hwx    ? desc::hwx_doc(*p.hwx, schema, p.bytes, only)
+            : p.anec ? desc::anec_doc(*p.anec, schema, p.bytes, only)
+                     : desc::dump_doc(p.chain, schema, p.bytes, only);
+    out = format == "html" ? tools::desc_html(d, p.bytes, file)
+                           : tools::json_document("anec-desc.dump", std::move(d));
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }

@@ -21,6 +21,7 @@
 #include "document.hpp"
 #include "model_context.hpp"
 #include "model_docs.hpp"
+#include "report_html.hpp"
 #include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
@@ -57,6 +58,8 @@ const char *kUsage =
        anec [--tables DIR] tune MODEL --target T|all -o BEST.json [--tolerance X] [--metric max_abs|cosine]
                            [--rules FILE] [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]
                            [--dim NAME=N ...] [--format text|json]
+       anec [--tables DIR] report MODEL --target T|all -o REPORT.html [--model calibrated|analytic]
+                           [--calibration FILE] [--top N] [--dim NAME=N ...]
        anec [--tables DIR] explain CODE | --markdown
 
 MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
@@ -100,6 +103,11 @@ and keeps it when its error is within --tolerance (default 0; --metric max_abs, 
 the cosine similarity), the checker rejects nothing more and the calibrated estimate, summed over
 the targets, falls; it writes the best graph to BEST.json (anec-graph) and reports each rewrite:
 where, its error, the estimate before and after, kept or why not.
+`report` writes one self-contained HTML page (no network: its style, script and charts are inline)
+with the target matrix as a heat map (latency over the fastest target's, rejects marked), a roofline
+chart per target (each operation placed by its FLOPs, bytes and estimated time under the estimate's
+rates), the placement partitions and fallbacks as `place` gives them, the --top N (default 10) most
+expensive operations per target, and the check's findings with their catalogue entries.
 `explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
 about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
 Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
@@ -821,6 +829,43 @@ int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
   return 0;
 }
 
+// `report`: the check, the estimate (calibrated unless --model analytic) and the placement (the
+// analytic estimate, as `place` uses) on each target, rendered as one page (report_html.cpp).
+int report_command(const Ctx &ctx, const std::vector<std::string> &args) {
+  po::options_description o;
+  std::string target, out, cost_model = "calibrated", calibration_file, top_text = "10";
+  std::vector<std::string> dim_args, models;
+  o.add_options()("model-file", po::value(&models))("target,t", po::value(&target))("out,o", po::value(&out))(
+      "model", po::value(&cost_model))("calibration", po::value(&calibration_file))(
+      "top", po::value(&top_text))("dim", po::value(&dim_args)->composing());
+  po::positional_options_description p;
+  p.add("model-file", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+  if (models.size() != 1 || target.empty() || out.empty())
+    throw Error("ANEC-CLI-001", "report needs one MODEL, --target T|all and -o REPORT.html");
+  if (cost_model != "calibrated" && cost_model != "analytic")
+    throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
+  size_t top = size_t(parse_uint(top_text, 1, 1000000, "--top"));
+  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
+  std::string chip;
+  auto targets = ctx.targets(target, &chip);
+  std::optional<Calibration> calibration;
+  if (cost_model == "calibrated")
+    calibration = ctx.calibration(calibration_file);
+  std::vector<CheckResult> cs = check(g, ctx.catalog, targets);
+  std::vector<Estimate> es = estimate(g, ctx.catalog, targets, calibration ? &*calibration : nullptr, chip);
+  std::vector<Estimate> analytic = calibration ? estimate(g, ctx.catalog, targets, nullptr, chip) : es;
+  std::vector<Placement> ps;
+  for (size_t i = 0; i < targets.size(); ++i)
+    ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], analytic[i]));
+  ReasonCatalog reasons = ReasonCatalog::load(ctx.tables / "schema" / "reasons.toml");
+  write_output(out, tools::report_html({g, models[0], targets, cs, es, ps, reasons, top}));
+  std::fprintf(stderr, "report: %zu target(s) written to %s\n", targets.size(), out.c_str());
+  return 0;
+}
+
 int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {
   po::options_description o;
   std::string model, target, format = "text", cost_model = "calibrated", calibration_file;
@@ -896,7 +941,7 @@ int main(int argc, char **argv) {
   return anec::tools::tool_main("anec", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
     if (cmd == "explain") return explain(tables, args);
     if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate" && cmd != "eval" &&
-        cmd != "tune")
+        cmd != "tune" && cmd != "report")
       throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
     Ctx ctx(tables);
     if (cmd == "calibrate")
@@ -905,6 +950,8 @@ int main(int argc, char **argv) {
       return eval_command(ctx, args);
     if (cmd == "tune")
       return tune_command(ctx, args);
+    if (cmd == "report")
+      return report_command(ctx, args);
     return run(ctx, cmd, args);
   });
 }

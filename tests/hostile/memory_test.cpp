@@ -77,6 +77,8 @@ TEST(HostileInputs, OneGibibyteOfZerosIsRejectedInBoundedMemory) {
       {tool("anec"), tables, "check", in(".onnx"), "--target", "h13"},
       {tool("anec"), tables, "check", in(".json"), "--target", "h13"},
       {tool("anec"), tables, "estimate", in(".plist"), "--target", "h13"},
+      {tool("anec"), tables, "report", in(".json"), "--target", "h13", "-o", out},
+      {tool("anec-desc"), tables, "dump", in(".hwx"), "--format", "html"},
   };
   for (const auto &c : commands) {
     Outcome r = run(c);

@@ -278,7 +278,9 @@ TEST_F(BashCompletion, CompletesOptionsAndTheirValues) {
   EXPECT_EQ(complete({"anec-hal", "generate", "-o", ""}), S{"tabs"});
   EXPECT_EQ(complete({"anec-hal", "extract", "x.dylib", "--targets", "h18"}), S{"h18"});
   EXPECT_EQ(complete({"anec-desc", "convert", "f.hwx", "--header-bytes", ""}), (S{"0x800", "0x1000"}));
-  EXPECT_EQ(complete({"anec-desc", "dump", "f.hwx", "--format", ""}), (S{"text", "json"}));
+  EXPECT_EQ(complete({"anec-desc", "dump", "f.hwx", "--format", ""}), (S{"text", "json", "html"}));
+  EXPECT_EQ(complete({"anec", "report", "m.json", "--model", ""}), (S{"calibrated", "analytic"}));
+  EXPECT_EQ(complete({"anec", "report", "m.json", "--target", "h18"}), S{"h18"});
   EXPECT_EQ(complete({"anec-fw", "validate", "f.bin", "--channel", ""}), (S{"ring", "exeloop"}));
   EXPECT_EQ(complete({"anec-fw", "package", "build", "spec.toml", "-"}), (S{"-o", "--help"}));
   EXPECT_EQ(complete({"anec-fw", "simulate", "--format", "t"}), S{"text"});

@@ -1,0 +1,345 @@
+#include "desc_html.hpp"
+
+#include "anec/support/format.hpp"
+#include "html.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+namespace anec::tools {
+
+namespace {
+
+using html::attr;
+using html::element;
+using html::escape;
+
+// How a node's size is found beside its `offset`, in order (see ByteRange).
+enum class SizeFrom { Member, Word, HexText, CommandSize };
+struct SizeRule {
+  std::string_view key;
+  SizeFrom from;
+};
+constexpr SizeRule kSizeRules[] = {{"bytes", SizeFrom::Member},
+                                   {"raw", SizeFrom::Word},
+                                   {"hex", SizeFrom::HexText},
+                                   {"fields", SizeFrom::CommandSize}};
+
+std::optional<int64_t> size_by(const Doc &member, SizeFrom from) {
+  switch (from) {
+  case SizeFrom::Member:
+    return member.is(Doc::Kind::Int) ? std::optional(member.as_int()) : std::nullopt;
+  case SizeFrom::Word:
+    return member.is(Doc::Kind::Int) ? std::optional<int64_t>(4) : std::nullopt;
+  case SizeFrom::HexText:
+    return member.is(Doc::Kind::String) ? std::optional(int64_t(member.as_string().size() / 2))
+                                        : std::nullopt;
+  case SizeFrom::CommandSize: {
+    const Doc *c = member.is(Doc::Kind::Table) ? member.find("cmdsize") : nullptr;
+    return c && c->is(Doc::Kind::Int) ? std::optional(c->as_int()) : std::nullopt;
+  }
+  }
+  return std::nullopt;
+}
+
+// The members whose own members are shown as the node's (a register's decoded fields, a load
+// command's layout fields), so that a register's fields sit under the register.
+bool transparent(std::string_view key) {
+  return key == "fields";
+}
+
+// Keys whose value names a node, in order of preference, for its one-line summary.
+constexpr std::string_view kNameKeys[] = {"name", "layout", "holds", "symbol", "tensor", "container"};
+
+std::string range_text(const ByteRange &r) {
+  return hex(r.begin) + " +" + std::to_string(r.end - r.begin);
+}
+
+std::string scalar_text(const Doc &v) {
+  switch (v.kind()) {
+  case Doc::Kind::Null:
+    return "null";
+  case Doc::Kind::Bool:
+    return v.as_bool() ? "true" : "false";
+  case Doc::Kind::Int: {
+    int64_t i = v.as_int();
+    return i >= 10 ? std::to_string(i) + " (" + hex(uint64_t(i)) + ")" : std::to_string(i);
+  }
+  case Doc::Kind::Float:
+    return html::number(v.as_float(), 6);
+  case Doc::Kind::String: {
+    const std::string &s = v.as_string();
+    return s.size() <= 96 ? "\"" + s + "\""
+                          : "\"" + s.substr(0, 96) + "…\" (" + std::to_string(s.size()) + " characters)";
+  }
+  default:
+    return "";
+  }
+}
+
+std::string summary_of(const Doc &d) {
+  if (!d.is(Doc::Kind::Table))
+    return d.is(Doc::Kind::Array) ? std::to_string(d.items().size()) + " item(s)" : "";
+  const Doc *raw = d.find("raw"), *block = d.find("block"), *address = d.find("address");
+  if (raw && raw->is(Doc::Kind::Int)) // a register word
+    return (block && block->is(Doc::Kind::String) && !block->as_string().empty() ? block->as_string() : "?") +
+           (address ? "." + hex(uint64_t(address->as_int())) : "") + " = " + hex(uint64_t(raw->as_int()));
+  for (std::string_view k : kNameKeys)
+    if (const Doc *n = d.find(k); n && n->is(Doc::Kind::String))
+      return n->as_string();
+  return "";
+}
+
+constexpr const char *kRoot = "root";
+
+bool scalar(const Doc &d) {
+  return !d.is(Doc::Kind::Table) && !d.is(Doc::Kind::Array);
+}
+
+// The tree, written depth first; each node's range is known once its children are written.
+class Tree {
+public:
+  size_t nodes = 0, ranged = 0;
+
+  // A node's own range, and what it and its descendants cover (an array has no range of its own,
+  // but a stream's registers array tells the stream where its words lie).
+  struct Out {
+    std::string html;
+    std::optional<ByteRange> range, cover;
+  };
+
+  Out node(const Doc &d, const std::string &id, const std::string &label, int depth) {
+    ++nodes;
+    // Ids are the document paths, the root's members without a prefix: `tds/0/header/3`.
+    auto path = [&](const std::string &key) { return id == kRoot ? key : id + "/" + key; };
+    std::string kids;
+    std::optional<ByteRange> cover;
+    auto child = [&](const Doc &v, const std::string &key, const std::string &child_id,
+                     const std::string &child_label) {
+      if (scalar(v)) {
+        kids += element("div", attr("class", "leaf"), escape(key) + " = " + escape(scalar_text(v)));
+        return;
+      }
+      Out o = node(v, child_id, child_label, depth + 1);
+      kids += o.html;
+      if (o.cover)
+        cover = cover ? ByteRange{std::min(cover->begin, o.cover->begin), std::max(cover->end, o.cover->end)}
+                      : o.cover;
+    };
+    if (d.is(Doc::Kind::Array)) {
+      for (size_t i = 0; i < d.items().size(); ++i)
+        child(d.items()[i], "[" + std::to_string(i) + "]", path(std::to_string(i)),
+              "[" + std::to_string(i) + "]");
+    } else {
+      for (const DocMember &m : d.members()) {
+        if (transparent(m.key) && m.value.is(Doc::Kind::Table)) {
+          for (const DocMember &f : m.value.members())
+            child(f.value, f.key, path(m.key + "/" + f.key), f.key);
+        } else {
+          child(m.value, m.key, path(m.key), m.key);
+        }
+      }
+    }
+    std::optional<ByteRange> range = own_range(d, cover);
+    ranged += range.has_value();
+    std::string sum = summary_of(d);
+    std::string head =
+        element("span", attr("class", "key"), escape(label)) +
+        (sum.empty() ? "" : " " + element("span", attr("class", "sum"), escape(sum))) +
+        (range ? " " + element("span", attr("class", "range"), escape(range_text(*range))) : "");
+    std::string attrs = attr("class", "node") + attr("id", "n-" + id) + attr("data-id", id);
+    if (range)
+      attrs += attr("data-s", std::to_string(range->begin)) + attr("data-e", std::to_string(range->end));
+    if (depth <= 1)
+      attrs += " open";
+    if (kids.empty())
+      kids = element("div", attr("class", "leaf empty"), "(empty)");
+    return {
+        element("details", attrs, element("summary", "", head) + element("div", attr("class", "kids"), kids)),
+        range, range ? range : cover};
+  }
+};
+
+std::string hex_text(std::span<const uint8_t> bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out(bytes.size() * 2, '0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    out[2 * i] = kDigits[bytes[i] >> 4];
+    out[2 * i + 1] = kDigits[bytes[i] & 15];
+  }
+  return out;
+}
+
+std::string header(const Doc &dump, std::span<const uint8_t> file, const std::string &title,
+                   const Tree &tree) {
+  const Doc *container = dump.find("container"), *generation = dump.find("generation"),
+            *tds = dump.find("tds");
+  std::string facts =
+      (container ? container->as_string() : std::string("program")) + ", " + std::to_string(file.size()) +
+      " bytes" + (generation ? ", descriptor generation " + std::to_string(generation->as_int()) : "") +
+      (tds ? ", " + std::to_string(tds->items().size()) + " descriptor(s)" : "") + "; " +
+      std::to_string(tree.nodes) + " nodes, " + std::to_string(tree.ranged) + " with a byte range";
+  if (file.size() > kHexViewBytes)
+    facts += "; the hex view shows the first " + std::to_string(kHexViewBytes) + " bytes";
+  std::string help = "Select a node to highlight its bytes; select a byte to find the nodes that cover it. "
+                     "The address takes #sel=NODE-ID or #byte=OFFSET.";
+  return element("header", "",
+                 element("h1", "", "anec-desc: " + escape(title)) + element("p", "", escape(facts)) +
+                     element("p", attr("class", "help"), escape(help)) +
+                     element("div", attr("id", "status"), "nothing selected"));
+}
+
+const char *kCss =
+    R"(body{font:13px/1.35 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
+background:#fafbfc}
+header{padding:8px 16px;border-bottom:1px solid #d8dde6;background:#fff}
+header h1{font-size:18px;margin:2px 0;word-break:break-all}header p{margin:2px 0}
+.help{color:#5b6474;font-size:12px}
+#status{font:12px ui-monospace,Menlo,Consolas,monospace;color:#1f5fbf;margin-top:2px}
+main{display:grid;grid-template-columns:minmax(0,1fr) max-content;height:calc(100vh - 96px)}
+#tree,#hex{overflow:auto;padding:6px 10px}
+#tree{border-right:1px solid #d8dde6}
+details.node{margin-left:12px}
+details.node>summary{cursor:pointer;white-space:nowrap;border-radius:3px;padding:0 3px}
+details.node>summary:hover{background:#eef1f6}
+.kids{border-left:1px dotted #c5ccd8;margin-left:4px}
+.key{font-weight:600}.sum{color:#2a6b3a;font-family:ui-monospace,Menlo,Consolas,monospace}
+.range{color:#8a5a00;font:11px ui-monospace,Menlo,Consolas,monospace}
+.leaf{margin-left:18px;font:12px ui-monospace,Menlo,Consolas,monospace;white-space:nowrap;color:#3b4352}
+.leaf.empty{color:#8a93a3}
+.node.covers>summary{background:#fff1c9}
+.node.selected>summary{background:#ffd66b;outline:1px solid #c99700}
+#hex{font:12px/1.45 ui-monospace,Menlo,Consolas,monospace;background:#fff}
+.row{display:grid;grid-template-columns:9ch repeat(16,2.6ch) 17ch;white-space:pre}
+.addr{color:#8a93a3}.b{cursor:pointer;text-align:center;border-radius:2px}.b:hover{background:#dfe7f6}
+.b.hl{background:#ffd66b}.b.cur{outline:2px solid #b3261e}
+.ascii{color:#5b6474;padding-left:1ch}
+)";
+
+// Selection by click (a node's summary, a hex byte) and by the address (#sel=, #byte=) share
+// select() and select_byte(), so a headless browser given the address checks what a click does.
+const char *kJs = R"((function () {
+  var hexBox = document.getElementById('hex');
+  var hex = hexBox.getAttribute('data-hex');
+  var shown = hex.length / 2;
+  function ch(c) {
+    if (c < 32 || c > 126) return '.';
+    var s = String.fromCharCode(c);
+    return s === '&' ? '&amp;' : s === '<' ? '&lt;' : s === '>' ? '&gt;' : s;
+  }
+  var rows = [];
+  for (var r = 0; r < shown; r += 16) {
+    var h = '', a = '';
+    for (var i = r; i < r + 16; i++) {
+      if (i >= shown) { h += '<span></span>'; continue; }
+      var t = hex.substr(2 * i, 2);
+      h += '<span class="b" data-o="' + i + '">' + t + '</span>';
+      a += ch(parseInt(t, 16));
+    }
+    rows.push('<div class="row"><span class="addr">' + ('0000000' + r.toString(16)).slice(-8) + '</span>' +
+              h +
+              '<span class="ascii">' + a + '</span></div>');
+  }
+  hexBox.innerHTML = rows.join('');
+  var cells = hexBox.querySelectorAll('.b');
+  var ranged = [];
+  document.querySelectorAll('.node[data-s]').forEach(function (n) {
+    ranged.push({el: n, s: Number(n.getAttribute('data-s')), e: Number(n.getAttribute('data-e')),
+                 depth: n.getAttribute('data-id').split('/').length});
+  });
+  var status = document.getElementById('status');
+  function clear() {
+    ['hl', 'cur'].forEach(function (c) {
+      hexBox.querySelectorAll('.' + c).forEach(function (e) { e.classList.remove(c); });
+    });
+    ['selected', 'covers'].forEach(function (c) {
+      document.querySelectorAll('.node.' + c).forEach(function (e) { e.classList.remove(c); });
+    });
+  }
+  function openAbove(el) {
+    for (var p = el.parentElement; p; p = p.parentElement) if (p.tagName === 'DETAILS') p.open = true;
+  }
+  // A click on a summary opens or closes its node by itself; a selection from the address or a
+  // byte opens the node too.
+  function select(id, covering, openSelf) {
+    var node = document.getElementById('n-' + id);
+    if (!node) { status.textContent = 'no node ' + id; return false; }
+    clear();
+    node.classList.add('selected');
+    (covering || []).forEach(function (c) { c.el.classList.add('covers'); });
+    openAbove(node);
+    if (openSelf) node.open = true;
+    var text = id;
+    if (node.hasAttribute('data-s')) {
+      var s = Number(node.getAttribute('data-s')), e = Number(node.getAttribute('data-e'));
+      for (var i = s; i < e && i < cells.length; i++) cells[i].classList.add('hl');
+      if (s < cells.length) cells[s].scrollIntoView({block: 'center'});
+      text += ': bytes 0x' + s.toString(16) + ' to 0x' + e.toString(16) + ' (' + (e - s) + ')';
+    } else {
+      text += ': no byte range of its own';
+    }
+    node.querySelector('summary').scrollIntoView({block: 'nearest'});
+    status.textContent = text;
+    return true;
+  }
+  function selectByte(o) {
+    var covering = ranged.filter(function (n) { return n.s <= o && o < n.e; });
+    if (!covering.length) {
+      clear();
+      status.textContent = 'byte 0x' + o.toString(16) + ': no node covers it';
+    } else {
+      var best = covering.reduce(function (a, b) {
+        var wa = a.e - a.s, wb = b.e - b.s;
+        return wb < wa || (wb === wa && b.depth > a.depth) ? b : a;
+      });
+      select(best.el.getAttribute('data-id'), covering, true);
+      status.textContent = 'byte 0x' + o.toString(16) + ' in ' + status.textContent;
+    }
+    if (o < cells.length) cells[o].classList.add('cur');
+  }
+  document.getElementById('tree').addEventListener('click', function (ev) {
+    var s = ev.target.closest('summary');
+    if (s) select(s.parentElement.getAttribute('data-id'));
+  });
+  hexBox.addEventListener('click', function (ev) {
+    var b = ev.target.closest('.b');
+    if (b) selectByte(Number(b.getAttribute('data-o')));
+  });
+  function fromAddress() {
+    var h = decodeURIComponent(location.hash.slice(1));
+    if (h.indexOf('sel=') === 0) select(h.slice(4), [], true);
+    else if (h.indexOf('byte=') === 0 && isFinite(Number(h.slice(5)))) selectByte(Number(h.slice(5)));
+  }
+  window.addEventListener('hashchange', fromAddress);
+  fromAddress();
+})();
+)";
+
+} // namespace
+
+std::optional<ByteRange> own_range(const Doc &node, std::optional<ByteRange> children) {
+  const Doc *off = node.is(Doc::Kind::Table) ? node.find("offset") : nullptr;
+  if (!off || !off->is(Doc::Kind::Int) || off->as_int() < 0)
+    return std::nullopt;
+  uint64_t o = uint64_t(off->as_int());
+  for (const SizeRule &rule : kSizeRules)
+    if (const Doc *m = node.find(rule.key))
+      if (std::optional<int64_t> n = size_by(*m, rule.from); n && *n >= 0)
+        return ByteRange{o, o + uint64_t(*n)}; // both below 2^63: no overflow
+  if (children)                                // a stream: its header word, then the registers it writes
+    return ByteRange{std::min(o, children->begin), std::max(o + 4, children->end)};
+  return std::nullopt;
+}
+
+std::string desc_html(const Doc &dump, std::span<const uint8_t> file, const std::string &title) {
+  Tree tree;
+  std::string nodes = tree.node(dump, kRoot, "file", 0).html;
+  std::span<const uint8_t> shown = file.first(std::min<size_t>(file.size(), kHexViewBytes));
+  std::string body = header(dump, file, title, tree) +
+                     element("main", "",
+                             element("div", attr("id", "tree"), nodes) +
+                                 element("div", attr("id", "hex") + attr("data-hex", hex_text(shown)), ""));
+  return html::page("anec-desc: " + title, kCss, body, kJs);
+}
+
+} // namespace anec::tools

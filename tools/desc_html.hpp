@@ -1,0 +1,31 @@
+// `anec-desc dump FILE --format html`: the dump document (the one --format json writes) as a tree —
+// container, descriptors, streams, registers, fields — beside a hex view of the file. Selecting a
+// node highlights the bytes it covers; selecting a byte selects the innermost node covering it and
+// opens the tree down to it. `#sel=NODE-ID` and `#byte=OFFSET` in the page's address do the same as
+// the clicks (node ids are the document paths: `tds/0/streams/1/registers/3`).
+#pragma once
+#include "anec/support/doc.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace anec::tools {
+
+// A document node's byte range in the file, from its own members: `offset` with `bytes`, with `raw`
+// (a 32-bit register word), with `hex` (bytes held by no descriptor), with `fields.cmdsize` (a
+// Mach-O load command), or — a stream — its header word together with what its children cover.
+// None for a node without an `offset` (names, tensor states, symbols: no file bytes of their own).
+struct ByteRange {
+  uint64_t begin = 0, end = 0;
+};
+std::optional<ByteRange> own_range(const Doc &node, std::optional<ByteRange> children);
+
+// At most this many bytes are shown in the hex view (a larger file says so); ranges past it are
+// still listed in the tree.
+inline constexpr uint64_t kHexViewBytes = 1u << 20;
+
+std::string desc_html(const Doc &dump, std::span<const uint8_t> file, const std::string &title);
+
+} // namespace anec::tools
