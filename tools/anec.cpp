@@ -113,6 +113,17 @@ about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as 
 Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
 )";
 
+// Parses `args` into the options of `o`, the positional arguments into `positional` (up to
+// `count`, -1 for any number).
+void parse_args(const std::vector<std::string> &args, const po::options_description &o,
+                const char *positional, int count) {
+  po::positional_options_description p;
+  p.add(positional, count);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
+  po::notify(vm);
+}
+
 // `explain CODE` or `explain --markdown`: the reason catalogue.
 int explain(const fs::path &tables, const std::vector<std::string> &args) {
   if (args.size() != 1) throw Error("ANEC-CLI-001", "explain needs one CODE (or --markdown)");
@@ -403,11 +414,7 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
       "calibration", po::value(&calibration_file))("source", po::value(&source))(
       "check", po::bool_switch(&only_check))("rows", po::bool_switch(&per_row))("model",
                                                                                 po::value(&cost_model));
-  po::positional_options_description p;
-  p.add("file", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
+  parse_args(args, o, "file", 1);
   if (file.empty())
     throw Error("ANEC-CLI-001", "calibrate needs MEASUREMENTS.tsv");
   if (format != "text" && format != "json")
@@ -678,11 +685,7 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
   o.add_options()("model-file", po::value(&models))("input", po::value(&input_args)->composing())(
       "precision", po::value(&precision))("seed", po::value(&seed))("dim", po::value(&dim_args)->composing())(
       "out,o", po::value(&out_dir))("format", po::value(&format));
-  po::positional_options_description p;
-  p.add("model-file", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
+  parse_args(args, o, "model-file", -1);
   if (models.size() != 1)
     throw Error("ANEC-CLI-001", "eval takes one MODEL");
   if (format != "text" && format != "json")
@@ -796,11 +799,7 @@ int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
       "input", po::value(&input_args)->composing())("precision", po::value(&precision))("seed",
                                                                                         po::value(&seed))(
       "dim", po::value(&dim_args)->composing())("out,o", po::value(&out))("format", po::value(&format));
-  po::positional_options_description p;
-  p.add("model-file", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
+  parse_args(args, o, "model-file", -1);
   if (models.size() != 1 || target.empty() || out.empty())
     throw Error("ANEC-CLI-001", "tune needs one MODEL, --target T|all and -o BEST.json");
   if (metric != "max_abs" && metric != "cosine")
@@ -838,11 +837,7 @@ int report_command(const Ctx &ctx, const std::vector<std::string> &args) {
   o.add_options()("model-file", po::value(&models))("target,t", po::value(&target))("out,o", po::value(&out))(
       "model", po::value(&cost_model))("calibration", po::value(&calibration_file))(
       "top", po::value(&top_text))("dim", po::value(&dim_args)->composing());
-  po::positional_options_description p;
-  p.add("model-file", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
+  parse_args(args, o, "model-file", -1);
   if (models.size() != 1 || target.empty() || out.empty())
     throw Error("ANEC-CLI-001", "report needs one MODEL, --target T|all and -o REPORT.html");
   if (cost_model != "calibrated" && cost_model != "analytic")
@@ -874,11 +869,7 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
       "format", po::value(&format))("dim", po::value(&dim_args)->composing());
   if (cmd == "estimate")
     o.add_options()("model", po::value(&cost_model))("calibration", po::value(&calibration_file));
-  po::positional_options_description p;
-  p.add("model-file", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
+  parse_args(args, o, "model-file", -1);
   if (models.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
   model = models.front();
   if (format != "text" && format != "json" && format != "csv") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
