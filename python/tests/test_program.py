@@ -57,10 +57,17 @@ def test_real_files_round_trip(path):
     assert p.size == len(data) and p.warnings == []
     assert p.encode() == data
     assert anec.load_program(data).doc == p.doc  # bytes read as the path is
-    # Every register's raw value is the little-endian word at its offset.
+    # Every register's raw value is the little-endian word at its offset, its reserved bits among the
+    # word's; a stream's header is the word before its registers, which are consecutive words
+    # writing consecutive registers.
     for td in p.descriptors:
         for r in td.registers:
             assert r.raw == words(data, r.offset), (td.index, r)
+            assert r.reserved & r.raw == r.reserved, (td.index, r)
+        for st in td.streams:
+            assert st.header == words(data, st.offset), (td.index, st)
+            assert [(r.offset, r.address) for r in st.registers] == [
+                (st.offset + 4 + 4 * i, st.address + 4 * i) for i in range(st.words)], (td.index, st)
 
 
 @needs_tools
