@@ -1,20 +1,28 @@
 // The Python module `_anec` (re-exported by the package python/anec): thin bindings over the
 // libraries, giving what the command-line tools give. check, estimate and place return the documents
 // `anec ... --format json` prints (tools/model_docs.hpp), as Python objects; eval returns NumPy arrays.
-// Every anec::Error becomes anec.Error carrying its reason code.
+// A descriptor program is the document `anec-desc dump --format json` prints and encodes back as
+// `anec-desc encode` does (tools/desc_program.hpp); a firmware command is encoded, decoded and
+// validated as `anec-fw` does (tools/fw_docs.hpp). Every anec::Error becomes anec.Error carrying its
+// reason code.
 #include "anec/compiler/calibration.hpp"
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
 #include "anec/compiler/eval.hpp"
 #include "anec/compiler/model.hpp"
 #include "anec/compiler/place.hpp"
+#include "anec/firmware/commands.hpp"
+#include "anec/firmware/wire.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/hal/schema.hpp"
 #include "anec/hal/target.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
 #include "anec/support/half.hpp"
 #include "anec/support/json.hpp"
+#include "desc_program.hpp"
 #include "document.hpp"
+#include "fw_docs.hpp"
 #include "model_context.hpp"
 #include "model_docs.hpp"
 #include "tables_path.hpp"
@@ -43,13 +51,30 @@ namespace {
 // shared_ptr: a Target object keeps the schema it was read with.
 using Session = tools::ModelContext;
 
-// The module's state: the folder set_tables() chose, the tables a wheel carries (the package's
-// tables/ folder, when it has one) and the session of the folder last used. Without set_tables the
-// tables are $ANEC_TABLES, else the wheel's, else the source tree's, else the install prefix's.
+// What the descriptor and firmware functions read from the tables: the register databases (each
+// loaded when first needed) and the firmware command table.
+struct ProgramTables {
+  std::filesystem::path tables;
+  tools::Databases databases;
+  std::optional<fw::CommandTable> commands;
+
+  explicit ProgramTables(const fs::path &t) : tables(t), databases(t) {}
+  const fw::CommandTable &command_table() {
+    if (!commands)
+      commands = fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml");
+    return *commands;
+  }
+};
+
+// The module's state: the folder set_tables() chose, the tables the package carries or was installed
+// with (a wheel's tables/ folder, an installed package's <datadir>/anec/tables) and what was read
+// from the folder last used. Without set_tables the tables are $ANEC_TABLES, else the package's,
+// else the source tree's, else the install prefix's.
 struct State {
   std::string tables_option;
   std::string packaged;
   std::shared_ptr<Session> session;
+  std::shared_ptr<ProgramTables> program_tables;
 };
 
 State &state() {
@@ -72,10 +97,127 @@ std::shared_ptr<Session> session() {
   return s.session;
 }
 
+std::shared_ptr<ProgramTables> program_tables() {
+  State &s = state();
+  fs::path tables = tables_dir();
+  if (!s.program_tables || s.program_tables->tables != tables)
+    s.program_tables = std::make_shared<ProgramTables>(tables);
+  return s.program_tables;
+}
+
 // A document as Python objects: through its JSON text, so that the module gives exactly what
 // `--format json` prints.
 py::object to_python(const Doc &d) {
   return py::module_::import("json").attr("loads")(json::write(d));
+}
+
+// A Python object (a dict of the documents the tools read) as a document: through its JSON text.
+Doc from_python(const py::object &o, const std::string &source) {
+  std::string text = py::str(py::module_::import("json").attr("dumps")(o));
+  return json::parse(text, source);
+}
+
+bool is_buffer(const py::object &o) {
+  return py::isinstance<py::bytes>(o) || py::isinstance<py::bytearray>(o) ||
+         py::isinstance<py::memoryview>(o);
+}
+
+// The bytes of a buffer (bytes, bytearray, memoryview), in one contiguous copy whatever the buffer's
+// layout (a memoryview may be strided).
+py::bytes bytes_of(const py::object &o) {
+  auto copy = py::reinterpret_steal<py::bytes>(PyBytes_FromObject(o.ptr()));
+  if (!copy)
+    throw py::error_already_set();
+  return copy;
+}
+
+std::span<const uint8_t> span_of(const py::bytes &b) {
+  std::string_view v(b);
+  return {reinterpret_cast<const uint8_t *>(v.data()), v.size()};
+}
+
+// A file given as its bytes or its path, read as the tools read it (the same size cap and reasons).
+struct Input {
+  std::optional<InputFile> file;
+  py::bytes copy;
+  std::span<const uint8_t> bytes;
+  std::string name;
+};
+
+Input input_of(const py::object &o, uint64_t max_bytes, const char *what) {
+  Input in;
+  if (is_buffer(o)) {
+    in.copy = bytes_of(o);
+    in.bytes = span_of(in.copy);
+    in.name = "<bytes>";
+    return in;
+  }
+  fs::path path;
+  try {
+    path = py::cast<fs::path>(o);
+  } catch (const py::cast_error &) {
+    throw py::type_error(std::string(what) + " is a path or bytes, not " +
+                         std::string(py::str(py::type::of(o).attr("__name__"))));
+  }
+  in.file = InputFile::open(path, max_bytes);
+  in.bytes = in.file->bytes();
+  in.name = path.string();
+  return in;
+}
+
+// A descriptor program: the document `anec-desc dump --format json` prints and the warnings
+// `anec-desc` prints on stderr (without its "anec-desc: warning: " prefix).
+py::tuple load_program(const py::object &program, std::optional<int> generation) {
+  if (generation && (*generation < 0 || *generation > 255))
+    throw py::value_error("generation " + std::to_string(*generation) + " is not from 0 to 255");
+  auto t = program_tables();
+  Input in = input_of(program, 256ull << 20, "a program");
+  py::list warnings;
+  auto warn = [&](const std::string &w) { warnings.append(w); };
+  tools::DescProgram p =
+      tools::read_program(t->databases, in.bytes, generation.value_or(-1), tools::RawChain::Tree, warn);
+  return py::make_tuple(to_python(tools::document("anec-desc.dump", tools::program_doc(p))), warnings);
+}
+
+py::bytes encode_program(const py::object &dump) {
+  auto bytes = tools::encode_program(program_tables()->tables, from_python(dump, "<program>"), "<program>");
+  return py::bytes(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+}
+
+// Firmware commands as `anec-fw encode`, `decode` and `validate` take them.
+py::bytes fw_encode(const py::object &command) {
+  const fw::CommandTable &t = program_tables()->command_table();
+  auto bytes = fw::encode(fw::command_from_doc(tools::document_body(from_python(command, "<command>"),
+                                                                    "anec-fw.command", "<command>"),
+                                               t, "<command>"),
+                          t);
+  return py::bytes(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+}
+
+fw::Channel channel_of(const std::string &channel) {
+  if (channel != "ring" && channel != "exeloop")
+    throw py::value_error("channel '" + channel + "' is not one of ring, exeloop");
+  return channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring;
+}
+
+py::object fw_validate(const py::object &data, const std::string &channel) {
+  fw::Channel on = channel_of(channel);
+  const fw::CommandTable &t = program_tables()->command_table();
+  Input in = input_of(data, 1ull << 24, "a command");
+  return to_python(
+      tools::document("anec-fw.validate", tools::validation_doc(fw::validate(in.bytes, t, on), t)));
+}
+
+py::object fw_decode(const py::object &data) {
+  const fw::CommandTable &t = program_tables()->command_table();
+  Input in = input_of(data, 1ull << 24, "a command");
+  fw::Validation v = fw::validate(in.bytes, t);
+  if (!v.decoded) {
+    std::string why =
+        v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
+    throw Error("ANEC-FW-020", in.name + ": cannot be decoded (" + why + ")");
+  }
+  return to_python(tools::document("anec-fw.command", fw::command_to_doc(v.command, t)));
 }
 
 // Symbolic dimensions bound by name ("batch") or by input and axis ("x:1"), as `anec --dim` binds them.
@@ -126,12 +268,8 @@ compiler::Graph load(const Session &s, const py::object &model, const Dims &dims
     return compiler::read_model(std::string_view(bytes), "onnx", "<onnx.ModelProto>", s.catalog, bindings,
                                 keep_values);
   }
-  if (py::isinstance<py::bytes>(model) || py::isinstance<py::bytearray>(model) ||
-      py::isinstance<py::memoryview>(model)) {
-    // One contiguous copy, whatever the buffer's layout (a memoryview may be strided).
-    auto copy = py::reinterpret_steal<py::bytes>(PyBytes_FromObject(model.ptr()));
-    if (!copy)
-      throw py::error_already_set();
+  if (is_buffer(model)) {
+    py::bytes copy = bytes_of(model);
     std::string_view bytes(copy);
     return compiler::read_model(bytes, format_of(bytes), "<bytes>", s.catalog, bindings, keep_values);
   }
@@ -390,4 +528,11 @@ PYBIND11_MODULE(_anec, m) {
   m.def("place", &place, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none());
   m.def("eval", &eval, py::arg("model"), py::arg("inputs") = py::none(), py::arg("precision") = "fp32",
         py::arg("seed") = 1, py::arg("dims") = py::none());
+  m.def("load_program", &load_program, py::arg("program"), py::arg("generation") = py::none(),
+        "The dump document of a descriptor program (a path or bytes) and the reader's warnings.");
+  m.def("encode_program", &encode_program, py::arg("dump"), "The file a complete dump document describes.");
+  m.def("fw_encode", &fw_encode, py::arg("command"), "A firmware command's wire form.");
+  m.def("fw_decode", &fw_decode, py::arg("data"), "A firmware command's description.");
+  m.def("fw_validate", &fw_validate, py::arg("data"), py::arg("channel") = "ring",
+        "A firmware command's verdict, as `anec-fw validate --format json` prints it.");
 }

@@ -16,6 +16,7 @@
 #include "anec/support/text_out.hpp"
 #include "corpus.hpp"
 #include "desc_html.hpp"
+#include "desc_program.hpp"
 #include "document.hpp"
 #include "tool_main.hpp"
 
@@ -61,100 +62,19 @@ findings, 2 bad input.
 )";
 
 // A program file read as an hwx container (by its magic), an anec container (by its header) or
-// else as a raw chain. `chain` is the tree of the chain, a raw chain's left undecoded when the caller
-// decodes it itself (the audit, in flat form).
-struct Program {
-  InputFile file; // mapped: a 48 MB chain is not copied
-  std::span<const uint8_t> bytes;
-  std::shared_ptr<const desc::TdSchema> schema;
-  std::optional<desc::Hwx> hwx;
-  std::optional<desc::Anec> anec;
-  desc::Chain chain;
+// else as a raw chain (tools/desc_program.hpp), mapped: a 48 MB chain is not copied.
+struct Program : tools::DescProgram {
+  InputFile file;
 };
 
-bool is_hwx(std::span<const uint8_t> b) {
-  return b.size() >= 12 && b[0] == 0xce && b[1] == 0xfa && b[2] == 0xef && b[3] == 0xbe;
-}
+using tools::Databases;
+using tools::RawChain;
 
-// The descriptor generation of the targets whose hwx cpusubtype is `subtype`, from the tables.
-// The index generate writes (targets/index.tsv) is enough: the 28 tables are not loaded.
-int generation_of_subtype(const std::filesystem::path &tables, uint32_t subtype) {
-  std::set<uint64_t> generations;
-  std::string names;
-  for (const hal::IndexEntry &t : hal::load_index(tables / "targets")) {
-    if (t.cpusubtype != subtype) continue;
-    generations.insert(t.td_generation);
-    names += (names.empty() ? "" : ", ") + t.name;
-  }
-  if (generations.size() != 1)
-    throw Error("ANEC-DESC-003", "cpusubtype " + hex(subtype) + (names.empty() ? " is no target's" : " is shared by targets of several generations (" + names + ")") +
-                                     "; pass --generation N");
-  return int(*generations.begin());
-}
-
-// The register database of `generation`. ANEC-DESC-001 when there is none, ANEC-DESC-002 when it
-// cannot walk descriptors.
-desc::TdSchema database(const std::filesystem::path &tables, int generation) {
-  auto schema_path = tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml");
-  if (!std::filesystem::exists(schema_path))
-    throw Error("ANEC-DESC-001", "no register database for descriptor generation " +
-                                     std::to_string(generation) + " (" + schema_path.string() + ")");
-  desc::TdSchema schema = desc::TdSchema::load(schema_path);
-  if (!schema.walkable())
-    throw Error("ANEC-DESC-002", "the generation-" + std::to_string(generation) + " database (" +
-                                     schema_path.string() + ") has no stream layout to walk descriptors with");
-  return schema;
-}
-
-// The register databases, each loaded once in a run (an audit of many files shares them).
-class Databases {
-public:
-  explicit Databases(std::filesystem::path tables) : tables_(std::move(tables)) {}
-  const std::filesystem::path &tables() const { return tables_; }
-  std::shared_ptr<const desc::TdSchema> get(int generation) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::shared_ptr<const desc::TdSchema> &schema = loaded_[generation];
-    if (!schema)
-      schema = std::make_shared<const desc::TdSchema>(database(tables_, generation));
-    return schema;
-  }
-
-private:
-  std::filesystem::path tables_;
-  std::mutex mutex_;
-  std::map<int, std::shared_ptr<const desc::TdSchema>> loaded_;
-};
-
-enum class RawChain { Tree, Undecoded };
-
-// An hwx container is read whatever its generation: when no database walks its descriptors, the
-// container is decoded and the chain shown raw, with a warning. A raw chain needs a database.
 Program load(Databases &databases, const std::string &file, int generation, RawChain raw = RawChain::Tree) {
-  Program p{InputFile::open(file, 256ull << 20), {}, nullptr, std::nullopt, std::nullopt, {}};
-  p.bytes = p.file.bytes();
-  try {
-    if (generation < 0)
-      generation = is_hwx(p.bytes) ? generation_of_subtype(databases.tables(), le32(p.bytes, 8)) : 7;
-    p.schema = databases.get(generation);
-  } catch (const Error &e) {
-    if (!is_hwx(p.bytes) || !e.code().starts_with("ANEC-DESC-00")) throw;
-    std::fprintf(stderr, "anec-desc: warning: %s; the descriptors are shown raw\n", e.what());
-    auto unwalkable = std::make_shared<desc::TdSchema>();
-    unwalkable->generation = std::max(generation, 0);
-    p.schema = std::move(unwalkable);
-  }
-  if (is_hwx(p.bytes)) {
-    p.hwx = desc::read_hwx(p.bytes, *p.schema);
-    p.chain = p.hwx->chain;
-    if (p.schema->walkable() && !p.hwx->chain_not_decoded.empty())
-      std::fprintf(stderr, "anec-desc: warning: ANEC-HWX-103: %s; the descriptors are shown raw\n", p.hwx->chain_not_decoded.c_str());
-  } else if (desc::looks_like_anec(p.bytes)) {
-    p.anec = desc::read_anec(p.bytes, *p.schema);
-    p.chain = p.anec->chain;
-  } else if (raw == RawChain::Tree) {
-    p.chain = desc::decode_raw_chain(p.bytes, *p.schema);
-  }
-  return p;
+  InputFile input = InputFile::open(file, 256ull << 20);
+  std::span<const uint8_t> bytes = input.bytes();
+  auto warn = [](const std::string &w) { std::fprintf(stderr, "anec-desc: warning: %s\n", w.c_str()); };
+  return {tools::read_program(databases, bytes, generation, raw, warn), std::move(input)};
 }
 
 // A numeric option given as text (po::value<int> takes "-1" and a negative --td used to mean
@@ -198,9 +118,7 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
   if (format == "text") {
     out = p.hwx ? desc::hwx_text(*p.hwx, schema, only) : desc::anec_text(*p.anec, schema, only);
   } else {
-    Doc d = p.hwx    ? desc::hwx_doc(*p.hwx, schema, p.bytes, only)
-            : p.anec ? desc::anec_doc(*p.anec, schema, p.bytes, only)
-                     : desc::dump_doc(p.chain, schema, p.bytes, only);
+    Doc d = tools::program_doc(p, only);
     out = format == "html" ? tools::desc_html(d, p.bytes, file)
                            : tools::json_document("anec-desc.dump", std::move(d));
   }
@@ -374,12 +292,7 @@ int encode(const std::filesystem::path &tables, const std::vector<std::string> &
   po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
   po::notify(vm);
   if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs DUMP.json and -o FILE");
-  Doc dump = json::parse(read_text_file(file), file);
-  dump = tools::document_body(std::move(dump), "anec-desc.dump", file);
-  const Doc *g = dump.find("generation");
-  int generation = g && g->is(Doc::Kind::Int) ? int(g->as_int()) : 0;
-  auto schema = desc::TdSchema::load(tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml"));
-  auto bytes = desc::encode_dump(dump, schema, file);
+  auto bytes = tools::encode_program(tables, json::parse(read_text_file(file), file), file);
   write_output(out, bytes);
   std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
   return 0;

@@ -14,6 +14,7 @@
 #include "anec/support/toml.hpp"
 #include "corpus.hpp"
 #include "document.hpp"
+#include "fw_docs.hpp"
 #include "tool_main.hpp"
 
 #include <algorithm>
@@ -101,26 +102,7 @@ std::string command_text(const fw::Command &c, const fw::CommandTable &t) {
   return out;
 }
 
-Doc validation_doc(const fw::Validation &v, const fw::CommandTable &t) {
-  Doc d = Doc::table();
-  d.set("accepted", Doc::boolean(v.accepted()));
-  d.set("decoded", Doc::boolean(v.decoded));
-  d.set("bytes", Doc::integer(v.total_bytes));
-  d.set("command", fw::command_to_doc(v.command, t));
-  Doc vs = Doc::array();
-  for (const fw::Violation &x : v.violations) {
-    Doc e = Doc::table();
-    e.set("check", Doc::string(x.check));
-    e.set("code", Doc::string(x.code));
-    e.set("disposition", Doc::string(fw::disposition_name(x.disposition)));
-    if (x.status) e.set("status", Doc::integer(x.status, true));
-    e.set("offset", Doc::integer(int64_t(x.offset)));
-    e.set("message", Doc::string(x.message));
-    vs.push(std::move(e));
-  }
-  d.set("violations", std::move(vs));
-  return d;
-}
+using tools::validation_doc;
 
 int commands(const fs::path &tables, const std::vector<std::string> &args) {
   po::options_description o;

@@ -1,24 +1,33 @@
-"""anec: the engine's targets, model checks, estimates, placement and host evaluation from Python.
+"""anec: the engine's targets, model checks, estimates, placement and host evaluation, its
+task-descriptor programs and its firmware commands, from Python.
 
 The functions are thin bindings over the C++ libraries the command-line tools use, and give what
 they print: :func:`check`, :func:`estimate` and :func:`place` return the documents of
 ``anec check|estimate|place MODEL --target T --format json`` as dicts, :func:`eval` returns NumPy
-arrays as ``anec eval -o DIR`` writes them.
+arrays as ``anec eval -o DIR`` writes them, :func:`load_program` reads a program as
+``anec-desc dump`` does and :meth:`Program.encode` writes it back as ``anec-desc encode`` does;
+:mod:`anec.fw` encodes, decodes and validates firmware commands as ``anec-fw`` does.
 
-The tables are those of the source tree the module was built from, unless :func:`set_tables` or the
-environment variable ``ANEC_TABLES`` names others. Every failure of the libraries raises
-:class:`Error`, whose ``code`` is the reason code (``anec explain CODE`` says what it means).
+The tables are found as the tools find them: :func:`set_tables`, else the environment variable
+``ANEC_TABLES``, else the tables a wheel carries or an installed package was installed with, else
+the source tree the module was built from. Every failure of the libraries raises :class:`Error`,
+whose ``code`` is the reason code (``anec explain CODE`` says what it means).
 
 Example::
 
-    import anec
+    import anec, anec.fw
     anec.targets()                      # ['h11', 'h12', ...]
     t = anec.target("m1")               # an alias of h13
     t.num_nes, t.provenance("num_nes")  # 16, Provenance(confidence='measured', source='...')
     anec.check("model.onnx", target="h16")["verdict"]
+    p = anec.load_program("conv.hwx")   # container, header, descriptors -> registers -> fields
+    p.descriptors[0]["Common.InDim.Win"] = 77
+    patched = p.encode()
+    anec.fw.validate(anec.fw.encode({"command": "PING"})).disposition  # 'accept'
 """
 
 import importlib as _importlib
+import os as _os
 import pathlib as _pathlib
 
 try:
@@ -28,16 +37,40 @@ except ModuleNotFoundError as e:
         raise
     import _anec as _ext  # the build tree: <build>/python/module on the path
 
+from ._program import Descriptor, Program, Register, Stream  # noqa: E402
+
 Error, Provenance, Target = _ext.Error, _ext.Provenance, _ext.Target
-for _type in (Error, Provenance, Target):
+for _type in (Error, Provenance, Target, Program, Descriptor, Stream, Register):
     _type.__module__ = __name__
 
-# A wheel carries the tables beside the package; the build tree's module finds the source tree's.
-if (_pathlib.Path(__file__).parent / "tables" / "schema").is_dir():
-    _ext._set_packaged_tables(str(_pathlib.Path(__file__).parent / "tables"))
 
-__all__ = ["Error", "Provenance", "Target", "set_tables", "tables", "targets", "target", "check",
-           "estimate", "place", "eval"]
+def _package_resources():
+    """The tables (and modules) the package comes with: a wheel's tables/ folder beside the package,
+    or for a package installed by ``cmake --install`` the prefix's, at the paths relative to the
+    package that the install wrote into _installed.py (so a moved prefix still finds its own). The
+    build tree's module finds the source tree's and the build's modules by itself."""
+    here = _pathlib.Path(__file__).parent
+    if (here / "tables" / "schema").is_dir():
+        return here / "tables", None
+    try:
+        from . import _installed
+    except ImportError:
+        return None, None
+    return (here / _installed.TABLES).resolve(), (here / _installed.MODULES).resolve()
+
+
+_tables, _modules = _package_resources()
+if _tables is not None and (_tables / "schema").is_dir():
+    _ext._set_packaged_tables(str(_tables))
+# The modules the libraries load on first use (the ONNX reader): $ANEC_PLUGIN_DIR is where they look
+# first, and an installed package's are beside its prefix, not beside the interpreter.
+if _modules is not None and _modules.is_dir() and not _os.environ.get("ANEC_PLUGIN_DIR"):
+    _os.environ["ANEC_PLUGIN_DIR"] = str(_modules)
+
+from . import fw  # noqa: E402
+
+__all__ = ["Error", "Provenance", "Target", "Program", "Descriptor", "Stream", "Register", "set_tables",
+           "tables", "targets", "target", "check", "estimate", "place", "eval", "load_program", "fw"]
 
 Error.__doc__ = """A failure of the libraries: ``code`` is its reason code (ANEC-<AREA>-<NNN>), ``message``
 the text after it; ``str(error)`` is ``"CODE: message"``."""
@@ -124,3 +157,21 @@ def eval(model, inputs=None, precision="fp32", seed=1, dims=None):  # noqa: A001
     ``[N, D, C, H, W]``. An output the evaluator cannot compute is absent from the result.
     """
     return _ext.eval(model, inputs, precision, seed, dims)
+
+
+def load_program(program, generation=None):
+    """Read the task-descriptor program ``program`` (a path, or its ``bytes``) as ``anec-desc dump``
+    reads it: the container told by its bytes (an hwx container, an anec container, else a raw
+    descriptor chain), the register database of ``generation`` (default: for an hwx its
+    cpusubtype's, else 7, H13).
+
+    Returns a :class:`Program`: ``container``, ``header`` (the container's fields),
+    ``descriptors`` (each with ``registers``, each with ``fields``, names and values as the
+    database gives them, and byte offsets), ``doc`` (the document of
+    ``anec-desc dump --format json``) and ``encode()``. What the reader could not decode (an hwx
+    whose generation has no walkable database) is in ``warnings``. Raises :class:`Error` with the
+    reason code ``anec-desc`` prints for a file it cannot read (``ANEC-HWX-...``, ``ANEC-TD-...``,
+    ``ANEC-IO-001``).
+    """
+    doc, warnings = _ext.load_program(program, generation)
+    return Program(doc, warnings)

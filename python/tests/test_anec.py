@@ -313,3 +313,39 @@ def test_eval_errors(graph):
 def test_docstrings():
     for name in anec.__all__:
         assert getattr(anec, name).__doc__, name
+    for cls in (anec.Program, anec.Descriptor, anec.Stream, anec.Register):
+        for name, member in vars(cls).items():
+            if not name.startswith("_") and callable(getattr(member, "fget", member)):
+                assert member.__doc__, f"{cls.__name__}.{name}"
+
+
+def test_stubs_name_everything_public():
+    """The type stubs (.pyi) declare every public name of the package and of anec.fw, and every
+    public method and property of their classes."""
+    import ast
+    import anec.fw
+
+    def declared(stub):
+        tree = ast.parse((pathlib.Path(anec.__file__).parent / stub).read_text())
+        top, classes = set(), {}
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                classes[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} | {
+                    n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                top.add(node.name)
+            elif isinstance(node, ast.ImportFrom):
+                top.update(a.asname or a.name for a in node.names)
+        return top, classes
+
+    for module, stub in ((anec, "__init__.pyi"), (anec.fw, "fw.pyi")):
+        top, classes = declared(stub)
+        assert set(module.__all__) <= top, stub
+        for name in module.__all__:
+            cls = getattr(module, name)
+            if isinstance(cls, type) and name in classes and cls.__module__.startswith("anec"):
+                members = {n for n in vars(cls)
+                           if not n.startswith("_") or n in ("__getitem__", "__setitem__")}
+                if hasattr(cls, "__slots__") and name == "Violation":
+                    members |= set(cls.__slots__)
+                assert members <= classes[name], (name, members - classes[name])

@@ -54,10 +54,14 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
             anec.target("h99")
         except anec.Error as e:
             code = e.code
+        import anec.fw
+        fw = anec.fw.validate(anec.fw.encode({{"command": "PING"}})).disposition
         print(json.dumps({{"targets": len(anec.targets()), "h16": anec.target("m4").name,
-                          "verdict": anec.check({str(graph)!r}, target="h16")["verdict"], "code": code}}))
+                          "verdict": anec.check({str(graph)!r}, target="h16")["verdict"], "code": code,
+                          "fw": fw, "stubs": sorted(p.name for p in here.glob("*.pyi"))}}))
         """)
     # Away from the source tree, with nothing on PYTHONPATH: the installed package is the one used.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ANEC_TABLES")}
     result = json.loads(run(python, "-c", script, cwd=tmp_path, env=env))
-    assert result == {"targets": 28, "h16": "h16", "verdict": "native", "code": "ANEC-HAL-006"}
+    assert result == {"targets": 28, "h16": "h16", "verdict": "native", "code": "ANEC-HAL-006",
+                      "fw": "accept", "stubs": ["__init__.pyi", "fw.pyi"]}

@@ -2,8 +2,9 @@
 # into that prefix and runs it from there: without being told, it finds the prefix's tables, loads a
 # target table and checks a model on it; `--tables` overrides; then it extracts a table from BINARY
 # through the installed decode module, found beside it too (the scratch prefix is not the one the
-# build was configured for). A second consumer is compiled and linked with pkg-config alone, and
-# an installed tool is run.
+# build was configured for). A second consumer is compiled and linked with pkg-config alone, an
+# installed tool is run, and (when the build has the Python module) the installed Python package is
+# imported from the prefix and used (python_consumer.py).
 file(REMOVE_RECURSE ${WORK_DIR})
 macro(step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -66,4 +67,29 @@ execute_process(COMMAND ${clean} ${prefix}/bin/anec-hal --tables ${WORK_DIR}/non
                 RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "anec-hal --tables ${WORK_DIR}/none exits ${rc}, not 2")
+endif()
+
+# The installed Python package, from the prefix alone: it finds the prefix's tables and modules.
+if(PYTHON)
+  foreach(file __init__.py __init__.pyi fw.py fw.pyi _program.py py.typed _installed.py)
+    if(NOT EXISTS ${prefix}/${PYTHON_DIR}/anec/${file})
+      message(FATAL_ERROR "the install has no ${PYTHON_DIR}/anec/${file}")
+    endif()
+  endforeach()
+  execute_process(COMMAND ${clean} --unset=PYTHONPATH PYTHONPATH=${prefix}/${PYTHON_DIR}
+                          PYTHONDONTWRITEBYTECODE=1 ${PYTHON} ${SOURCE_DIR}/python_consumer.py ${prefix}
+                          ${TABLES_DIR} ${PROGRAM}
+                  WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc)
+    message(FATAL_ERROR "the Python consumer failed (${rc}):\n${out}\n${err}")
+  endif()
+  message(STATUS "${out}")
+  expect("^package: ${prefix}/${PYTHON_DIR}/anec\n")
+  expect("\ntables: ${prefix}/[^\n]*/anec/tables\nmodules: ${prefix}/lib/anec\n")
+  expect("\n28 targets; m1 -> h13; check on h16: native\n")
+  expect("\nonnx: (native|not installed)\n")
+  if(PROGRAM)
+    expect("\nprogram: hwx, [1-9][0-9]* descriptor\\(s\\), round trip identical\n")
+  endif()
+  expect("\nfw: accept\nset_tables: ${TABLES_DIR}\nANEC_TABLES: ${TABLES_DIR}\n$")
 endif()

@@ -1,0 +1,36 @@
+# Type stubs of anec.fw (python/anec/fw.py).
+import os
+from typing import Any, Literal, Mapping
+
+_Data = str | os.PathLike[str] | bytes | bytearray | memoryview
+
+class Violation:
+    """A check that fired."""
+
+    check: str
+    code: str
+    disposition: Literal["reject", "drop", "fault-and-reset", "warn"]
+    status: int
+    offset: int
+    message: str
+
+class Verdict:
+    """What the firmware does with a message."""
+
+    doc: dict[str, Any]
+    violations: list[Violation]
+    disposition: Literal["accept", "reject", "drop", "fault-and-reset"]
+    code: str | None
+    @property
+    def accepted(self) -> bool: ...
+    @property
+    def decoded(self) -> bool: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def command(self) -> dict[str, Any]: ...
+    def __bool__(self) -> bool: ...
+
+def encode(command: Mapping[str, Any]) -> bytes: ...
+def decode(data: _Data) -> dict[str, Any]: ...
+def validate(data: _Data, channel: Literal["ring", "exeloop"] = "ring") -> Verdict: ...
