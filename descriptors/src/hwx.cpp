@@ -220,10 +220,13 @@ void read_symbols(std::span<const uint8_t> bytes, const SymbolTable &t, Hwx &h) 
 Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema) {
   const layout::Struct &header = db().get("hwx.header"), &command = db().get("macho.load_command");
   uint64_t magic = bytes.size() >= 4 ? load_le(bytes, 0, 4) : 0;
-  if (bytes.size() < header.bytes || magic != *header.at("magic").value)
+  if (magic != *header.at("magic").value)
     throw Error("ANEC-HWX-001", "not an hwx container (magic " +
                                     (bytes.size() >= 4 ? hex(magic) : std::string("missing")) +
                                     ", expected " + hex(*header.at("magic").value) + ")");
+  if (bytes.size() < header.bytes)
+    throw Error("ANEC-HWX-001", "hwx header cut short: " + std::to_string(bytes.size()) +
+                                    " bytes, the header is " + std::to_string(header.bytes));
   layout::View hv(header, bytes, 0, kBad);
   Hwx h;
   h.cputype = uint32_t(hv.get("cputype"));

@@ -501,3 +501,13 @@ TEST(DescCli, EncodeChecksTheDumpsSchema) {
   fs::remove(json);
   fs::remove(back);
 }
+
+// An hwx cut inside its header is said to be cut short, not to have the wrong magic.
+TEST(DescCli, TruncatedHwxHeaderIsCutShort) {
+  fs::path f = fs::temp_directory_path() / ("anec-cut-" + std::to_string(::getpid()) + ".hwx");
+  write_output(f, std::vector<uint8_t>{0xce, 0xfa, 0xef, 0xbe, 0, 0, 0, 0, 0, 0, 0, 0});
+  std::string err;
+  EXPECT_EQ(run("dump " + f.string(), &err), 2);
+  EXPECT_NE(err.find("ANEC-HWX-001: hwx header cut short: 12 bytes"), std::string::npos) << err;
+  fs::remove(f);
+}
