@@ -1,6 +1,8 @@
-// libFuzzer target: arbitrary bytes as an hwx container, read and printed.
+// libFuzzer target: arbitrary bytes as an hwx container, read and printed as text and as the HTML
+// dump (its tree and hex view).
 #include "anec/descriptors/hwx.hpp"
 #include "anec/support/error.hpp"
+#include "desc_html.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const anec::desc::TdSchema schema =
@@ -8,6 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     auto h = anec::desc::read_hwx({data, size}, schema);
     anec::desc::hwx_text(h, schema);
+    anec::tools::desc_html(anec::desc::hwx_doc(h, schema, {data, size}), {data, size}, "fuzz");
   } catch (const anec::Error &) {
   }
   return 0;
