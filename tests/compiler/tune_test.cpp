@@ -26,13 +26,12 @@ namespace {
 const fs::path kTables = ANEC_TEST_TABLES_DIR;
 
 struct Tuner {
-  Numerics numerics = Numerics::load(kTables / "schema" / "numerics.toml");
   Calibration calibration = Calibration::load(kTables / "calibration" / "fitted.toml");
   std::vector<Rewrite> rewrites = load_rewrites(kTables / "schema" / "rewrites.toml");
 
   TuneResult run(const Graph &g, TuneOptions options = {}, const std::vector<Rewrite> *rules = nullptr) {
-    return tune(g, catalog(), numerics, rules ? *rules : rewrites, {&registry().get("h13")}, &calibration,
-                options);
+    return tune(g, catalog(), anec::test::numerics(), rules ? *rules : rewrites, {&registry().get("h13")},
+                &calibration, options);
   }
 };
 

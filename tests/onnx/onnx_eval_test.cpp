@@ -22,17 +22,12 @@
 using namespace anec;
 using namespace anec::compiler;
 using anec::test::catalog;
+using anec::test::numerics;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kTables = ANEC_TEST_TABLES_DIR;
 const fs::path kCache = ANEC_TEST_MODEL_CACHE;
-
-const Numerics &numerics() {
-  static const Numerics n = Numerics::load(kTables / "schema" / "numerics.toml");
-  return n;
-}
 
 // Deterministic values k/8 - 1 (exact in half and float), varied by `salt`.
 std::vector<float> ramp(size_t n, int salt) {
