@@ -286,12 +286,7 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
   d.set("model", Doc::string(model));
   Doc rows = Doc::array();
   for (const Placement &p : ps) {
-    Doc r = Doc::table();
-    r.set("target", Doc::string(p.target));
-    r.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
-    for (const char *b : {"engine", "gpu", "cpu"})
-      r.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
-    r.set("engine_flops_share", p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc());
+    Doc r = tools::place_summary_doc(p);
     r.set("boundaries", Doc::integer(int64_t(p.boundaries.size())));
     r.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
     rows.push(std::move(r));

@@ -107,13 +107,20 @@ inline Doc estimate_doc(const compiler::Estimate &e) {
   return d;
 }
 
-inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
+// What a placement comes to on its target: the partitions on the engine, the ops per backend and
+// the engine's share of the FLOPs (`place` prints it first, the placement matrix as a row).
+inline Doc place_summary_doc(const compiler::Placement &p) {
   Doc d = Doc::table();
   d.set("target", Doc::string(p.target));
   d.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
   for (const char *b : {"engine", "gpu", "cpu"})
     d.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
   d.set("engine_flops_share", p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc());
+  return d;
+}
+
+inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
+  Doc d = place_summary_doc(p);
   d.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
   d.set("transfer_us", Doc::number(p.transfer_us));
   Doc parts = Doc::array();

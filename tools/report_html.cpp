@@ -100,7 +100,8 @@ std::string heat_map(const ReportInput &in) {
   for (size_t i = 0; i < in.targets.size(); ++i)
     cells += heat_cell(in.checks[i], in.estimates[i], best, worst);
   auto swatch = [&](double ratio) {
-    return element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(ratio, worst)), "");
+    return element("span", attr("class", "swatch") + attr("style", "background:" + heat_colour(ratio, worst)),
+                   "");
   };
   std::string legend;
   if (best > 0) // the scale only where there are latencies to compare
