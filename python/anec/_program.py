@@ -11,6 +11,11 @@ _COMMON_KEYS = frozenset({"schema", "schema_version", "container", "file_bytes",
                           "database_complete", "kernel_data", "findings", "tds", "regions"})
 
 
+def _member(key, doc, on="_doc"):
+    """A read-only attribute: member ``key`` of the object's document (held in attribute ``on``)."""
+    return property(lambda self: getattr(self, on)[key], doc=doc)
+
+
 class Register:
     """One register word of a descriptor: where it is, its raw value and its decoded fields.
 
@@ -24,35 +29,19 @@ class Register:
     def __init__(self, doc):
         self._doc = doc
 
-    @property
-    def offset(self):
-        """The byte offset of the 32-bit word in the file."""
-        return self._doc["offset"]
-
-    @property
-    def address(self):
-        """The register's address in its block's register space."""
-        return self._doc["address"]
-
-    @property
-    def block(self):
-        """The register block (``'Common'``, ``'L2'``, ..., ``'Header'`` for a descriptor header word)."""
-        return self._doc["block"]
-
-    @property
-    def raw(self):
-        """The word as read from the file (not updated when a field is set)."""
-        return self._doc["raw"]
+    offset = _member("offset", "The byte offset of the 32-bit word in the file.")
+    address = _member("address", "The register's address in its block's register space.")
+    block = _member("block", "The register block (``'Common'``, ``'L2'``, ..., ``'Header'`` for a "
+                             "descriptor header word).")
+    raw = _member("raw", "The word as read from the file (not updated when a field is set).")
 
     @property
     def reserved(self):
         """The set bits no field covers (0 when none)."""
         return self._doc.get("reserved", 0)
 
-    @property
-    def fields(self):
-        """The decoded fields, ``{name: value}``: the document's own dict (changes take effect)."""
-        return self._doc["fields"]
+    fields = _member("fields", "The decoded fields, ``{name: value}``: the document's own dict (changes "
+                               "take effect).")
 
     @property
     def name(self):
@@ -86,25 +75,10 @@ class Stream:
     def __init__(self, doc):
         self._doc = doc
 
-    @property
-    def offset(self):
-        """The byte offset of the stream header in the file."""
-        return self._doc["offset"]
-
-    @property
-    def header(self):
-        """The stream header word."""
-        return self._doc["header"]
-
-    @property
-    def address(self):
-        """The address of the first register the stream writes."""
-        return self._doc["address"]
-
-    @property
-    def words(self):
-        """How many register words follow the header."""
-        return self._doc["words"]
+    offset = _member("offset", "The byte offset of the stream header in the file.")
+    header = _member("header", "The stream header word.")
+    address = _member("address", "The address of the first register the stream writes.")
+    words = _member("words", "How many register words follow the header.")
 
     @property
     def registers(self):
@@ -127,25 +101,10 @@ class Descriptor:
     def __init__(self, doc):
         self._doc = doc
 
-    @property
-    def index(self):
-        """The descriptor's place in the chain, from 0."""
-        return self._doc["index"]
-
-    @property
-    def offset(self):
-        """The byte offset of the descriptor in the file."""
-        return self._doc["offset"]
-
-    @property
-    def size(self):
-        """The descriptor's size in bytes."""
-        return self._doc["bytes"]
-
-    @property
-    def eon(self):
-        """Whether the descriptor ends the chain (its EON bit)."""
-        return self._doc["eon"]
+    index = _member("index", "The descriptor's place in the chain, from 0.")
+    offset = _member("offset", "The byte offset of the descriptor in the file.")
+    size = _member("bytes", "The descriptor's size in bytes.")
+    eon = _member("eon", "Whether the descriptor ends the chain (its EON bit).")
 
     @property
     def header(self):
@@ -211,25 +170,12 @@ class Program:
         self.doc = doc
         self.warnings = list(warnings)
 
-    @property
-    def container(self):
-        """``'hwx'``, ``'anec'`` or ``'raw-td-chain'``."""
-        return self.doc["container"]
-
-    @property
-    def generation(self):
-        """The descriptor generation whose register database decoded the program (7: H13)."""
-        return self.doc["generation"]
-
-    @property
-    def size(self):
-        """The file's size in bytes."""
-        return self.doc["file_bytes"]
-
-    @property
-    def database_complete(self):
-        """Whether the register database names every register of its generation."""
-        return self.doc["database_complete"]
+    container = _member("container", "``'hwx'``, ``'anec'`` or ``'raw-td-chain'``.", on="doc")
+    generation = _member("generation", "The descriptor generation whose register database decoded the "
+                                       "program (7: H13).", on="doc")
+    size = _member("file_bytes", "The file's size in bytes.", on="doc")
+    database_complete = _member("database_complete", "Whether the register database names every register "
+                                                     "of its generation.", on="doc")
 
     @property
     def header(self):
@@ -240,15 +186,10 @@ class Program:
             return self.doc["anec"]
         return {k: v for k, v in self.doc.items() if k not in _COMMON_KEYS}
 
-    @property
-    def kernel_data(self):
-        """Where the kernel data is: ``{'offset': ..., 'bytes': ...}``."""
-        return self.doc["kernel_data"]
-
-    @property
-    def findings(self):
-        """What the reader found wrong, each with its reason code (``code``), offset and message."""
-        return self.doc["findings"]
+    kernel_data = _member("kernel_data", "Where the kernel data is: ``{'offset': ..., 'bytes': ...}``.",
+                          on="doc")
+    findings = _member("findings", "What the reader found wrong, each with its reason code (``code``), "
+                                   "offset and message.", on="doc")
 
     @property
     def descriptors(self):
