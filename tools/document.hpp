@@ -49,12 +49,9 @@ inline Doc document(std::string_view schema, Doc body) {
   for (const SchemaVersion &s : kSchemas) {
     if (s.name != schema)
       continue;
-    Doc d = Doc::table(body.members().size() + 2);
-    d.append("schema", Doc::string(std::string(schema)));
-    d.append("schema_version", Doc::integer(s.version));
-    for (const DocMember &m : body.members())
-      d.append(m.key, m.value);
-    return d;
+    body.prepend("schema_version", Doc::integer(s.version));
+    body.prepend("schema", Doc::string(std::string(schema)));
+    return body;
   }
   throw Error("ANEC-INTERNAL", "no schema is listed for the document '" + std::string(schema) + "'");
 }
@@ -79,11 +76,9 @@ inline Doc document_body(Doc d, std::string_view schema, const std::string &sour
                 source + ": schema_version " +
                     (integer ? std::to_string(version->as_int()) : "(missing or not an integer)") +
                     " is not one this tool reads (1 to " + std::to_string(current) + ")");
-  Doc body = Doc::table(d.members().size());
-  for (const DocMember &m : d.members())
-    if (m.key != "schema" && m.key != "schema_version")
-      body.append(m.key, m.value);
-  return body;
+  d.erase("schema");
+  d.erase("schema_version");
+  return d;
 }
 
 // The document as printed: pretty JSON, newline-terminated.

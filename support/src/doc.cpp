@@ -1,5 +1,7 @@
 #include "anec/support/doc.hpp"
 
+#include <algorithm>
+
 namespace anec {
 
 Doc::Doc() = default;
@@ -102,6 +104,24 @@ Doc &Doc::append(std::string key, Doc value) {
   auto &members = std::get<std::vector<DocMember>>(payload_);
   members.push_back({std::move(key), std::move(value)});
   return members.back().value;
+}
+
+Doc &Doc::prepend(std::string key, Doc value) {
+  append(std::move(key), std::move(value));
+  auto &members = std::get<std::vector<DocMember>>(payload_);
+  std::rotate(members.begin(), members.end() - 1, members.end());
+  return members.front().value;
+}
+
+bool Doc::erase(std::string_view key) {
+  auto *members = std::get_if<std::vector<DocMember>>(&payload_);
+  if (!members)
+    return false;
+  auto it = std::find_if(members->begin(), members->end(), [&](const DocMember &m) { return m.key == key; });
+  if (it == members->end())
+    return false;
+  members->erase(it);
+  return true;
 }
 
 Doc &Doc::push(Doc value) {

@@ -26,6 +26,28 @@ TEST(Sha256, KnownVectors) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
+// prepend puts a member first, keeping the others' order; erase removes one and says whether it was
+// there.
+TEST(Doc, PrependAndEraseKeepTheOtherMembersInOrder) {
+  anec::Doc t = anec::Doc::table();
+  t.append("b", anec::Doc::integer(2));
+  t.append("c", anec::Doc::integer(3));
+  t.prepend("a", anec::Doc::integer(1)).hex = true;
+  std::string keys;
+  for (const anec::DocMember &m : t.members())
+    keys += m.key;
+  EXPECT_EQ(keys, "abc");
+  EXPECT_TRUE(t.members().front().value.hex);
+  EXPECT_TRUE(t.erase("b"));
+  EXPECT_FALSE(t.erase("b"));
+  EXPECT_FALSE(anec::Doc::integer(1).erase("a"));
+  keys.clear();
+  for (const anec::DocMember &m : t.members())
+    keys += m.key;
+  EXPECT_EQ(keys, "ac");
+  EXPECT_EQ(t.find("c")->as_int(), 3);
+}
+
 // A Doc holds one kind at a time: every accessor of another kind reads false, 0 or empty, and
 // building an array or a table replaces what was there.
 TEST(Doc, EachKindReadsOnlyItsOwnValue) {

@@ -46,6 +46,10 @@ public:
   Doc &set(std::string key, Doc value);
   // Appends key without looking for it: for readers whose source cannot repeat a key.
   Doc &append(std::string key, Doc value);
+  // Puts key first (a table's header members: the JSON documents' schema and version).
+  Doc &prepend(std::string key, Doc value);
+  // Removes key from a table; whether it was there.
+  bool erase(std::string_view key);
   Doc &push(Doc value);
 
   // Source position (1-based) when parsed from text; 0 when built in code.
