@@ -6,6 +6,7 @@ makes. Also the two file formats: graphs (anec-graph) and target definitions (an
 Run from ctest, which sets ANEC_TEST_TOOLS_DIR, ANEC_TEST_TABLES_DIR, ANEC_TEST_SHARED_DIR and
 ANEC_TEST_FIXTURES_DIR."""
 import copy
+import functools
 import json
 import os
 import pathlib
@@ -62,6 +63,7 @@ TUNABLE = {
 }
 
 
+@functools.cache
 def schema(name):
     return json.loads((SCHEMAS / f"{name}.schema.json").read_text())
 
@@ -77,6 +79,7 @@ def schema_names():
     return sorted(p.name[:-len(".schema.json")] for p in SCHEMAS.glob("*.schema.json"))
 
 
+@functools.cache
 def validator(name):
     s = schema(name)
     try:
