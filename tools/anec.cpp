@@ -233,11 +233,8 @@ std::string percent(double part, double whole) { return whole > 0 ? fmt(100.0 * 
 
 // The placement report of one target.
 std::string place_text(const Graph &g, const Placement &p) {
-  std::string out =
-      "place " + g.source + " on " + p.target + ": " + std::to_string(p.partitions_on("engine")) +
-      " engine partition(s), " + std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) +
-      " operation(s) on the engine (" + percent(p.engine_flops, p.flops) + " of the FLOPs), " +
-      std::to_string(p.count("gpu")) + " on the GPU, " + std::to_string(p.count("cpu")) + " on the CPU\n";
+  std::string out = "place " + g.source + " on " + p.target + ": " +
+                    tools::place_summary_text(p, percent(p.engine_flops, p.flops)) + "\n";
   out += "partitions:\n";
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     const Partition &part = p.partitions[k];
@@ -847,9 +844,7 @@ int report_command(const Ctx &ctx, const std::vector<std::string> &args) {
   std::vector<CheckResult> cs = check(g, ctx.catalog, targets);
   std::vector<Estimate> es = estimate(g, ctx.catalog, targets, calibration ? &*calibration : nullptr, chip);
   std::vector<Estimate> analytic = calibration ? estimate(g, ctx.catalog, targets, nullptr, chip) : es;
-  std::vector<Placement> ps;
-  for (size_t i = 0; i < targets.size(); ++i)
-    ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], analytic[i]));
+  std::vector<Placement> ps = ctx.place(g, targets, cs, analytic);
   ReasonCatalog reasons = ReasonCatalog::load(ctx.tables / "schema" / "reasons.toml");
   write_output(out, tools::report_html({g, models[0], targets, cs, es, ps, reasons, top}));
   std::fprintf(stderr, "report: %zu target(s) written to %s\n", targets.size(), out.c_str());
@@ -902,8 +897,8 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   std::vector<Estimate> es = estimate(g, ctx.catalog, targets, cal, chip);
   // The placement is printed by `place` and by a single-target `check`.
   std::vector<Placement> ps;
-  for (size_t i = 0; cmd != "estimate" && i < targets.size(); ++i)
-    ps.push_back(place(g, ctx.catalog, *targets[i], cs[i], es[i])); // analytic: only `estimate` calibrates
+  if (cmd != "estimate")
+    ps = ctx.place(g, targets, cs, es); // analytic: only `estimate` calibrates
   std::string out;
   if (cmd == "place") {
     if (target == "all" || format == "csv") out = place_matrix(ps, format, model);

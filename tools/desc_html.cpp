@@ -101,11 +101,11 @@ class Tree {
 public:
   size_t nodes = 0, ranged = 0;
 
-  // A node's own range, and what it and its descendants cover (an array has no range of its own,
+  // What a node and its descendants cover (an array has no range of its own,
   // but a stream's registers array tells the stream where its words lie).
   struct Out {
     std::string html;
-    std::optional<ByteRange> range, cover;
+    std::optional<ByteRange> cover;
   };
 
   Out node(const Doc &d, const std::string &id, const std::string &label, int depth) {
@@ -156,7 +156,7 @@ public:
       kids = element("div", attr("class", "leaf empty"), "(empty)");
     return {
         element("details", attrs, element("summary", "", head) + element("div", attr("class", "kids"), kids)),
-        range, range ? range : cover};
+        range ? range : cover};
   }
 };
 
@@ -305,10 +305,16 @@ const char *kJs = R"((function () {
     var b = ev.target.closest('.b');
     if (b) selectByte(Number(b.getAttribute('data-o')));
   });
+  // #byte= takes a decimal or 0x-prefixed offset; anything else is named in the status line.
   function fromAddress() {
-    var h = decodeURIComponent(location.hash.slice(1));
+    var h = location.hash.slice(1);
+    try { h = decodeURIComponent(h); } catch (e) { /* a stray '%': read as written */ }
     if (h.indexOf('sel=') === 0) select(h.slice(4), [], true);
-    else if (h.indexOf('byte=') === 0 && isFinite(Number(h.slice(5)))) selectByte(Number(h.slice(5)));
+    else if (h.indexOf('byte=') === 0) {
+      var v = h.slice(5);
+      if (/^(0x[0-9a-f]+|[0-9]+)$/i.test(v) && Number.isSafeInteger(Number(v))) selectByte(Number(v));
+      else status.textContent = 'byte=' + v + ': not a byte offset';
+    }
   }
   window.addEventListener('hashchange', fromAddress);
   fromAddress();

@@ -4,6 +4,7 @@
 #pragma once
 #include "anec/compiler/calibration.hpp"
 #include "anec/compiler/ops.hpp"
+#include "anec/compiler/place.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/hal/schema.hpp"
 
@@ -55,6 +56,18 @@ public:
   compiler::Calibration calibration(const std::string &file) const {
     return compiler::Calibration::load(file.empty() ? tables / "calibration" / "fitted.toml"
                                                     : std::filesystem::path(file));
+  }
+
+  // Each target's placement, from its check and its estimate (the analytic one: only `estimate`
+  // calibrates).
+  std::vector<compiler::Placement> place(const compiler::Graph &g,
+                                         const std::vector<const hal::Target *> &targets,
+                                         const std::vector<compiler::CheckResult> &checks,
+                                         const std::vector<compiler::Estimate> &estimates) const {
+    std::vector<compiler::Placement> out;
+    for (size_t i = 0; i < targets.size(); ++i)
+      out.push_back(compiler::place(g, catalog, *targets[i], checks[i], estimates[i]));
+    return out;
   }
 
 private:

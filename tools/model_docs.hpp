@@ -119,6 +119,15 @@ inline Doc place_summary_doc(const compiler::Placement &p) {
   return d;
 }
 
+// The placement in one sentence, as `anec place` and `anec report` print it; `share` is the engine's
+// share of the FLOPs as the caller writes numbers.
+inline std::string place_summary_text(const compiler::Placement &p, const std::string &share) {
+  return std::to_string(p.partitions_on("engine")) + " engine partition(s), " +
+         std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) +
+         " operation(s) on the engine (" + share + " of the FLOPs), " + std::to_string(p.count("gpu")) +
+         " on the GPU, " + std::to_string(p.count("cpu")) + " on the CPU";
+}
+
 inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
   Doc d = place_summary_doc(p);
   d.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());

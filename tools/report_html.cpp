@@ -1,6 +1,7 @@
 #include "report_html.hpp"
 
 #include "html.hpp"
+#include "model_docs.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -63,7 +64,7 @@ std::string heat_colour(double ratio, double worst) {
 }
 
 std::string heat_cell(const CheckResult &c, const Estimate &e, double best, double worst) {
-  bool known = e.complete() && best > 0;
+  bool known = e.complete() && e.latency_us > 0 && best > 0;
   double ratio = known ? e.latency_us / best : 0;
   bool rejected = c.verdict == Verdict::Reject;
   std::string counts;
@@ -94,7 +95,7 @@ std::string heat_cell(const CheckResult &c, const Estimate &e, double best, doub
 std::string heat_map(const ReportInput &in) {
   double best = fastest_us(in.estimates), worst = 1;
   for (const Estimate &e : in.estimates)
-    if (e.complete() && best > 0)
+    if (e.complete() && e.latency_us > 0 && best > 0)
       worst = std::max(worst, e.latency_us / best);
   std::string cells;
   for (size_t i = 0; i < in.targets.size(); ++i)
@@ -203,19 +204,22 @@ std::string decade_label(int k) {
 
 constexpr double kW = 380, kH = 260, kLeft = 48, kRight = 12, kTop = 12, kBottom = 36;
 
+std::string line(double x1, double y1, double x2, double y2, const std::string &cls) {
+  return "<line class=\"" + cls + "\" x1=\"" + number(x1, 4) + "\" y1=\"" + number(y1, 4) + "\" x2=\"" +
+         number(x2, 4) + "\" y2=\"" + number(y2, 4) + "\"/>";
+}
+
 std::string grid(const Axis &x, const Axis &y) {
   std::string out;
   for (int k = int(x.lo); k <= int(x.hi); ++k) {
     std::string px = number(x.at(k), 4);
-    out += "<line class=\"grid\" x1=\"" + px + "\" y1=\"" + number(kTop) + "\" x2=\"" + px + "\" y2=\"" +
-           number(kH - kBottom) + "\"/>";
+    out += line(x.at(k), kTop, x.at(k), kH - kBottom, "grid");
     out += "<text class=\"tick\" x=\"" + px + "\" y=\"" + number(kH - kBottom + 14) +
            "\" text-anchor=\"middle\">" + decade_label(k) + "</text>";
   }
   for (int k = int(y.lo); k <= int(y.hi); ++k) {
     std::string py = number(y.at(k), 4);
-    out += "<line class=\"grid\" x1=\"" + number(kLeft) + "\" y1=\"" + py + "\" x2=\"" + number(kW - kRight) +
-           "\" y2=\"" + py + "\"/>";
+    out += line(kLeft, y.at(k), kW - kRight, y.at(k), "grid");
     out += "<text class=\"tick\" x=\"" + number(kLeft - 4) + "\" y=\"" + py +
            "\" text-anchor=\"end\" dominant-baseline=\"middle\">" + decade_label(k) + "</text>";
   }
@@ -224,11 +228,6 @@ std::string grid(const Axis &x, const Axis &y) {
   out += "<text class=\"axis-label\" transform=\"translate(11 " + number((kTop + kH - kBottom) / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">throughput (FLOP/s)</text>";
   return out;
-}
-
-std::string line(double x1, double y1, double x2, double y2, const std::string &cls) {
-  return "<line class=\"" + cls + "\" x1=\"" + number(x1, 4) + "\" y1=\"" + number(y1, 4) + "\" x2=\"" +
-         number(x2, 4) + "\" y2=\"" + number(y2, 4) + "\"/>";
 }
 
 std::string ceiling_value(const Ceiling &c) {
@@ -426,13 +425,9 @@ std::string boundaries(const Graph &g, const Placement &p) {
 }
 
 std::string placement(const Graph &g, const Placement &p) {
-  std::string summary =
-      std::to_string(p.partitions_on("engine")) + " engine partition(s); " +
-      std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) +
-      " operation(s) on the engine (" +
-      (p.flops > 0 ? number(100 * p.engine_flops / p.flops) + "%" : std::string("-")) + " of the FLOPs), " +
-      std::to_string(p.count("gpu")) + " on the GPU, " + std::to_string(p.count("cpu")) +
-      " on the CPU; placed: " + (p.complete ? us_text(p.latency_us) : std::string("unknown")) + ".";
+  std::string share = p.flops > 0 ? number(100 * p.engine_flops / p.flops) + "%" : "-";
+  std::string summary = place_summary_text(p, share) + "; placed: " +
+                        (p.complete ? us_text(p.latency_us) : std::string("unknown")) + ".";
   return "<h3>Placement</h3>" + element("p", "", summary) + partition_rows(p) +
          "<h4>Off the engine, and why</h4>" + fallbacks(p) + boundaries(g, p);
 }
@@ -475,7 +470,9 @@ std::vector<FindingGroup> group_findings(const std::vector<CheckResult> &checks)
       auto [it, fresh] = index.emplace(key, groups.size());
       if (fresh)
         groups.push_back({&f, {}});
-      groups[it->second].targets.push_back(c.target);
+      std::vector<std::string> &on = groups[it->second].targets;
+      if (on.empty() || on.back() != c.target) // a target that reports it twice is one target
+        on.push_back(c.target);
     }
   std::stable_sort(groups.begin(), groups.end(), [](const FindingGroup &a, const FindingGroup &b) {
     return a.first->severity < b.first->severity;
@@ -609,7 +606,9 @@ const char *kJs = R"((function () {
   });
   // A link to a target opens its details.
   function open_target() {
-    var t = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var h = location.hash.slice(1);
+    try { h = decodeURIComponent(h); } catch (e) { /* a stray '%': read as written */ }
+    var t = document.getElementById(h);
     if (t && t.tagName === 'DETAILS') t.open = true;
   }
   window.addEventListener('hashchange', open_target);

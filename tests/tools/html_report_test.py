@@ -339,6 +339,16 @@ def check_desc(a, browser, out):
           "#byte= marks the nodes that cover it (%s)" % sorted(covers))
     check(len([c for c in dom.find("span", "b") if "hl" in c.classes()]) == 4,
           "#byte= highlights the register")
+    dom = browser.dom(page, "#byte=0x%x" % (reg["offset"] + 1))
+    selected = [n.attrs.get("data-id") for n in dom.find("details", "selected")]
+    check(selected == ["tds/0/streams/0/registers/2"], "#byte= takes a 0x-prefixed offset (%s)" % selected)
+    # Addresses that name nothing: said in the status line, nothing selected, the script still running.
+    for fragment, said in (("#byte=-1", "byte=-1: not a byte offset"), ("#byte=", "byte=: not a byte offset"),
+                           ("#byte=1.5", "byte=1.5: not a byte offset"), ("#sel=a%", "no node a%")):
+        dom = browser.dom(page, fragment)
+        status = [n.all_text() for n in dom.find(id="status")]
+        check(status == [said] and not dom.find("details", "selected"),
+              "%s is reported, not followed (status %s)" % (fragment, status))
     self_contained(page)
     return page
 
