@@ -151,10 +151,16 @@ inline std::vector<uint8_t> encode_program(const std::filesystem::path &tables, 
                                            const std::string &source) {
   dump = document_body(std::move(dump), "anec-desc.dump", source);
   const Doc *g = dump.find("generation");
-  int generation = g && g->is(Doc::Kind::Int) ? int(g->as_int()) : 0;
-  auto schema =
-      desc::TdSchema::load(tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml"));
-  return desc::encode_dump(dump, schema, source);
+  if (!g || !g->is(Doc::Kind::Int))
+    throw Error("ANEC-ENC-001", source + ": the dump names no descriptor generation");
+  if (g->as_int() < 0 || g->as_int() > 255)
+    throw Error("ANEC-ENC-003",
+                source + ": 'generation' = " + std::to_string(g->as_int()) + " is out of range");
+  auto path = tables / "schema" / "td" / ("gen" + std::to_string(g->as_int()) + ".toml");
+  if (!std::filesystem::exists(path))
+    throw Error("ANEC-DESC-001", "no register database for descriptor generation " +
+                                     std::to_string(g->as_int()) + " (" + path.string() + ")");
+  return desc::encode_dump(dump, desc::TdSchema::load(path), source);
 }
 
 } // namespace anec::tools

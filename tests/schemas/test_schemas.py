@@ -122,6 +122,7 @@ def work(tmp_path_factory):
     corrupt[8] ^= 0xff  # the first command's header: its checksum no longer matches
     (d / "corrupt.bin").write_bytes(bytes(corrupt))
     tool("anec-desc", "convert", EXTERNAL / "tinygrad" / "conv.hwx", "-o", d / "conv.anec", ok=(0,))
+    tool("anec-hal", "encode", "h16", "-o", d / "h16.blob", ok=(0,))
     return d
 
 
@@ -141,7 +142,8 @@ CASES = {
                     ("anec", "estimate", "{work}/graph.json", "--target", "all", "--format", "json"),
                     ("anec", "estimate", PLIST, "--target", "all", "--format", "json")],
     "anec.place-matrix": [("anec", "place", PLIST, "--target", "all", "--format", "json")],
-    "anec.corpus": [("anec", "check", "{work}/models", PLIST, "--target", "h13", "--format", "json")],
+    "anec.corpus": [("anec", "check", "{work}/models", PLIST, "--target", "h13", "--format", "json"),
+                    ("anec", "estimate", "{work}/models", PLIST, "--target", "all", "--format", "json")],
     "anec.calibrate": [("anec", "calibrate", SHARED / "data" / "ane-measured" / "train.tsv", "--check", "--rows",
                         "--format", "json")],
     "anec.eval": [("anec", "eval", "{work}/graph.json", "--dim", "N=2", "--format", "json"),
@@ -178,7 +180,8 @@ CASES = {
                       ("anec-hal", "diff", "h11", "h11", "--all", "--format", "json")],
     "anec-hal.schema": [("anec-hal", "schema", "--format", "json")],
     "anec-hal.xref": [("anec-hal", "xref", FIXTURES / "libhal_O2.dylib", "--format", "json")],
-    "anec-target": [("anec-hal", "show", t, "--format", "json") for t in ("h11", "h13", "h16", "h18")],
+    "anec-target": [*(("anec-hal", "show", t, "--format", "json") for t in ("h11", "h13", "h16", "h18")),
+                    ("anec-hal", "decode", "{work}/h16.blob", "--target", "h16", "--format", "json")],
 }
 
 
