@@ -186,7 +186,8 @@ py::bytes encode_program(const py::object &dump) {
 
 // Firmware commands as `anec-fw encode`, `decode` and `validate` take them.
 py::bytes fw_encode(const py::object &command) {
-  const fw::CommandTable &t = program_tables()->command_table();
+  auto tables = program_tables(); // held: reading the argument may run Python code (set_tables)
+  const fw::CommandTable &t = tables->command_table();
   auto bytes = fw::encode(fw::command_from_doc(tools::document_body(from_python(command, "<command>"),
                                                                     "anec-fw.command", "<command>"),
                                                t, "<command>"),
@@ -202,14 +203,16 @@ fw::Channel channel_of(const std::string &channel) {
 
 py::object fw_validate(const py::object &data, const std::string &channel) {
   fw::Channel on = channel_of(channel);
-  const fw::CommandTable &t = program_tables()->command_table();
+  auto tables = program_tables(); // held: reading the argument may run Python code (set_tables)
+  const fw::CommandTable &t = tables->command_table();
   Input in = input_of(data, 1ull << 24, "a command");
   return to_python(
       tools::document("anec-fw.validate", tools::validation_doc(fw::validate(in.bytes, t, on), t)));
 }
 
 py::object fw_decode(const py::object &data) {
-  const fw::CommandTable &t = program_tables()->command_table();
+  auto tables = program_tables(); // held: reading the argument may run Python code (set_tables)
+  const fw::CommandTable &t = tables->command_table();
   Input in = input_of(data, 1ull << 24, "a command");
   fw::Validation v = fw::validate(in.bytes, t);
   if (!v.decoded) {
@@ -305,8 +308,7 @@ Placed placed(const py::object &model, const std::string &target, const Dims &di
   Placed p{load(*s, model, dims, false), {}, {}};
   p.checks = compiler::check(p.g, s->catalog, targets);
   std::vector<compiler::Estimate> es = compiler::estimate(p.g, s->catalog, targets, nullptr, chip);
-  for (size_t i = 0; i < targets.size(); ++i)
-    p.placements.push_back(compiler::place(p.g, s->catalog, *targets[i], p.checks[i], es[i]));
+  p.placements = s->place(p.g, targets, p.checks, es);
   return p;
 }
 

@@ -42,16 +42,17 @@ from ._program import Descriptor, Program, Register, Stream  # noqa: E402
 Error, Provenance, Target = _ext.Error, _ext.Provenance, _ext.Target
 for _type in (Error, Provenance, Target, Program, Descriptor, Stream, Register):
     _type.__module__ = __name__
+del _type
 
 
 def _package_resources():
-    """The tables (and modules) the package comes with: a wheel's tables/ folder beside the package,
+    """The tables and modules the package comes with: a wheel's tables/ and modules/ folders,
     or for a package installed by ``cmake --install`` the prefix's, at the paths relative to the
     package that the install wrote into _installed.py (so a moved prefix still finds its own). The
     build tree's module finds the source tree's and the build's modules by itself."""
     here = _pathlib.Path(__file__).parent
     if (here / "tables" / "schema").is_dir():
-        return here / "tables", None
+        return here / "tables", here / "modules"
     try:
         from . import _installed
     except ImportError:
@@ -62,8 +63,8 @@ def _package_resources():
 _tables, _modules = _package_resources()
 if _tables is not None and (_tables / "schema").is_dir():
     _ext._set_packaged_tables(str(_tables))
-# The modules the libraries load on first use (the ONNX reader): $ANEC_PLUGIN_DIR is where they look
-# first, and an installed package's are beside its prefix, not beside the interpreter.
+# The modules the libraries load on first use (the ONNX reader, the BLAS module): $ANEC_PLUGIN_DIR is
+# where they look first, and a package's are in it or beside its prefix, not beside the interpreter.
 if _modules is not None and _modules.is_dir() and not _os.environ.get("ANEC_PLUGIN_DIR"):
     _os.environ["ANEC_PLUGIN_DIR"] = str(_modules)
 

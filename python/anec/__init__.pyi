@@ -2,7 +2,7 @@
 # python/anec/_program.py; anec.fw has its own, fw.pyi).
 import os
 import pathlib
-from typing import Any, Literal, Mapping, Protocol, overload
+from typing import Any, Literal, Protocol, overload
 
 from . import fw as fw
 
@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 _Path = str | os.PathLike[str]
-_Dims = Mapping[str, int] | None
+_Dims = dict[str, int] | None
 
 class _SerializesToOnnx(Protocol):  # onnx.ModelProto
     def SerializeToString(self) -> bytes: ...
@@ -149,7 +149,7 @@ def estimate(model: _Model, target: str = "h13", dims: _Dims = None,
 def place(model: _Model, target: Literal["all"], dims: _Dims = None) -> list[dict[str, Any]]: ...
 @overload
 def place(model: _Model, target: str = "h13", dims: _Dims = None) -> dict[str, Any]: ...
-def eval(model: _Model, inputs: Mapping[str, npt.ArrayLike] | None = None,
+def eval(model: _Model, inputs: dict[str, npt.ArrayLike] | None = None,
          precision: Literal["fp32", "fp16"] = "fp32", seed: int = 1,
          dims: _Dims = None) -> dict[str, np.ndarray]: ...
 def load_program(program: _Path | bytes | bytearray | memoryview,

@@ -1,6 +1,6 @@
 # Type stubs of anec.fw (python/anec/fw.py).
 import os
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 _Data = str | os.PathLike[str] | bytes | bytearray | memoryview
 
@@ -13,6 +13,7 @@ class Violation:
     status: int
     offset: int
     message: str
+    def __init__(self, doc: dict[str, Any]) -> None: ...
 
 class Verdict:
     """What the firmware does with a message."""
@@ -21,6 +22,7 @@ class Verdict:
     violations: list[Violation]
     disposition: Literal["accept", "reject", "drop", "fault-and-reset"]
     code: str | None
+    def __init__(self, doc: dict[str, Any]) -> None: ...
     @property
     def accepted(self) -> bool: ...
     @property
@@ -31,6 +33,6 @@ class Verdict:
     def command(self) -> dict[str, Any]: ...
     def __bool__(self) -> bool: ...
 
-def encode(command: Mapping[str, Any]) -> bytes: ...
+def encode(command: dict[str, Any]) -> bytes: ...
 def decode(data: _Data) -> dict[str, Any]: ...
 def validate(data: _Data, channel: Literal["ring", "exeloop"] = "ring") -> Verdict: ...

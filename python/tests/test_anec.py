@@ -1,24 +1,13 @@
 """The Python module anec over the libraries: every public function, its errors with their reason
 codes, and agreement with what the command-line tools print (ANEC_TEST_TOOLS_DIR, set by ctest)."""
 import json
-import os
 import pathlib
-import subprocess
 
 import numpy as np
 import pytest
 
 import anec
-
-TOOLS = os.environ.get("ANEC_TEST_TOOLS_DIR")
-needs_tools = pytest.mark.skipif(not TOOLS, reason="ANEC_TEST_TOOLS_DIR is not set (run from ctest)")
-
-
-def tool_json(tool, *args):
-    out = subprocess.run([os.path.join(TOOLS, tool), *args], check=False, capture_output=True, text=True)
-    assert out.returncode in (0, 1), out.stderr
-    return json.loads(out.stdout)
-
+from helpers import TOOLS, conv_relu_model, conv_relu_reference, needs_tools, tool_json
 
 def write_graph(path, doc):
     path.write_text(json.dumps(dict({"format": "anec-graph", "version": 1}, **doc)))
@@ -268,6 +257,22 @@ def test_onnx_model_objects():
     with pytest.raises(anec.Error) as e:
         anec.estimate(b"\x08\x07garbage")
     assert e.value.code == "ANEC-ONNX-001"
+
+
+def test_onnx_model_proto(tmp_path):
+    model, w, b = conv_relu_model()
+    path = tmp_path / "conv_relu.onnx"
+    path.write_bytes(model.SerializeToString())
+    for fn in (anec.check, anec.estimate, anec.place):
+        doc = fn(model, target="h16")
+        assert doc == fn(path, target="h16") == fn(path.read_bytes(), target="h16"), fn.__name__
+    r = anec.check(model, target="h16")
+    assert [(o["type"], o["verdict"]) for o in r["ops"]] == [("conv", "native"), ("relu", "native")]
+    if TOOLS:
+        assert r == tool_json("anec", "check", str(path), "--target", "h16", "--format", "json")
+    x = np.random.default_rng(1).standard_normal((1, 8, 4, 4)).astype(np.float32)
+    y = anec.eval(model, {"x": x})["y"]
+    np.testing.assert_allclose(y, conv_relu_reference(x, w, b), rtol=1e-5, atol=1e-5)
 
 
 def test_eval_matches_numpy(graph):

@@ -2,10 +2,8 @@
 tool's own output (ANEC_TEST_TOOLS_DIR, set by ctest), the wire form checked against
 docs/firmware-wire.md, and a corrupted command rejected with the reason the tool gives."""
 import json
-import os
 import pathlib
 import struct
-import subprocess
 import tomllib
 import zlib
 
@@ -13,26 +11,20 @@ import pytest
 
 import anec
 import anec.fw
+from helpers import needs_tools, run_tool, without_version
 
-TOOLS = os.environ.get("ANEC_TEST_TOOLS_DIR")
-needs_tools = pytest.mark.skipif(not TOOLS, reason="ANEC_TEST_TOOLS_DIR is not set (run from ctest)")
 COMMANDS = pathlib.Path(__file__).resolve().parents[2] / "tests" / "firmware" / "commands"
 EXAMPLES = sorted(p for p in COMMANDS.iterdir() if p.suffix in (".toml", ".json"))
 MAGIC = 0x454E5343  # docs/firmware-wire.md
 
 
 def fw_tool(*args):
-    out = subprocess.run([os.path.join(TOOLS, "anec-fw"), *map(str, args)], capture_output=True, text=True)
-    return out.returncode, out.stdout, out.stderr
+    return run_tool("anec-fw", *args)
 
 
 def description(path):
     with open(path, "rb") as f:
         return tomllib.load(f) if path.suffix == ".toml" else json.load(f)
-
-
-def without_version(doc):
-    return {k: v for k, v in doc.items() if k != "schema_version"}
 
 
 def cache_request():

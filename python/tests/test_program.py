@@ -2,17 +2,14 @@
 `anec-desc dump` reads them and written back byte for byte, fields changed through the API, and
 the errors with the reason codes `anec-desc` prints (ANEC_TEST_TOOLS_DIR, set by ctest)."""
 import json
-import os
 import pathlib
 import re
-import subprocess
 
 import pytest
 
 import anec
+from helpers import needs_tools, run_tool, without_version
 
-TOOLS = os.environ.get("ANEC_TEST_TOOLS_DIR")
-needs_tools = pytest.mark.skipif(not TOOLS, reason="ANEC_TEST_TOOLS_DIR is not set (run from ctest)")
 TESTDATA = pathlib.Path(__file__).resolve().parents[3] / "shared" / "testdata"
 TINYGRAD = TESTDATA / "external" / "tinygrad"
 KERNELS = TESTDATA / "external" / "eiln-ane" / "kernels"
@@ -24,9 +21,7 @@ CHAINS = sorted(KERNELS.rglob("*.bin")) if KERNELS.is_dir() else []
 
 
 def desc_tool(*args):
-    """anec-desc's exit code, stdout and stderr."""
-    out = subprocess.run([os.path.join(TOOLS, "anec-desc"), *map(str, args)], capture_output=True, text=True)
-    return out.returncode, out.stdout, out.stderr
+    return run_tool("anec-desc", *args)
 
 
 def cli_code(tmp_path, data):
@@ -36,10 +31,6 @@ def cli_code(tmp_path, data):
     rc, _, err = desc_tool("dump", path, "--format", "json")
     assert rc == 2, err
     return re.search(r"ANEC-[A-Z]+-\d+", err).group(0)
-
-
-def without_version(doc):
-    return {k: v for k, v in doc.items() if k != "schema_version"}
 
 
 def words(data, offset):
@@ -99,9 +90,9 @@ def test_same_decoding_as_anec_desc_dump(path):
 def test_hwx_container():
     data = (TINYGRAD / "conv.hwx").read_bytes()
     p = anec.load_program(TINYGRAD / "conv.hwx")
-    assert p.container == "hwx" and p.generation == 7 and p.database_complete in (True, False)
+    assert p.container == "hwx" and p.generation == 7
     assert p.header["cpusubtype"] == words(data, 8)  # the Mach-O header's cpusubtype
-    assert p.header["load_commands"] and p.header["relocations"] is not None
+    assert p.header["load_commands"] and isinstance(p.header["relocations"], list)
     assert "tds" not in p.header and "container" not in p.header
     assert p.descriptors and p.descriptors[-1].eon
     assert 0 <= p.kernel_data["offset"] <= len(data)
