@@ -63,6 +63,28 @@ std::string heat_colour(double ratio, double worst) {
   return "hsl(" + std::to_string(hue) + ",70%,80%)";
 }
 
+// Where an estimate's rates come from: every one fitted to the target's own measurements, some, or
+// none (the others predicted from other targets or from the tables; ch.18, docs/calibration.md).
+std::string rates_source(const Estimate &e) {
+  std::vector<const Param *> rates;
+  for (const auto &[name, p] : e.rates) // the calibrated model's
+    rates.push_back(&p);
+  if (rates.empty()) // the analytic model's
+    rates = {&e.peak_tflops, &e.bandwidth_gbps, &e.floor_ms};
+  size_t predicted = std::count_if(rates.begin(), rates.end(), [](const Param *p) {
+    return p->provenance.find("predicted") != std::string::npos;
+  });
+  return predicted == 0 ? "measured" : predicted == rates.size() ? "predicted" : "partly predicted";
+}
+
+// The cell's note: the calibrated model's band and where its rates come from.
+std::string estimate_note(const Estimate &e) {
+  std::string band = e.model == "calibrated" && e.latency_high_us > 0
+                         ? number(e.latency_low_us) + "–" + number(e.latency_high_us) + " µs, "
+                         : "";
+  return band + rates_source(e) + " rates";
+}
+
 std::string heat_cell(const CheckResult &c, const Estimate &e, double best, double worst) {
   bool known = e.complete() && e.latency_us > 0 && best > 0;
   double ratio = known ? e.latency_us / best : 0;
@@ -80,12 +102,13 @@ std::string heat_cell(const CheckResult &c, const Estimate &e, double best, doub
       element("span", attr("class", "verdict"), rejected ? "✕ reject" : verdict_name(c.verdict)) +
       element("span", attr("class", "lat"), known ? us_text(e.latency_us) : "unknown") +
       element("span", attr("class", "ratio"), known ? "×" + number(ratio) : "") +
+      element("span", attr("class", "band"), known ? estimate_note(e) : "") +
       element("span", attr("class", "counts"), counts);
   std::string attrs =
       attr("class", rejected ? "heat-cell rejected" : "heat-cell") +
       attr("href", "#" + target_anchor(c.target)) + attr("data-target", c.target) +
       attr("data-verdict", verdict_name(c.verdict)) +
-      attr("data-latency-us", known ? number(e.latency_us, 6) : "") +
+      attr("data-latency-us", known ? number(e.latency_us, 6) : "") + attr("data-rates", rates_source(e)) +
       attr("style", known ? "background:" + heat_colour(ratio, worst) : "background:#ddd") +
       attr("title", c.target + ": " + verdict_name(c.verdict) + ", " +
                         (known ? us_text(e.latency_us) + ", " + e.bound + "-bound" : "unknown"));
@@ -110,7 +133,9 @@ std::string heat_map(const ReportInput &in) {
              (worst > 1 ? swatch(worst) + " ×" + number(worst) + " the fastest's latency " : "");
   else
     legend = "no latency is known (unbound dimensions); ";
-  legend += element("span", attr("class", "swatch rejected-swatch"), "") + " rejected on the target";
+  legend += element("span", attr("class", "swatch rejected-swatch"), "") + " rejected on the target. " +
+            "Under each latency: the calibrated model's error band, and whether the target's rates were " +
+            "fitted to its own measurements or predicted from other targets' (docs/calibration.md).";
   return element("section", attr("id", "matrix"),
                  "<h2>Target matrix</h2>" + element("div", attr("class", "heat-map"), cells) +
                      element("p", attr("class", "legend"), legend));
@@ -557,7 +582,7 @@ nav a,a{color:#1f5fbf;text-decoration:none}
 .heat-cell{display:flex;flex-direction:column;padding:6px 8px;border-radius:6px;color:#1d2330;
 border:2px solid transparent}
 .heat-cell .name{font-weight:600;font-size:15px}.heat-cell .lat{font-variant-numeric:tabular-nums}
-.heat-cell .ratio,.heat-cell .counts,.heat-cell .verdict{font-size:11px;color:#3b4352}
+.heat-cell .ratio,.heat-cell .counts,.heat-cell .verdict,.heat-cell .band{font-size:11px;color:#3b4352}
 .heat-cell.rejected{border-color:#b3261e;
 background-image:repeating-linear-gradient(45deg,transparent 0 6px,rgba(179,38,30,.18) 6px 9px)!important}
 .heat-cell.rejected .verdict{color:#b3261e;font-weight:600}
@@ -566,7 +591,8 @@ background-image:repeating-linear-gradient(45deg,transparent 0 6px,rgba(179,38,3
 .swatch{display:inline-block;width:14px;height:10px;border-radius:2px;vertical-align:middle}
 .rejected-swatch{border:2px solid #b3261e;width:10px;height:6px}
 .roofline-grid{display:flex;flex-wrap:wrap;gap:10px}
-.roofline-card{margin:0;background:#fff;border:1px solid #d8dde6;border-radius:6px;padding:4px 6px;width:380px}
+.roofline-card{margin:0;background:#fff;border:1px solid #d8dde6;border-radius:6px;padding:4px 6px;
+  width:380px}
 .roofline-card figcaption{font-size:12px}
 svg.roofline{display:block;font-size:10px}
 .grid{stroke:#e3e7ee;stroke-width:1}.tick{fill:#5b6474}.axis-label{fill:#3b4352;font-size:10px}
@@ -579,7 +605,8 @@ svg.roofline{display:block;font-size:10px}
 tr.partition{background:none}.dot{display:inline-block;width:9px;height:9px;border-radius:50%}
 .note{font-size:12px;color:#5b6474;margin:4px 0}
 table{border-collapse:collapse;font-size:12.5px;margin:4px 0}
-th,td{border-bottom:1px solid #e3e7ee;padding:3px 8px;text-align:left;vertical-align:top}
+th,td{border-bottom:1px solid #e3e7ee;padding:3px 8px;text-align:left;vertical-align:top;
+  overflow-wrap:anywhere}
 th{background:#eef1f6}
 .bar{display:inline-block;height:8px;background:#2f6fdb;margin-right:6px;border-radius:2px}
 details.target{background:#fff;border:1px solid #d8dde6;border-radius:6px;margin:6px 0;padding:4px 10px}

@@ -212,6 +212,14 @@ def check_report(a, browser, model, page, top):
                   "%s: %s point %s at its intensity and throughput" % (name, t, o["op"]))
             check(o["op"] in p.all_text(), "%s: %s point %s has a hover title" % (name, t, o["op"]))
         check(len(svg.find("line", "roof")) >= 2, "%s: %s has a compute and a bandwidth roof" % (name, t))
+        # The cell says whether the target's rates were measured on it or predicted.
+        provenance = [p["provenance"] for p in est["parameters"].values()]
+        predicted = sum("predicted" in p for p in provenance)
+        rates = ("measured" if not predicted else
+                 "predicted" if predicted == len(provenance) else "partly predicted")
+        cell = [c for c in cells if c.attrs.get("data-target") == t]
+        check(cell and cell[0].attrs.get("data-rates") == rates,
+              "%s: %s rates %s (%s)" % (name, t, rates, cell[0].attrs.get("data-rates") if cell else None))
 
         # Placement and top costs, in the target's details.
         place = tool_json(a.anec, tables, "place", model, "--target", t, "--format", "json")
