@@ -210,7 +210,9 @@ details.node>summary:hover{background:#eef1f6}
 .node.covers>summary{background:#fff1c9}
 .node.selected>summary{background:#ffd66b;outline:1px solid #c99700}
 #hex{font:12px/1.45 ui-monospace,Menlo,Consolas,monospace;background:#fff}
-.row{display:grid;grid-template-columns:9ch repeat(16,2.6ch) 17ch;white-space:pre}
+#hex-space{position:relative;width:68ch}#hex-rows{position:absolute;left:0;right:0}
+.row{display:grid;grid-template-columns:9ch repeat(16,2.6ch) 17ch;white-space:pre;height:18px;
+  line-height:18px}
 .addr{color:#8a93a3}.b{cursor:pointer;text-align:center;border-radius:2px}.b:hover{background:#dfe7f6}
 .b.hl{background:#ffd66b}.b.cur{outline:2px solid #b3261e}
 .ascii{color:#5b6474;padding-left:1ch}
@@ -221,27 +223,54 @@ details.node>summary:hover{background:#eef1f6}
 const char *kJs = R"((function () {
   var hexBox = document.getElementById('hex');
   var hex = hexBox.getAttribute('data-hex');
-  var shown = hex.length / 2;
+  var shown = hex.length / 2, rowCount = Math.ceil(shown / 16), ROW = 18, MARGIN = 24;
   function ch(c) {
     if (c < 32 || c > 126) return '.';
     var s = String.fromCharCode(c);
     return s === '&' ? '&amp;' : s === '<' ? '&lt;' : s === '>' ? '&gt;' : s;
   }
-  var rows = [];
-  for (var r = 0; r < shown; r += 16) {
+  // Only the rows in view, and a margin, are in the document (a megabyte would be a million
+  // cells): a spacer as tall as all the rows holds them, redrawn as the view scrolls. `mark` is
+  // what is highlighted: the bytes [s, e) and the byte selected.
+  var space = document.createElement('div'), rowsBox = document.createElement('div');
+  space.id = 'hex-space';
+  space.style.height = rowCount * ROW + 'px';
+  rowsBox.id = 'hex-rows';
+  space.appendChild(rowsBox);
+  hexBox.appendChild(space);
+  var mark = {s: 0, e: 0, cur: -1};
+  function row(r) {
     var h = '', a = '';
     for (var i = r; i < r + 16; i++) {
       if (i >= shown) { h += '<span></span>'; continue; }
-      var t = hex.substr(2 * i, 2);
-      h += '<span class="b" data-o="' + i + '">' + t + '</span>';
+      var t = hex.substr(2 * i, 2), c = 'b';
+      if (i >= mark.s && i < mark.e) c += ' hl';
+      if (i === mark.cur) c += ' cur';
+      h += '<span class="' + c + '" data-o="' + i + '">' + t + '</span>';
       a += ch(parseInt(t, 16));
     }
-    rows.push('<div class="row"><span class="addr">' + ('0000000' + r.toString(16)).slice(-8) + '</span>' +
-              h +
-              '<span class="ascii">' + a + '</span></div>');
+    return '<div class="row"><span class="addr">' + ('0000000' + r.toString(16)).slice(-8) + '</span>' +
+           h + '<span class="ascii">' + a + '</span></div>';
   }
-  hexBox.innerHTML = rows.join('');
-  var cells = hexBox.querySelectorAll('.b');
+  function render() {
+    var first = Math.max(0, Math.floor(hexBox.scrollTop / ROW) - MARGIN);
+    var last = Math.min(rowCount, Math.ceil((hexBox.scrollTop + hexBox.clientHeight) / ROW) + MARGIN);
+    var rows = [];
+    for (var k = first; k < last; k++) rows.push(row(16 * k));
+    rowsBox.style.top = first * ROW + 'px';
+    rowsBox.innerHTML = rows.join('');
+    hexBox.setAttribute('data-mark', mark.s + '-' + mark.e + (mark.cur >= 0 ? '@' + mark.cur : ''));
+  }
+  function showByte(o) {
+    if (o < shown) hexBox.scrollTop = Math.floor(o / 16) * ROW - hexBox.clientHeight / 2;
+  }
+  var pending = false;
+  hexBox.addEventListener('scroll', function () {
+    if (pending) return;
+    pending = true;
+    window.requestAnimationFrame(function () { pending = false; render(); });
+  });
+  render();
   var ranged = [];
   document.querySelectorAll('.node[data-s]').forEach(function (n) {
     ranged.push({el: n, s: Number(n.getAttribute('data-s')), e: Number(n.getAttribute('data-e')),
@@ -249,9 +278,7 @@ const char *kJs = R"((function () {
   });
   var status = document.getElementById('status');
   function clear() {
-    ['hl', 'cur'].forEach(function (c) {
-      hexBox.querySelectorAll('.' + c).forEach(function (e) { e.classList.remove(c); });
-    });
+    mark = {s: 0, e: 0, cur: -1};
     ['selected', 'covers'].forEach(function (c) {
       document.querySelectorAll('.node.' + c).forEach(function (e) { e.classList.remove(c); });
     });
@@ -272,13 +299,15 @@ const char *kJs = R"((function () {
     var text = id;
     if (node.hasAttribute('data-s')) {
       var s = Number(node.getAttribute('data-s')), e = Number(node.getAttribute('data-e'));
-      for (var i = s; i < e && i < cells.length; i++) cells[i].classList.add('hl');
-      if (s < cells.length) cells[s].scrollIntoView({block: 'center'});
+      mark.s = s;
+      mark.e = e;
+      showByte(s);
       text += ': bytes 0x' + s.toString(16) + ' to 0x' + e.toString(16) + ' (' + (e - s) + ')';
     } else {
       text += ': no byte range of its own';
     }
     node.querySelector('summary').scrollIntoView({block: 'nearest'});
+    render();
     status.textContent = text;
     return true;
   }
@@ -295,7 +324,9 @@ const char *kJs = R"((function () {
       select(best.el.getAttribute('data-id'), covering, true);
       status.textContent = 'byte 0x' + o.toString(16) + ' in ' + status.textContent;
     }
-    if (o < cells.length) cells[o].classList.add('cur');
+    mark.cur = o;
+    showByte(o); // the byte stays in view, not only the start of the node around it
+    render();
   }
   document.getElementById('tree').addEventListener('click', function (ev) {
     var s = ev.target.closest('summary');

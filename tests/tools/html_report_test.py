@@ -327,12 +327,20 @@ def check_desc(a, browser, out):
              ("tensors/0", None, 0)]
     for node_id, offset, count in cases:
         dom = browser.dom(page, "#sel=" + node_id)
-        cells = dom.find("span", "b")
-        check(len(cells) == size, "hex view: %d byte cells for %d bytes" % (len(cells), size))
-        lit = [int(c.attrs["data-o"]) for c in cells if "hl" in c.classes()]
-        want = list(range(offset, offset + count)) if offset is not None else []
-        check(lit == want, "#sel=%s highlights bytes %s (got %d from %s)" %
-              (node_id, (offset, count), len(lit), lit[:1]))
+        hexview = dom.find(id="hex")[0]
+        check(len(hexview.attrs.get("data-hex", "")) == 2 * size, "hex view: the file's %d bytes" % size)
+        # Only the rows in view are drawn: those drawn are whole rows in file order, the first highlighted
+        # byte among them, and each drawn byte highlighted exactly when it is in the node's range.
+        drawn = [int(c.attrs["data-o"]) for c in dom.find("span", "b")]
+        check(drawn and drawn == list(range(drawn[0], drawn[0] + len(drawn))) and drawn[0] % 16 == 0,
+              "#sel=%s: the hex view draws whole rows in order (%s..)" % (node_id, drawn[:1]))
+        lit = [int(c.attrs["data-o"]) for c in dom.find("span", "b") if "hl" in c.classes()]
+        want = [o for o in range(offset, offset + count) if o in drawn] if offset is not None else []
+        check(lit == want and (count == 0 or offset in drawn),
+              "#sel=%s highlights bytes %s (got %d from %s)" % (node_id, (offset, count), len(lit), lit[:1]))
+        mark = "%d-%d" % (offset, offset + count) if offset is not None else "0-0"
+        check(hexview.attrs.get("data-mark") == mark, "#sel=%s marks %s (%s)" %
+              (node_id, mark, hexview.attrs.get("data-mark")))
         node = dom.find("details", "node", data_id=node_id)
         check(len(node) == 1 and "selected" in node[0].classes(), "#sel=%s selects the node" % node_id)
         check(all("open" in p.attrs for p in node[0].ancestors() if p.tag == "details") if node else False,
@@ -347,6 +355,8 @@ def check_desc(a, browser, out):
           "#byte= marks the nodes that cover it (%s)" % sorted(covers))
     check(len([c for c in dom.find("span", "b") if "hl" in c.classes()]) == 4,
           "#byte= highlights the register")
+    check([int(c.attrs["data-o"]) for c in dom.find("span", "cur")] == [reg["offset"] + 1],
+          "#byte= outlines the byte")
     dom = browser.dom(page, "#byte=0x%x" % (reg["offset"] + 1))
     selected = [n.attrs.get("data-id") for n in dom.find("details", "selected")]
     check(selected == ["tds/0/streams/0/registers/2"], "#byte= takes a 0x-prefixed offset (%s)" % selected)
@@ -358,7 +368,21 @@ def check_desc(a, browser, out):
         check(status == [said] and not dom.find("details", "selected"),
               "%s is reported, not followed (status %s)" % (fragment, status))
     self_contained(page)
+    check_large_desc(a, browser, out, hwx.parent / "gemm.hwx")
     return page
+
+
+def check_large_desc(a, browser, out, hwx):
+    """A program of half a megabyte: the hex view draws the rows in view, not a cell per byte, and
+    follows a byte deep in the file."""
+    page = out / "gemm-hwx.html"
+    page.write_text(run([a.anec_desc, "--tables", a.tables, "dump", str(hwx), "--format", "html"]).stdout)
+    byte = os.path.getsize(hwx) - 100
+    dom = browser.dom(page, "#byte=%d" % byte)
+    drawn = [int(c.attrs["data-o"]) for c in dom.find("span", "b")]
+    check(0 < len(drawn) < 4096 and byte in drawn,
+          "%s: %d cells drawn around byte %d" % (hwx.name, len(drawn), byte))
+    check([int(c.attrs["data-o"]) for c in dom.find("span", "cur")] == [byte], "%s: the byte outlined" % hwx.name)
 
 
 def main():
