@@ -99,7 +99,7 @@ bool scalar(const Doc &d) {
 // The tree, written depth first; each node's range is known once its children are written.
 class Tree {
 public:
-  size_t nodes = 0, ranged = 0;
+  size_t nodes = 0, ranged = 0, undrawn = 0;
 
   // What a node and its descendants cover (an array has no range of its own,
   // but a stream's registers array tells the stream where its words lie).
@@ -127,9 +127,17 @@ public:
                       : o.cover;
     };
     if (d.is(Doc::Kind::Array)) {
-      for (size_t i = 0; i < d.items().size(); ++i)
+      for (size_t i = 0; i < d.items().size(); ++i) {
+        if (nodes >= kTreeNodes) {
+          size_t rest = d.items().size() - i;
+          undrawn += rest;
+          kids += element("div", attr("class", "leaf empty"),
+                          "… " + std::to_string(rest) + " more item(s) not drawn");
+          break;
+        }
         child(d.items()[i], "[" + std::to_string(i) + "]", path(std::to_string(i)),
               "[" + std::to_string(i) + "]");
+      }
     } else {
       for (const DocMember &m : d.members()) {
         if (transparent(m.key) && m.value.is(Doc::Kind::Table)) {
@@ -179,6 +187,10 @@ std::string header(const Doc &dump, std::span<const uint8_t> file, const std::st
       " bytes" + (generation ? ", descriptor generation " + std::to_string(generation->as_int()) : "") +
       (tds ? ", " + std::to_string(tds->items().size()) + " descriptor(s)" : "") + "; " +
       std::to_string(tree.nodes) + " nodes, " + std::to_string(tree.ranged) + " with a byte range";
+  if (tree.undrawn)
+    facts += "; the tree stops at " + std::to_string(kTreeNodes) + " nodes, " +
+             std::to_string(tree.undrawn) +
+             " item(s) not drawn (--td N draws descriptor N, --format json writes them all)";
   if (file.size() > kHexViewBytes)
     facts += "; the hex view shows the first " + std::to_string(kHexViewBytes) + " bytes";
   std::string help = "Select a node to highlight its bytes; select a byte to find the nodes that cover it. "

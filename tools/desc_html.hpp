@@ -26,6 +26,10 @@ std::optional<ByteRange> own_range(const Doc &node, std::optional<ByteRange> chi
 // still listed in the tree.
 inline constexpr uint64_t kHexViewBytes = 1u << 20;
 
+// At most this many tree nodes are drawn (a hundred descriptors of a raw chain, a page of some
+// 10 MB): an array's items past it are counted in one leaf, and the page's header says so.
+inline constexpr size_t kTreeNodes = 20000;
+
 std::string desc_html(const Doc &dump, std::span<const uint8_t> file, const std::string &title);
 
 } // namespace anec::tools

@@ -369,7 +369,37 @@ def check_desc(a, browser, out):
               "%s is reported, not followed (status %s)" % (fragment, status))
     self_contained(page)
     check_large_desc(a, browser, out, hwx.parent / "gemm.hwx")
+    check_long_chain(a, browser, out, hwx.parent.parent / "eiln-ane" / "kernels" / "activation" / "relu6.bin")
     return page
+
+
+def long_chain(descriptor, n, stride=0x300):
+    """n copies of a real descriptor (its first 0x274 bytes), each chained to the next: the task ID
+    in bits 15:0 of word 0, EON (bit 25) on the last only, NextPointer at 0x1c."""
+    chain = bytearray(n * stride + 0x80)
+    for i in range(n):
+        at = i * stride
+        chain[at:at + 0x274] = descriptor[:0x274]
+        word0 = struct.unpack_from("<I", chain, at)[0] & ~0xffff | i
+        struct.pack_into("<I", chain, at, word0 & ~(1 << 25) if i + 1 < n else word0 | 1 << 25)
+        struct.pack_into("<I", chain, at + 0x1c, (i + 1) * stride if i + 1 < n else 0)
+    return bytes(chain)
+
+
+def check_long_chain(a, browser, out, descriptor):
+    """A chain of 400 descriptors: the tree stops at its node budget and says so, the page stays
+    small enough to open, and a byte in a drawn descriptor is still found."""
+    chain = out / "chain400.bin"
+    chain.write_bytes(long_chain(descriptor.read_bytes(), 400))
+    page = out / "chain400.html"
+    page.write_text(run([a.anec_desc, "--tables", a.tables, "dump", str(chain), "--format", "html"]).stdout)
+    text = page.read_text()
+    check("the tree stops at 20000 nodes" in text and "more item(s) not drawn" in text,
+          "chain400: the tree says where it stops")
+    check(page.stat().st_size < 16 << 20, "chain400: the page is %d bytes" % page.stat().st_size)
+    dom = browser.dom(page, "#byte=%d" % 0x310)
+    status = [n.all_text() for n in dom.find(id="status")]
+    check(status and status[0].startswith("byte 0x310 in tds/1/"), "chain400: byte 0x310 found (%s)" % status)
 
 
 def check_large_desc(a, browser, out, hwx):
