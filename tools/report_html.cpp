@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numbers>
 #include <string_view>
@@ -179,6 +180,37 @@ struct Point {
   double intensity, throughput; // FLOP/byte, FLOP/s
 };
 
+// A chart draws at most this many points (the most expensive operations) and a table or list at
+// most this many rows; each says how many it leaves out, so that a model of ten thousand operations
+// still gives a page a browser opens (anec estimate|place --format json lists them all).
+constexpr size_t kMostPoints = 400, kMostRows = 200;
+
+std::string left_out(size_t left, const std::string &what) {
+  return left == 0 ? ""
+                   : element("p", attr("class", "note left-out"),
+                             "… and " + std::to_string(left) + " more " + what +
+                                 " (--format json of anec estimate or place lists them all)");
+}
+
+// The `most` most expensive of `ps`, in their order.
+std::vector<Point> most_expensive(std::vector<Point> ps, size_t most) {
+  if (ps.size() <= most)
+    return ps;
+  std::vector<double> us;
+  for (const Point &p : ps)
+    us.push_back(op_us(*p.op));
+  std::nth_element(us.begin(), us.begin() + long(most - 1), us.end(), std::greater<>());
+  double cut = us[most - 1];
+  size_t above =
+      size_t(std::count_if(ps.begin(), ps.end(), [&](const Point &p) { return op_us(*p.op) > cut; }));
+  size_t ties = most - above; // the first of those at the cut, in order
+  std::vector<Point> out;
+  for (const Point &p : ps)
+    if (double t = op_us(*p.op); t > cut || (t == cut && ties > 0 && ties--))
+      out.push_back(p);
+  return out;
+}
+
 std::vector<Point> points(const Estimate &e, const Placement &p, std::vector<std::string> *unplotted) {
   std::unordered_map<std::string_view, std::string_view> backend;
   for (const PlacedOp &o : p.ops)
@@ -314,7 +346,8 @@ std::string point_svg(const Point &p, const Axis &x, const Axis &y) {
 
 std::string roofline(const Estimate &e, const Placement &p) {
   std::vector<std::string> unplotted;
-  std::vector<Point> ps = points(e, p, &unplotted);
+  std::vector<Point> all = points(e, p, &unplotted);
+  std::vector<Point> ps = most_expensive(all, kMostPoints);
   std::vector<Ceiling> cs = ceilings(e);
   std::vector<double> xs, ys;
   for (const Point &pt : ps)
@@ -340,7 +373,8 @@ std::string roofline(const Estimate &e, const Placement &p) {
           : element("p", attr("class", "note"),
                     "not plotted (no FLOPs, bytes or estimate): " + escape(join_names(unplotted, 6)));
   return element("figure", attr("class", "roofline-card") + attr("id", "roof-" + e.target),
-                 element("figcaption", "", caption) + svg + note);
+                 element("figcaption", "", caption) + svg + note +
+                     left_out(all.size() - ps.size(), "cheaper operation(s), not plotted"));
 }
 
 std::string rooflines(const ReportInput &in) {
@@ -405,7 +439,7 @@ std::string top_costs(const Estimate &e, size_t top) {
 
 std::string partition_rows(const Placement &p) {
   std::string rows = row({"#", "runs on", "operations", "MFLOP", "time"}, "", true);
-  for (size_t k = 0; k < p.partitions.size(); ++k) {
+  for (size_t k = 0; k < p.partitions.size() && k < kMostRows; ++k) {
     const Partition &part = p.partitions[k];
     std::vector<std::string> names;
     for (size_t i = part.first; i < part.first + part.count; ++i)
@@ -415,14 +449,17 @@ std::string partition_rows(const Placement &p) {
                  p.complete ? us_text(part.latency_us) : "unknown"},
                 attr("class", "partition backend-" + part.backend));
   }
-  return element("table", attr("class", "partitions"), rows);
+  return element("table", attr("class", "partitions"), rows) +
+         left_out(p.partitions.size() - std::min(p.partitions.size(), kMostRows), "partition(s)");
 }
 
 std::string fallbacks(const Placement &p) {
   std::string items;
+  size_t listed = 0, off = 0;
   for (const PlacedOp &o : p.ops) {
-    if (o.backend == "engine")
+    if (o.backend == "engine" || ++off > kMostRows)
       continue;
+    ++listed;
     std::string why;
     for (const Finding *f : o.reasons)
       why += element("li", "",
@@ -436,17 +473,21 @@ std::string fallbacks(const Placement &p) {
   }
   if (items.empty())
     return element("p", attr("class", "note"), "Every operation runs on the engine.");
-  return element("ul", attr("class", "fallbacks"), items);
+  return element("ul", attr("class", "fallbacks"), items) +
+         left_out(off - listed, "operation(s) off the engine");
 }
 
 std::string boundaries(const Graph &g, const Placement &p) {
   if (p.boundaries.empty())
     return "";
   std::string rows = row({"tensor", "shape", "from → to", "kB", "transfer"}, "", true);
-  for (const Boundary &b : p.boundaries)
+  for (size_t k = 0; k < p.boundaries.size() && k < kMostRows; ++k) {
+    const Boundary &b = p.boundaries[k];
     rows += row({escape(b.tensor), escape(g.tensor(b.tensor)->shape.str()), escape(b.from + " → " + b.to),
                  number(b.bytes / 1e3), us_text(b.transfer_us)});
-  return "<h4>Boundaries</h4>" + element("table", attr("class", "boundaries"), rows);
+  }
+  return "<h4>Boundaries</h4>" + element("table", attr("class", "boundaries"), rows) +
+         left_out(p.boundaries.size() - std::min(p.boundaries.size(), kMostRows), "boundary tensor(s)");
 }
 
 std::string placement(const Graph &g, const Placement &p) {

@@ -291,6 +291,38 @@ def check_errors(a, out):
           "anec-desc dump --format htm: exit 2, ANEC-CLI-002")
 
 
+def check_large_report(a, out):
+    """A model of 1000 operations: each chart plots its 400 most expensive operations and says how
+    many it leaves out; the page stays small."""
+    ops = []
+    for i in range(1000):
+        kind = ("conv", "relu", "tan", "add")[i % 4]
+        inputs = ["t%d" % i] + (["t%d" % (i - 1)] if kind == "add" else [])
+        op = {"name": "op%d" % i, "op": kind, "inputs": inputs, "outputs": ["t%d" % (i + 1)]}
+        if kind == "conv":
+            op["attrs"] = {"out_channels": 32, "kernel": [3, 3], "pad": [1, 1, 1, 1]}
+        ops.append(op)
+    model = out / "chain1000.json"
+    model.write_text(json.dumps({"format": "anec-graph", "version": 1, "ops": ops, "outputs": ["t1000"],
+                                 "inputs": [{"name": "t0", "shape": [1, 32, 28, 28]}]}))
+    page = out / "chain1000.html"
+    run([a.anec, "--tables", a.tables, "report", str(model), "--target", "h16", "-o", str(page)])
+    est = tool_json(a.anec, a.tables, "estimate", str(model), "--target", "h16", "--format", "json")
+    timed = [o for o in est["ops"] if o["estimated"] and o["flops"] > 0 and o["bytes"] > 0 and
+             max(o["compute_us"], o["memory_us"]) > 0]
+    ranked = sorted(timed, key=lambda o: -max(o["compute_us"], o["memory_us"]))  # stable: ties in order
+    want = [o["op"] for o in timed if o in ranked[:400]]
+    dom = Dom(page.read_text()).root
+    plotted = [p.attrs.get("data-op") for p in dom.find("circle", "op-point")]
+    check(len(timed) > 400 and plotted == want,
+          "chain1000: the 400 most expensive of %d operations plotted, in order (%d)" %
+          (len(timed), len(plotted)))
+    notes = [n.all_text() for n in dom.find("p", "left-out")]
+    check(any(n.startswith("… and %d more cheaper operation(s)" % (len(timed) - 400)) for n in notes),
+          "chain1000: the chart says what it leaves out (%s)" % notes[:2])
+    check(page.stat().st_size < 2 << 20, "chain1000: a page of %d bytes" % page.stat().st_size)
+
+
 def check_escaping(a, browser, out):
     graph = json.loads(pathlib.Path(a.graph).read_text())
     evil = "conv<b>1</b>&\"x'"
@@ -444,6 +476,7 @@ def main():
     run([a.anec, "--tables", a.tables, "report", str(plist), "--target", "all", "-o", str(net)])
     check_report(a, browser, str(plist), net, 10)
     check_escaping(a, browser, out)
+    check_large_report(a, out)
     desc = check_desc(a, browser, out)
 
     shots = [browser.screenshot(mixed, out / "anec-report.png"),
