@@ -369,8 +369,9 @@ py::array output_array(const compiler::Values &v, compiler::Precision precision)
   return a;
 }
 
-py::dict eval(const py::object &model, const std::optional<std::map<std::string, py::object>> &inputs,
-              const std::string &precision, uint64_t seed, const Dims &dims) {
+// The outputs computed, by name, and the document `anec eval --format json` prints.
+py::tuple eval(const py::object &model, const std::optional<std::map<std::string, py::object>> &inputs,
+               const std::string &precision, uint64_t seed, const Dims &dims) {
   auto s = session();
   compiler::EvalOptions options;
   options.precision = precision_of(precision);
@@ -391,7 +392,7 @@ py::dict eval(const py::object &model, const std::optional<std::map<std::string,
   py::dict out;
   for (const auto &[name, v] : r.outputs)
     out[py::str(name)] = output_array(v, options.precision);
-  return out;
+  return py::make_tuple(out, to_python(tools::document("anec.eval", tools::eval_doc(g, r, options.precision))));
 }
 
 // A target as Python sees it: the fields as typed attributes, their provenance on request.

@@ -598,49 +598,6 @@ std::string file_name_of(const std::string &tensor) {
   return out + ".npy";
 }
 
-Doc eval_doc(const Graph &g, const EvalResult &r, Precision precision) {
-  Doc d = Doc::table();
-  d.set("model", Doc::string(g.source));
-  d.set("precision", Doc::string(precision == Precision::fp16 ? "fp16" : "fp32"));
-  d.set("gflop", Doc::number(r.report.flops / 1e9));
-  auto strings = [](const std::vector<std::string> &v) {
-    Doc a = Doc::array();
-    for (const std::string &s : v)
-      a.push(Doc::string(s));
-    return a;
-  };
-  Doc outputs = Doc::array();
-  for (const std::string &name : g.outputs) {
-    Doc o = Doc::table();
-    o.set("name", Doc::string(name));
-    auto it = r.outputs.find(name);
-    o.set("computed", Doc::boolean(it != r.outputs.end()));
-    if (it != r.outputs.end()) {
-      const std::vector<float> &v = it->second.v;
-      Doc shape = Doc::array();
-      for (int64_t x : it->second.d)
-        shape.push(Doc::integer(x));
-      o.set("shape", std::move(shape));
-      int64_t inf = std::count_if(v.begin(), v.end(), [](float x) { return std::isinf(x); });
-      o.set("infinities", Doc::integer(inf));
-    }
-    outputs.push(std::move(o));
-  }
-  d.set("outputs", std::move(outputs));
-  Doc un = Doc::array();
-  for (const auto &[op, why] : r.report.unevaluated) {
-    Doc u = Doc::table();
-    u.set("op", Doc::string(op));
-    u.set("why", Doc::string(why));
-    un.push(std::move(u));
-  }
-  d.set("unevaluated", std::move(un));
-  d.set("seeded", strings(r.report.seeded));
-  d.set("numerics", strings(r.report.numerics));
-  d.set("skipped", strings(r.report.skipped));
-  return d;
-}
-
 std::string eval_text(const Doc &d) {
   std::string out = "eval " + d.find("model")->as_string() + " (" + d.find("precision")->as_string() + ", " +
                     fmt(d.find("gflop")->as_float(), 4) + " GFLOP)\n";
@@ -695,7 +652,7 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
     }
     write_output_set(out_dir, files);
   }
-  Doc d = eval_doc(g, r, options.precision);
+  Doc d = tools::eval_doc(g, r, options.precision);
   std::string text = format == "json" ? json_document("anec.eval", std::move(d)) : eval_text(d);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return r.outputs.size() == g.outputs.size() ? 0 : 1;

@@ -1,13 +1,16 @@
-// The documents `anec check`, `estimate` and `place` print with --format json, shared by the tool and
-// the Python module (python/), so that both give the same fields.
+// The documents `anec check`, `estimate`, `place` and `eval` print with --format json, shared by the
+// tool and the Python module (python/), so that both give the same fields.
 #pragma once
 #include "anec/compiler/check.hpp"
 #include "anec/compiler/cost.hpp"
+#include "anec/compiler/eval.hpp"
 #include "anec/compiler/graph.hpp"
 #include "anec/compiler/place.hpp"
 #include "anec/support/diagnostic.hpp"
 #include "anec/support/doc.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -172,6 +175,52 @@ inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
   Doc unbound = Doc::array();
   for (const std::string &u : p.unbound) unbound.push(Doc::string(u));
   d.set("unbound", std::move(unbound));
+  return d;
+}
+
+// What `anec eval` reports: each graph output (computed or not, its shape and infinities), the
+// operations not evaluated and why, the tensors seeded, the fp16 events and the skipped operations.
+inline Doc eval_doc(const compiler::Graph &g, const compiler::EvalResult &r,
+                    compiler::Precision precision) {
+  Doc d = Doc::table();
+  d.set("model", Doc::string(g.source));
+  d.set("precision", Doc::string(precision == compiler::Precision::fp16 ? "fp16" : "fp32"));
+  d.set("gflop", Doc::number(r.report.flops / 1e9));
+  auto strings = [](const std::vector<std::string> &v) {
+    Doc a = Doc::array();
+    for (const std::string &s : v)
+      a.push(Doc::string(s));
+    return a;
+  };
+  Doc outputs = Doc::array();
+  for (const std::string &name : g.outputs) {
+    Doc o = Doc::table();
+    o.set("name", Doc::string(name));
+    auto it = r.outputs.find(name);
+    o.set("computed", Doc::boolean(it != r.outputs.end()));
+    if (it != r.outputs.end()) {
+      const std::vector<float> &v = it->second.v;
+      Doc shape = Doc::array();
+      for (int64_t x : it->second.d)
+        shape.push(Doc::integer(x));
+      o.set("shape", std::move(shape));
+      int64_t inf = std::count_if(v.begin(), v.end(), [](float x) { return std::isinf(x); });
+      o.set("infinities", Doc::integer(inf));
+    }
+    outputs.push(std::move(o));
+  }
+  d.set("outputs", std::move(outputs));
+  Doc un = Doc::array();
+  for (const auto &[op, why] : r.report.unevaluated) {
+    Doc u = Doc::table();
+    u.set("op", Doc::string(op));
+    u.set("why", Doc::string(why));
+    un.push(std::move(u));
+  }
+  d.set("unevaluated", std::move(un));
+  d.set("seeded", strings(r.report.seeded));
+  d.set("numerics", strings(r.report.numerics));
+  d.set("skipped", strings(r.report.skipped));
   return d;
 }
 

@@ -71,7 +71,7 @@ if _modules is not None and _modules.is_dir() and not _os.environ.get("ANEC_PLUG
 from . import fw  # noqa: E402
 
 __all__ = ["Error", "Provenance", "Target", "Program", "Descriptor", "Stream", "Register", "set_tables",
-           "tables", "targets", "target", "check", "estimate", "place", "eval", "load_program", "fw"]
+           "tables", "targets", "target", "check", "estimate", "place", "eval", "Outputs", "load_program", "fw"]
 
 Error.__doc__ = """A failure of the libraries: ``code`` is its reason code (ANEC-<AREA>-<NNN>), ``message``
 the text after it; ``str(error)`` is ``"CODE: message"``."""
@@ -155,9 +155,30 @@ def eval(model, inputs=None, precision="fp32", seed=1, dims=None):  # noqa: A001
     match the graph's shape); a missing input, and a constant without values, gets random values
     from ``seed``. ``precision='fp16'`` rounds where the engine rounds and applies its cliffs; the
     arrays are then float16. Shapes are ``[N, C, H, W]`` when the depth is 1, else
-    ``[N, D, C, H, W]``. An output the evaluator cannot compute is absent from the result.
+    ``[N, D, C, H, W]``.
+
+    Returns :class:`Outputs`, a dict of the outputs computed whose ``report`` is the document
+    ``anec eval --format json`` prints: every graph output with ``computed``, the operations not
+    evaluated and why (their outputs are absent from the dict), the tensors given seeded values,
+    the fp16 events and the skipped operations. ``outputs.complete`` says whether every output was
+    computed (``anec eval`` exits 1 when not).
     """
-    return _ext.eval(model, inputs, precision, seed, dims)
+    arrays, report = _ext.eval(model, inputs, precision, seed, dims)
+    return Outputs(arrays, report)
+
+
+class Outputs(dict):
+    """The arrays :func:`eval` computed, by output name, with ``report`` (the ``anec.eval``
+    document) and ``complete``."""
+
+    def __init__(self, arrays, report):
+        super().__init__(arrays)
+        self.report = report
+
+    @property
+    def complete(self):
+        """Whether every output of the graph was computed."""
+        return all(o["computed"] for o in self.report["outputs"])
 
 
 def load_program(program, generation=None):

@@ -299,6 +299,26 @@ def test_eval_fp16_and_seeds(graph):
     assert not np.array_equal(a["sum"], anec.eval(graph, seed=4)["sum"])
 
 
+def test_eval_report(graph, tmp_path):
+    out = anec.eval(graph, seed=5)
+    assert isinstance(out, anec.Outputs) and out.complete
+    assert [o["name"] for o in out.report["outputs"]] == ["o", "sum"]
+    assert out.report["seeded"] == ["x (input)", "b (input)"] and out.report["unevaluated"] == []
+    if TOOLS:
+        assert out.report == tool_json("anec", "eval", str(graph), "--seed", "5", "--format", "json")
+    # An operation without a kernel: its output and what reads it are absent, and the report says why.
+    partial = write_graph(tmp_path / "partial.json", {
+        "inputs": [{"name": "x", "shape": [1, 2, 2, 2]}],
+        "ops": [{"name": "t", "op": "tan", "inputs": ["x"], "outputs": ["y"]},
+                {"name": "r", "op": "relu", "inputs": ["y"], "outputs": ["z"]}],
+        "outputs": ["z", "x"]})
+    out = anec.eval(partial)
+    assert list(out) == ["x"] and not out.complete
+    assert [(o["name"], o["computed"]) for o in out.report["outputs"]] == [("z", False), ("x", True)]
+    assert [u["op"] for u in out.report["unevaluated"]] == ["t", "r"]
+    assert "which was not computed" in out.report["unevaluated"][1]["why"]
+
+
 def test_eval_errors(graph):
     with pytest.raises(anec.Error) as e:
         anec.eval(graph, {"x": np.zeros(5, np.float32)})
