@@ -300,10 +300,12 @@ const char *kJs = R"((function () {
   }
   // A click on a summary opens or closes its node by itself; a selection from the address or a
   // byte opens the node too.
-  function select(id, covering, openSelf) {
+  // `byte`, when given, is the byte selected: outlined and kept in view.
+  function select(id, covering, openSelf, byte) {
     var node = document.getElementById('n-' + id);
     if (!node) { status.textContent = 'no node ' + id; return false; }
     clear();
+    if (byte !== undefined) mark.cur = byte;
     node.classList.add('selected');
     (covering || []).forEach(function (c) { c.el.classList.add('covers'); });
     openAbove(node);
@@ -313,7 +315,7 @@ const char *kJs = R"((function () {
       var s = Number(node.getAttribute('data-s')), e = Number(node.getAttribute('data-e'));
       mark.s = s;
       mark.e = e;
-      showByte(s);
+      showByte(byte !== undefined ? byte : s);
       text += ': bytes 0x' + s.toString(16) + ' to 0x' + e.toString(16) + ' (' + (e - s) + ')';
     } else {
       text += ': no byte range of its own';
@@ -327,18 +329,18 @@ const char *kJs = R"((function () {
     var covering = ranged.filter(function (n) { return n.s <= o && o < n.e; });
     if (!covering.length) {
       clear();
+      mark.cur = o;
+      showByte(o);
+      render();
       status.textContent = 'byte 0x' + o.toString(16) + ': no node covers it';
-    } else {
-      var best = covering.reduce(function (a, b) {
-        var wa = a.e - a.s, wb = b.e - b.s;
-        return wb < wa || (wb === wa && b.depth > a.depth) ? b : a;
-      });
-      select(best.el.getAttribute('data-id'), covering, true);
-      status.textContent = 'byte 0x' + o.toString(16) + ' in ' + status.textContent;
+      return;
     }
-    mark.cur = o;
-    showByte(o); // the byte stays in view, not only the start of the node around it
-    render();
+    var best = covering.reduce(function (a, b) {
+      var wa = a.e - a.s, wb = b.e - b.s;
+      return wb < wa || (wb === wa && b.depth > a.depth) ? b : a;
+    });
+    select(best.el.getAttribute('data-id'), covering, true, o);
+    status.textContent = 'byte 0x' + o.toString(16) + ' in ' + status.textContent;
   }
   document.getElementById('tree').addEventListener('click', function (ev) {
     var s = ev.target.closest('summary');

@@ -64,17 +64,27 @@ inline int generation_of_subtype(const std::filesystem::path &tables, uint32_t s
   return int(*generations.begin());
 }
 
-// The register database of `generation`. ANEC-DESC-001 when there is none, ANEC-DESC-002 when it
-// cannot walk descriptors.
-inline desc::TdSchema database(const std::filesystem::path &tables, int generation) {
-  auto schema_path = tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml");
+inline std::filesystem::path database_path(const std::filesystem::path &tables, int generation) {
+  return tables / "schema" / "td" / ("gen" + std::to_string(generation) + ".toml");
+}
+
+// The register database of `generation`, whether or not it can walk descriptors (as encoding reads
+// it). ANEC-DESC-001 when there is none.
+inline desc::TdSchema any_database(const std::filesystem::path &tables, int generation) {
+  auto schema_path = database_path(tables, generation);
   if (!std::filesystem::exists(schema_path))
     throw Error("ANEC-DESC-001", "no register database for descriptor generation " +
                                      std::to_string(generation) + " (" + schema_path.string() + ")");
-  desc::TdSchema schema = desc::TdSchema::load(schema_path);
+  return desc::TdSchema::load(schema_path);
+}
+
+// The register database of `generation`. ANEC-DESC-001 when there is none, ANEC-DESC-002 when it
+// cannot walk descriptors.
+inline desc::TdSchema database(const std::filesystem::path &tables, int generation) {
+  desc::TdSchema schema = any_database(tables, generation);
   if (!schema.walkable())
     throw Error("ANEC-DESC-002", "the generation-" + std::to_string(generation) + " database (" +
-                                     schema_path.string() +
+                                     database_path(tables, generation).string() +
                                      ") has no stream layout to walk descriptors with");
   return schema;
 }
@@ -156,11 +166,7 @@ inline std::vector<uint8_t> encode_program(const std::filesystem::path &tables, 
   if (g->as_int() < 0 || g->as_int() > 255)
     throw Error("ANEC-ENC-003",
                 source + ": 'generation' = " + std::to_string(g->as_int()) + " is out of range");
-  auto path = tables / "schema" / "td" / ("gen" + std::to_string(g->as_int()) + ".toml");
-  if (!std::filesystem::exists(path))
-    throw Error("ANEC-DESC-001", "no register database for descriptor generation " +
-                                     std::to_string(g->as_int()) + " (" + path.string() + ")");
-  return desc::encode_dump(dump, desc::TdSchema::load(path), source);
+  return desc::encode_dump(dump, any_database(tables, int(g->as_int())), source);
 }
 
 } // namespace anec::tools

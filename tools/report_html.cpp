@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
+#include <numeric>
 #include <numbers>
 #include <string_view>
 #include <unordered_map>
@@ -185,29 +185,25 @@ struct Point {
 // still gives a page a browser opens (anec estimate|place --format json lists them all).
 constexpr size_t kMostPoints = 400, kMostRows = 200;
 
-std::string left_out(size_t left, const std::string &what) {
-  return left == 0 ? ""
-                   : element("p", attr("class", "note left-out"),
-                             "… and " + std::to_string(left) + " more " + what +
-                                 " (--format json of anec estimate or place lists them all)");
+// The note under a list cut at `most` of its `total` items ("" when nothing was cut).
+std::string left_out(size_t total, size_t most, const std::string &what) {
+  return total <= most ? ""
+                       : element("p", attr("class", "note left-out"),
+                                 "… and " + std::to_string(total - most) + " more " + what +
+                                     " (--format json of anec estimate or place lists them all)");
 }
 
-// The `most` most expensive of `ps`, in their order.
-std::vector<Point> most_expensive(std::vector<Point> ps, size_t most) {
-  if (ps.size() <= most)
-    return ps;
-  std::vector<double> us;
-  for (const Point &p : ps)
-    us.push_back(op_us(*p.op));
-  std::nth_element(us.begin(), us.begin() + long(most - 1), us.end(), std::greater<>());
-  double cut = us[most - 1];
-  size_t above =
-      size_t(std::count_if(ps.begin(), ps.end(), [&](const Point &p) { return op_us(*p.op) > cut; }));
-  size_t ties = most - above; // the first of those at the cut, in order
+// The `most` most expensive of `ps` (the first in order among equals), in their order.
+std::vector<Point> most_expensive(const std::vector<Point> &ps, size_t most) {
+  std::vector<size_t> order(ps.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return op_us(*ps[a].op) > op_us(*ps[b].op); });
+  order.resize(std::min(most, order.size()));
+  std::sort(order.begin(), order.end());
   std::vector<Point> out;
-  for (const Point &p : ps)
-    if (double t = op_us(*p.op); t > cut || (t == cut && ties > 0 && ties--))
-      out.push_back(p);
+  for (size_t i : order)
+    out.push_back(ps[i]);
   return out;
 }
 
@@ -374,7 +370,7 @@ std::string roofline(const Estimate &e, const Placement &p) {
                     "not plotted (no FLOPs, bytes or estimate): " + escape(join_names(unplotted, 6)));
   return element("figure", attr("class", "roofline-card") + attr("id", "roof-" + e.target),
                  element("figcaption", "", caption) + svg + note +
-                     left_out(all.size() - ps.size(), "cheaper operation(s), not plotted"));
+                     left_out(all.size(), kMostPoints, "cheaper operation(s), not plotted"));
 }
 
 std::string rooflines(const ReportInput &in) {
@@ -450,16 +446,15 @@ std::string partition_rows(const Placement &p) {
                 attr("class", "partition backend-" + part.backend));
   }
   return element("table", attr("class", "partitions"), rows) +
-         left_out(p.partitions.size() - std::min(p.partitions.size(), kMostRows), "partition(s)");
+         left_out(p.partitions.size(), kMostRows, "partition(s)");
 }
 
 std::string fallbacks(const Placement &p) {
   std::string items;
-  size_t listed = 0, off = 0;
+  size_t off = 0;
   for (const PlacedOp &o : p.ops) {
     if (o.backend == "engine" || ++off > kMostRows)
       continue;
-    ++listed;
     std::string why;
     for (const Finding *f : o.reasons)
       why += element("li", "",
@@ -474,7 +469,7 @@ std::string fallbacks(const Placement &p) {
   if (items.empty())
     return element("p", attr("class", "note"), "Every operation runs on the engine.");
   return element("ul", attr("class", "fallbacks"), items) +
-         left_out(off - listed, "operation(s) off the engine");
+         left_out(off, kMostRows, "operation(s) off the engine");
 }
 
 std::string boundaries(const Graph &g, const Placement &p) {
@@ -487,7 +482,7 @@ std::string boundaries(const Graph &g, const Placement &p) {
                  number(b.bytes / 1e3), us_text(b.transfer_us)});
   }
   return "<h4>Boundaries</h4>" + element("table", attr("class", "boundaries"), rows) +
-         left_out(p.boundaries.size() - std::min(p.boundaries.size(), kMostRows), "boundary tensor(s)");
+         left_out(p.boundaries.size(), kMostRows, "boundary tensor(s)");
 }
 
 std::string placement(const Graph &g, const Placement &p) {
