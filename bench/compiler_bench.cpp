@@ -55,7 +55,8 @@ Graph tune_stack(size_t n) {
     prev = "y" + b;
   }
   Graph g = read_graph_json(
-      R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 64, 1, 16]}], "ops": [)" +
+      R"({"format": "anec-graph", "version": 1, )"
+      R"("inputs": [{"name": "x", "shape": [1, 1, 64, 1, 16]}], "ops": [)" +
           ops + R"(], "outputs": [")" + prev + "\"]}",
       "stack.json");
   infer_shapes(g, catalog());

@@ -16,8 +16,8 @@ inline const std::filesystem::path kTables = ANEC_BENCH_TABLES_DIR;
 
 inline const hal::Target &h13() {
   static const hal::Schema schema = hal::Schema::load(kTables / "schema" / "hal.toml");
-  static const hal::Registry r =
-      hal::Registry::load(schema, hal::load_lineup(kTables / "reference" / "lineup.toml"), kTables / "targets");
+  static const hal::Registry r = hal::Registry::load(
+      schema, hal::load_lineup(kTables / "reference" / "lineup.toml"), kTables / "targets");
   return r.get("h13");
 }
 inline const compiler::OpCatalog &catalog() {

@@ -392,7 +392,8 @@ py::tuple eval(const py::object &model, const std::optional<std::map<std::string
   py::dict out;
   for (const auto &[name, v] : r.outputs)
     out[py::str(name)] = output_array(v, options.precision);
-  return py::make_tuple(out, to_python(tools::document("anec.eval", tools::eval_doc(g, r, options.precision))));
+  return py::make_tuple(out,
+                        to_python(tools::document("anec.eval", tools::eval_doc(g, r, options.precision))));
 }
 
 // A target as Python sees it: the fields as typed attributes, their provenance on request.

@@ -147,9 +147,11 @@ using Ctx = tools::ModelContext;
 std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &t) {
   std::string out;
   for (const std::string &n : g.notes) out += "note: " + n + "\n";
-  out += "check " + g.source + " on " + t.name + " (" + t.text("family") + ", " + std::to_string(t.uint("num_nes")) + " cores): " +
-                    verdict_name(r.verdict) + ", " + std::to_string(r.count(Severity::Reject)) + " reject(s), " +
-                    std::to_string(r.count(Severity::Decompose)) + " decomposition(s), " + std::to_string(r.count(Severity::Warning)) + " warning(s)\n";
+  out += "check " + g.source + " on " + t.name + " (" + t.text("family") + ", " +
+         std::to_string(t.uint("num_nes")) + " cores): " + verdict_name(r.verdict) + ", " +
+         std::to_string(r.count(Severity::Reject)) + " reject(s), " +
+         std::to_string(r.count(Severity::Decompose)) + " decomposition(s), " +
+         std::to_string(r.count(Severity::Warning)) + " warning(s)\n";
   // The findings of each object, grouped once: a scan of every finding per op is quadratic.
   std::unordered_map<std::string_view, std::vector<const Finding *>> by_object;
   for (const Finding &f : r.findings)
@@ -170,7 +172,8 @@ std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &
   };
   findings_of("");
   for (const OpVerdict &v : r.ops) {
-    out += "  " + v.op + " (" + v.type + "): " + verdict_name(v.verdict) + (v.decompose_with.empty() ? "" : " into " + v.decompose_with) + "\n";
+    out += "  " + v.op + " (" + v.type + "): " + verdict_name(v.verdict) +
+           (v.decompose_with.empty() ? "" : " into " + v.decompose_with) + "\n";
     findings_of(v.op);
   }
   return out;
@@ -201,7 +204,8 @@ std::string calibrated_text(const Estimate &e) {
 std::string analytic_text(const Estimate &e) {
   std::string out = "  compute " + fmt(e.compute_us) + " us (" + fmt(e.flops / 1e6, 3) + " MFLOP at " +
                     fmt(e.peak_tflops.value, 3) + " TFLOP/s, " + e.peak_tflops.provenance + ")\n";
-  out += "  memory  " + fmt(e.memory_us) + " us (" + fmt(e.bytes / 1e6, 3) + " MB at " + fmt(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance + ")\n";
+  out += "  memory  " + fmt(e.memory_us) + " us (" + fmt(e.bytes / 1e6, 3) + " MB at " +
+         fmt(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance + ")\n";
   return out + "  floor   " + fmt(e.floor_us) + " us (" + e.floor_ms.provenance +
          "), one dispatch for the fused program\n";
 }
@@ -221,11 +225,15 @@ std::string estimate_text(const Graph &g, const Estimate &e) {
     out += "  attention has no analytic cost form (ch.18): estimated as a decomposition (score matrix, "
            "softmax, two matmuls)\n";
   for (const OpCost &c : e.ops)
-    out += "  op " + c.op + " (" + c.type + "): " + (c.estimated ? fmt(c.flops / 1e6, 3) + " MFLOP, " + fmt(c.bytes / 1e6, 3) + " MB alone: compute " + fmt(c.compute_us) +
-                                                                     " us, memory " + fmt(c.memory_us) + " us, " + c.bound + "-bound"
-                                                               : std::string("no estimate")) + "\n";
+    out += "  op " + c.op + " (" + c.type + "): " +
+           (c.estimated
+                ? fmt(c.flops / 1e6, 3) + " MFLOP, " + fmt(c.bytes / 1e6, 3) + " MB alone: compute " +
+                      fmt(c.compute_us) + " us, memory " + fmt(c.memory_us) + " us, " + c.bound + "-bound"
+                : std::string("no estimate")) +
+           "\n";
   out += "  placement order:";
-  for (const auto &b : e.placement) out += " " + b.backend + " " + fmt(b.coarse_us, 3) + " us (launch " + fmt(b.launch_units, 2) + ")";
+  for (const auto &b : e.placement)
+    out += " " + b.backend + " " + fmt(b.coarse_us, 3) + " us (launch " + fmt(b.launch_units, 2) + ")";
   return out + " (coarse anchors and launch penalties in model units, ch.18 tables 18.2, 18.3)\n";
 }
 
@@ -302,7 +310,8 @@ std::string band(const Estimate &e, double v) {
 }
 
 // The target matrix: one row per target.
-std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimate> &es, const std::string &format, const std::string &model) {
+std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimate> &es,
+                   const std::string &format, const std::string &model) {
   if (format == "json") {
     Doc d = Doc::table();
     d.set("model", Doc::string(model));
@@ -819,7 +828,8 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   parse_args(args, o, "model-file", -1);
   if (models.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
   model = models.front();
-  if (format != "text" && format != "json" && format != "csv") throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
+  if (format != "text" && format != "json" && format != "csv")
+    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
   if (cost_model != "calibrated" && cost_model != "analytic")
     throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
   DimBindings dims = dim_bindings(dim_args);
@@ -876,20 +886,23 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
 } // namespace
 
 int main(int argc, char **argv) {
-  return anec::tools::tool_main("anec", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
-    if (cmd == "explain") return explain(tables, args);
-    if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate" && cmd != "eval" &&
-        cmd != "tune" && cmd != "report")
-      throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
-    Ctx ctx(tables);
-    if (cmd == "calibrate")
-      return calibrate_command(ctx, args);
-    if (cmd == "eval")
-      return eval_command(ctx, args);
-    if (cmd == "tune")
-      return tune_command(ctx, args);
-    if (cmd == "report")
-      return report_command(ctx, args);
-    return run(ctx, cmd, args);
-  });
+  return anec::tools::tool_main(
+      "anec", kUsage, argc, argv,
+      [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
+        if (cmd == "explain")
+          return explain(tables, args);
+        if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate" && cmd != "eval" &&
+            cmd != "tune" && cmd != "report")
+          throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
+        Ctx ctx(tables);
+        if (cmd == "calibrate")
+          return calibrate_command(ctx, args);
+        if (cmd == "eval")
+          return eval_command(ctx, args);
+        if (cmd == "tune")
+          return tune_command(ctx, args);
+        if (cmd == "report")
+          return report_command(ctx, args);
+        return run(ctx, cmd, args);
+      });
 }
