@@ -1,9 +1,10 @@
 // The host evaluator (anec::compiler::evaluate) against OpenBLAS called directly: one 1024^3 GEMM as
-// a `matmul` and as a `linear` (fp32, and fp16 to show the rounding passes), and a ResNet basic block
-// (two 3x3 convs 64->64 over 56x56, batch_norm, relu, the residual add) against the same two convs as
-// im2col and one cblas_sgemm each. Rates are GFLOP/s in wall time (OpenBLAS runs threads);
-// `of_openblas` is the rate over the reference's, the two run in turn. threads:0 is OpenBLAS's
-// default, threads:1 one thread: the module loads the same libopenblas, so the setting holds for both.
+// a `matmul` (with the reference GEMM and with OpenBLAS) and as a `linear` (fp32, and fp16 to show the
+// rounding passes), and a ResNet basic block (two 3x3 convs 64->64 over 56x56, batch_norm, relu, the residual
+// add) against the same two convs as im2col and one cblas_sgemm each (the block with either GEMM). Rates are
+// GFLOP/s in wall time (OpenBLAS runs threads); `of_openblas` is the rate over the reference's, the two run
+// in turn. threads:0 is OpenBLAS's default, threads:1 one thread: the module loads the same libopenblas, so
+// the setting holds for both.
 #include "anec/compiler/eval.hpp"
 
 #include <benchmark/benchmark.h>
@@ -91,11 +92,11 @@ void measure(benchmark::State &state, const Graph &g, const EvalOptions &o, doub
 
 // ---- one GEMM -----------------------------------------------------------------------------------
 
-struct Gemm {
+struct Sgemm {
   int n;
   Values a, b;
   std::vector<float> c;
-  explicit Gemm(int64_t size)
+  explicit Sgemm(int64_t size)
       : n(int(size)), a(filled({1, 1, size, 1, size}, 1)), b(filled({1, 1, size, 1, size}, 2)),
         c(size_t(size * size)) {}
   void run() {
@@ -107,7 +108,7 @@ struct Gemm {
 
 // y = a b as an evaluator graph: `matmul` of [1,1,n,1,n] x [1,1,n,1,n], or `linear` (weight [n, n]
 // as the second input, contracting C at each of the n W positions).
-void eval_gemm(benchmark::State &state, const std::string &op, Precision p) {
+void eval_gemm(benchmark::State &state, const std::string &op, Precision p, Gemm gemm = Gemm::reference) {
   use_threads(state, state.range(1));
   std::string n = std::to_string(state.range(0)), shape = "[1, 1, " + n + ", 1, " + n + "]";
   Graph g = graph(R"({"name": "a", "shape": )" + shape + R"(, "dtype": "fp32"}, {"name": "b", "shape": )" +
@@ -118,9 +119,10 @@ void eval_gemm(benchmark::State &state, const std::string &op, Precision p) {
                                       : R"("a", "b"], "attrs": {})") +
                       R"(, "outputs": ["y"]})",
                   R"("y")");
-  Gemm m(state.range(0));
+  Sgemm m(state.range(0));
   EvalOptions o;
   o.precision = p;
+  o.gemm = gemm;
   o.inputs = {{"a", m.a}, {"b", m.b}};
   measure(state, g, o, m.flops(), [&] { m.run(); });
 }
@@ -128,13 +130,16 @@ void eval_gemm(benchmark::State &state, const std::string &op, Precision p) {
 
 static void BM_OpenBlasSgemm(benchmark::State &state) {
   use_threads(state, state.range(1), true);
-  Gemm m(state.range(0));
+  Sgemm m(state.range(0));
   for (auto _ : state)
     m.run();
   state.counters["GFLOP/s"] = gflops(m.flops());
 }
 static void BM_EvalGemm(benchmark::State &state) {
   eval_gemm(state, "matmul", Precision::fp32);
+}
+static void BM_EvalGemmOpenBlas(benchmark::State &state) {
+  eval_gemm(state, "matmul", Precision::fp32, Gemm::openblas);
 }
 static void BM_EvalGemmFp16(benchmark::State &state) {
   eval_gemm(state, "matmul", Precision::fp16);
@@ -210,13 +215,20 @@ struct Convs {
 
 } // namespace
 
-static void BM_EvalResNetBlock(benchmark::State &state) {
+static void eval_resnet_block(benchmark::State &state, Gemm gemm) {
   use_threads(state, state.range(0));
   static const Graph g = resnet_block();
   Convs c;
   EvalOptions o;
+  o.gemm = gemm;
   o.inputs = {{"x", c.x}, {"w1", c.w1}, {"w2", c.w2}};
   measure(state, g, o, Convs::flops(), [&] { c.run(); });
+}
+static void BM_EvalResNetBlock(benchmark::State &state) {
+  eval_resnet_block(state, Gemm::reference);
+}
+static void BM_EvalResNetBlockOpenBlas(benchmark::State &state) {
+  eval_resnet_block(state, Gemm::openblas);
 }
 static void BM_Im2colSgemmConvs(benchmark::State &state) {
   use_threads(state, state.range(0));
@@ -231,9 +243,11 @@ static void BM_Im2colSgemmConvs(benchmark::State &state) {
 #define WALL ->UseRealTime()->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_OpenBlasSgemm) GEMM_ARGS WALL;
 BENCHMARK(BM_EvalGemm) GEMM_ARGS WALL;
+BENCHMARK(BM_EvalGemmOpenBlas) GEMM_ARGS WALL;
 BENCHMARK(BM_EvalGemmFp16) GEMM_ARGS WALL;
 BENCHMARK(BM_EvalLinear) GEMM_ARGS WALL;
 BENCHMARK(BM_Im2colSgemmConvs) BLOCK_ARGS WALL;
 BENCHMARK(BM_EvalResNetBlock) BLOCK_ARGS WALL;
+BENCHMARK(BM_EvalResNetBlockOpenBlas) BLOCK_ARGS WALL;
 
 BENCHMARK_MAIN();

@@ -240,6 +240,12 @@ compiler::DimBindings dim_bindings(const Dims &dims) {
   return out;
 }
 
+compiler::Gemm gemm_of(const std::string &g) {
+  if (g != "reference" && g != "openblas")
+    throw py::value_error("gemm '" + g + "' is not one of reference, openblas");
+  return g == "openblas" ? compiler::Gemm::openblas : compiler::Gemm::reference;
+}
+
 compiler::Precision precision_of(const std::string &p) {
   if (p != "fp32" && p != "fp16")
     throw py::value_error("precision '" + p + "' is not one of fp32, fp16");
@@ -371,10 +377,11 @@ py::array output_array(const compiler::Values &v, compiler::Precision precision)
 
 // The outputs computed, by name, and the document `anec eval --format json` prints.
 py::tuple eval(const py::object &model, const std::optional<std::map<std::string, py::object>> &inputs,
-               const std::string &precision, uint64_t seed, const Dims &dims) {
+               const std::string &precision, uint64_t seed, const Dims &dims, const std::string &gemm) {
   auto s = session();
   compiler::EvalOptions options;
   options.precision = precision_of(precision);
+  options.gemm = gemm_of(gemm);
   options.seed = seed;
   for (const auto &[name, value] : inputs ? *inputs : std::map<std::string, py::object>{}) {
     // Any array-like of numbers, read as float32 in C order; the evaluator checks its element count.
@@ -392,8 +399,7 @@ py::tuple eval(const py::object &model, const std::optional<std::map<std::string
   py::dict out;
   for (const auto &[name, v] : r.outputs)
     out[py::str(name)] = output_array(v, options.precision);
-  return py::make_tuple(out,
-                        to_python(tools::document("anec.eval", tools::eval_doc(g, r, options.precision))));
+  return py::make_tuple(out, to_python(tools::document("anec.eval", tools::eval_doc(g, r, options))));
 }
 
 // A target as Python sees it: the fields as typed attributes, their provenance on request.
@@ -531,7 +537,7 @@ PYBIND11_MODULE(_anec, m) {
         py::arg("cost_model") = "calibrated", py::arg("calibration") = py::none());
   m.def("place", &place, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none());
   m.def("eval", &eval, py::arg("model"), py::arg("inputs") = py::none(), py::arg("precision") = "fp32",
-        py::arg("seed") = 1, py::arg("dims") = py::none());
+        py::arg("seed") = 1, py::arg("dims") = py::none(), py::arg("gemm") = "reference");
   m.def("load_program", &load_program, py::arg("program"), py::arg("generation") = py::none(),
         "The dump document of a descriptor program (a path or bytes) and the reader's warnings.");
   m.def("encode_program", &encode_program, py::arg("dump"), "The file a complete dump document describes.");

@@ -637,18 +637,21 @@ std::string eval_text(const Doc &d) {
 
 int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
   po::options_description o;
-  std::string model, precision = "fp32", out_dir, format = "text";
+  std::string model, precision = "fp32", out_dir, format = "text", gemm = "reference";
   std::vector<std::string> dim_args, input_args, models;
   uint64_t seed = 1;
   o.add_options()("model-file", po::value(&models))("input", po::value(&input_args)->composing())(
       "precision", po::value(&precision))("seed", po::value(&seed))("dim", po::value(&dim_args)->composing())(
-      "out,o", po::value(&out_dir))("format", po::value(&format));
+      "out,o", po::value(&out_dir))("format", po::value(&format))("gemm", po::value(&gemm));
   parse_args(args, o, "model-file", -1);
   if (models.size() != 1)
     throw Error("ANEC-CLI-001", "eval takes one MODEL");
   if (format != "text" && format != "json")
     throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
+  if (gemm != "reference" && gemm != "openblas")
+    throw Error("ANEC-CLI-002", "--gemm " + quote_arg(gemm) + " is not one of reference, openblas");
   EvalOptions options = eval_options(precision, seed, input_args, models[0]);
+  options.gemm = gemm == "openblas" ? Gemm::openblas : Gemm::reference;
   Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), true);
   EvalResult r = evaluate(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), options);
   if (!out_dir.empty()) {
@@ -661,7 +664,7 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
     }
     write_output_set(out_dir, files);
   }
-  Doc d = tools::eval_doc(g, r, options.precision);
+  Doc d = tools::eval_doc(g, r, options);
   std::string text = format == "json" ? json_document("anec.eval", std::move(d)) : eval_text(d);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return r.outputs.size() == g.outputs.size() ? 0 : 1;
@@ -673,6 +676,7 @@ Doc tune_doc(const Graph &g, const TuneResult &r, const TuneOptions &o, const st
   d.set("target", Doc::string(target));
   d.set("metric", Doc::string(o.metric == Metric::cosine ? "cosine" : "max_abs"));
   d.set("tolerance", Doc::number(o.tolerance));
+  d.set("gemm", Doc::string("reference")); // the tuner's evaluations always use it (compiler/src/tune.cpp)
   d.set("before_us", Doc::number(r.before_us));
   d.set("after_us", Doc::number(r.after_us));
   Doc unchecked = Doc::array();
@@ -727,7 +731,8 @@ std::string tune_text(const Doc &d) {
   std::string out = "tune " + d.find("model")->as_string() + " on " + d.find("target")->as_string() + ": " +
                     fmt(d.find("before_us")->as_float()) + " -> " + fmt(d.find("after_us")->as_float()) +
                     " us (" + d.find("metric")->as_string() + " tolerance " +
-                    shortest(d.find("tolerance")->as_float()) + ")\n";
+                    shortest(d.find("tolerance")->as_float()) + ", evaluated with the " +
+                    d.find("gemm")->as_string() + " GEMM)\n";
   for (const Doc &s : d.find("rewrites")->items()) {
     std::string sites;
     for (const Doc &n : s.find("sites")->items())

@@ -180,11 +180,11 @@ inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
 
 // What `anec eval` reports: each graph output (computed or not, its shape and infinities), the
 // operations not evaluated and why, the tensors seeded, the fp16 events and the skipped operations.
-inline Doc eval_doc(const compiler::Graph &g, const compiler::EvalResult &r,
-                    compiler::Precision precision) {
+inline Doc eval_doc(const compiler::Graph &g, const compiler::EvalResult &r, const compiler::EvalOptions &o) {
   Doc d = Doc::table();
   d.set("model", Doc::string(g.source));
-  d.set("precision", Doc::string(precision == compiler::Precision::fp16 ? "fp16" : "fp32"));
+  d.set("precision", Doc::string(o.precision == compiler::Precision::fp16 ? "fp16" : "fp32"));
+  d.set("gemm", Doc::string(o.gemm == compiler::Gemm::openblas ? "openblas" : "reference"));
   d.set("gflop", Doc::number(r.report.flops / 1e9));
   auto strings = [](const std::vector<std::string> &v) {
     Doc a = Doc::array();

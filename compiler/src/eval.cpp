@@ -162,7 +162,7 @@ private:
 
   void run_op(size_t index) {
     const Op &op = g_.ops[index];
-    Call c{op, num_, fp16(), report_, {}, {}, opt_.seed};
+    Call c{op, num_, fp16(), report_, {}, {}, opt_.seed, opt_.gemm};
     try {
       auto k = kernels().find(op.type);
       if (k == kernels().end())

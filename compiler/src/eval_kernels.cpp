@@ -5,6 +5,7 @@
 #include "anec/support/half.hpp"
 #include "anec/support/strict.hpp"
 #include "blas_module.hpp"
+#include "reference_gemm.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -899,15 +900,19 @@ template <class F> void each_tap(const Window &win, int64_t channels, int64_t A,
             f(i, ch, a * win.s[0] - win.p[0] + r * win.dil[0], b * win.s[1] - win.p[2] + q * win.dil[1]);
 }
 
-// A GEMM through OpenBLAS; every extent must fit an int (checked here, so the module need not).
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
-          int64_t ldb, float beta, float *c, int64_t ldc) {
+// C = op(A) op(B) by the call's GEMM (eval.hpp: the reference kernel unless OpenBLAS was asked for);
+// for OpenBLAS every extent must fit an int (checked here, so the module need not).
+void gemm(const Call &c, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+          const float *b, int64_t ldb, float *out, int64_t ldc) {
+  if (!m || !n)
+    return;
+  if (c.gemm == Gemm::reference)
+    return reference_sgemm(ta, tb, m, n, k, a, lda, b, ldb, out, ldc);
   for (int64_t v : {m, n, k, lda, ldb, ldc})
     if (v > INT_MAX)
       throw Unevaluated{"a matrix extent of " + std::to_string(v) + " exceeds the GEMM's int range"};
-  if (m && n)
-    blas::api().sgemm(ta, tb, int(m), int(n), int(k), 1.0f, a, int(std::max<int64_t>(lda, 1)), b,
-                      int(std::max<int64_t>(ldb, 1)), beta, c, int(std::max<int64_t>(ldc, 1)));
+  blas::api().sgemm(ta, tb, int(m), int(n), int(k), 1.0f, a, int(std::max<int64_t>(lda, 1)), b,
+                    int(std::max<int64_t>(ldb, 1)), 0.0f, out, int(std::max<int64_t>(ldc, 1)));
 }
 
 // The weights of a conv, deconv or linear: the second input, or seeded values scaled by 1/sqrt(fan
@@ -958,8 +963,8 @@ void conv(Call &c) {
         each_tap(win, cg, OH, OW, [&](size_t i, int64_t ch, int64_t h, int64_t w) {
           col[i] = h < 0 || h >= IH || w < 0 || w >= IW ? 0 : in[(ch * IH + h) * IW + w];
         });
-      gemm(false, false, og, OH * OW, taps, w.data() + g * og * taps, taps, pointwise ? in : col.data(),
-           OH * OW, 0, y.v.data() + (b * O + g * og) * OH * OW, OH * OW);
+      gemm(c, false, false, og, OH * OW, taps, w.data() + g * og * taps, taps, pointwise ? in : col.data(),
+           OH * OW, y.v.data() + (b * O + g * og) * OH * OW, OH * OW);
     }
   add_bias(c, y);
   c.report.flops += 2.0 * double(y.elements()) * double(taps);
@@ -984,7 +989,7 @@ void deconv(Call &c) {
   for (int64_t b = 0; b < x.d[0] * x.d[1]; ++b)
     for (int64_t g = 0; g < groups; ++g) {
       const float *in = x.v.data() + (b * C + g * cg) * IH * IW;
-      gemm(true, false, og * kk, IH * IW, cg, w.data() + g * cg * og * kk, og * kk, in, IH * IW, 0,
+      gemm(c, true, false, og * kk, IH * IW, cg, w.data() + g * cg * og * kk, og * kk, in, IH * IW,
            col.data(), IH * IW);
       float *out = y.v.data() + (b * O + g * og) * OH * OW;
       // col2im: each tap of each input position scatters its product to the output pixel it reaches
@@ -1006,7 +1011,7 @@ void linear(Call &c) {
   std::vector<float> drawn;
   const std::vector<float> &w = weights_of(c, O * C, C, drawn);
   for (int64_t b = 0; b < x.d[0] * x.d[1]; ++b)
-    gemm(false, false, O, inner, C, w.data(), C, x.v.data() + b * C * inner, inner, 0,
+    gemm(c, false, false, O, inner, C, w.data(), C, x.v.data() + b * C * inner, inner,
          y.v.data() + b * O * inner, inner);
   add_bias(c, y);
   c.report.flops += 2.0 * double(y.elements()) * double(C);
@@ -1030,7 +1035,7 @@ void matmul(Call &c) {
           int64_t nn = v.d[0] == 1 ? 0 : n, dd = v.d[1] == 1 ? 0 : d, hh = v.d[kH] == 1 ? 0 : h;
           return v.v.data() + ((nn * v.d[1] + dd) * v.d[kC] * v.d[kH] + hh) * v.d[kW];
         };
-        gemm(false, false, M, W, K, slab(a), a.d[kH] * K, slab(b), b.d[kH] * b.d[kW], 0,
+        gemm(c, false, false, M, W, K, slab(a), a.d[kH] * K, slab(b), b.d[kH] * b.d[kW],
              y.v.data() + ((n * y.d[1] + d) * M * H + h) * W, H * W);
       }
   c.report.flops += 2.0 * double(y.elements()) * double(K);
@@ -1058,7 +1063,7 @@ void sdpa(Call &c) {
   int64_t heads = y.d[0] * y.d[1] * y.d[kC];
   for (int64_t i = 0; i < heads; ++i) {
     int64_t n = i / (y.d[1] * y.d[kC]), d = i / y.d[kC] % y.d[1], ch = i % y.d[kC];
-    gemm(false, true, sq, sk, e, slab(q, n, d, ch), e, slab(k, n, d, ch), e, 0, s.v.data() + i * sq * sk, sk);
+    gemm(c, false, true, sq, sk, e, slab(q, n, d, ch), e, slab(k, n, d, ch), e, s.v.data() + i * sq * sk, sk);
   }
   float scale = float(c.attr("scale", 1 / std::sqrt(double(e))));
   for (float &x : s.v)
@@ -1073,13 +1078,13 @@ void sdpa(Call &c) {
   Op by_w = c.op;
   by_w.attrs = Doc::table();
   by_w.attrs.set("axis", Doc::string("W"));
-  Call sm{by_w, c.num, c.fp16, c.report, {&s}, {s}};
+  Call sm{by_w, c.num, c.fp16, c.report, {&s}, {s}, c.seed, c.gemm};
   softmax(sm);
   if (c.fp16)
     round_to_half(std::span<float>(sm.out[0].v));
   for (int64_t i = 0; i < heads; ++i) {
     int64_t n = i / (y.d[1] * y.d[kC]), d = i / y.d[kC] % y.d[1], ch = i % y.d[kC];
-    gemm(false, false, sq, ev, sk, sm.out[0].v.data() + i * sq * sk, sk, slab(v, n, d, ch), ev, 0,
+    gemm(c, false, false, sq, ev, sk, sm.out[0].v.data() + i * sq * sk, sk, slab(v, n, d, ch), ev,
          y.v.data() + i * sq * ev, ev);
   }
   c.report.flops += 2.0 * double(s.elements()) * double(e + ev);

@@ -33,6 +33,7 @@ struct Call {
   std::vector<const Values *> in;
   std::vector<Values> out;
   uint64_t seed = 1; // for weights without values
+  Gemm gemm = Gemm::reference;
 
   const Values &x(size_t k = 0) const {
     if (k >= in.size())

@@ -344,7 +344,12 @@ TuneResult tune(const Graph &g, const OpCatalog &catalog, const Numerics &numeri
                 const std::vector<Rewrite> &rewrites, const std::vector<const hal::Target *> &targets,
                 const Calibration *calibration, const TuneOptions &options) {
   Judge judge{catalog, targets, calibration};
-  EvalResult reference = evaluate(g, catalog, numerics, options.eval);
+  // The verdict and the error reported must not depend on the host's BLAS kernel: both graphs are
+  // evaluated by the reference GEMM, so two routes to one product agree bit for bit or differ the
+  // same way everywhere (compiler/src/reference_gemm.hpp).
+  EvalOptions eval = options.eval;
+  eval.gemm = Gemm::reference;
+  EvalResult reference = evaluate(g, catalog, numerics, eval);
   TuneResult result;
   for (const std::string &o : g.outputs)
     if (!reference.outputs.count(o))
@@ -363,8 +368,8 @@ TuneResult tune(const Graph &g, const OpCatalog &catalog, const Numerics &numeri
     if (step.sites.empty())
       continue; // it matches nowhere
     if (candidate) {
-      step.error = error_of(reference.outputs, evaluate(*candidate, catalog, numerics, options.eval).outputs,
-                            options.metric);
+      step.error =
+          error_of(reference.outputs, evaluate(*candidate, catalog, numerics, eval).outputs, options.metric);
       step.after_us = judge.latency(*candidate);
       if (reference.outputs.empty())
         step.why = "not kept: no output can be evaluated, so the accuracy cannot be checked";

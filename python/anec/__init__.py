@@ -146,7 +146,7 @@ def place(model, target="h13", dims=None):
     return _ext.place(model, target, dims)
 
 
-def eval(model, inputs=None, precision="fp32", seed=1, dims=None):  # noqa: A001 - anec's own word
+def eval(model, inputs=None, precision="fp32", seed=1, dims=None, gemm="reference"):  # noqa: A001 - anec's own word
     """Run ``model`` (as :func:`check` takes it) on the host; its outputs as ``{name: numpy.ndarray}``.
 
     A constant's ``file`` is relative to the model's folder (for bytes, to the current folder).
@@ -155,7 +155,9 @@ def eval(model, inputs=None, precision="fp32", seed=1, dims=None):  # noqa: A001
     match the graph's shape); a missing input, and a constant without values, gets random values
     from ``seed``. ``precision='fp16'`` rounds where the engine rounds and applies its cliffs; the
     arrays are then float16. Shapes are ``[N, C, H, W]`` when the depth is 1, else
-    ``[N, D, C, H, W]``.
+    ``[N, D, C, H, W]``. ``gemm='reference'`` multiplies with anec's own GEMM, whose results are
+    the same bits on every host; ``'openblas'`` is faster, but its last bits depend on the kernel
+    OpenBLAS picks for the CPU.
 
     Returns :class:`Outputs`, a dict of the outputs computed whose ``report`` is the document
     ``anec eval --format json`` prints: every graph output with ``computed``, the operations not
@@ -163,7 +165,7 @@ def eval(model, inputs=None, precision="fp32", seed=1, dims=None):  # noqa: A001
     the fp16 events and the skipped operations. ``outputs.complete`` says whether every output was
     computed (``anec eval`` exits 1 when not).
     """
-    arrays, report = _ext.eval(model, inputs, precision, seed, dims)
+    arrays, report = _ext.eval(model, inputs, precision, seed, dims, gemm)
     return Outputs(arrays, report)
 
 

@@ -3,8 +3,10 @@
 // front-end's translation) and a user sees the engine's overflow and rounding before a device does.
 //
 // Values are 5-D [N, D, C, H, W] in C order, as the graph's shapes are. The semantics of each
-// operation are those of docs/graph-format.md ("Evaluation"); GEMM and convolution run through
-// OpenBLAS (a module loaded on first use, compiler/src/blas_module.hpp). In fp16 mode every value is
+// operation are those of docs/graph-format.md ("Evaluation"); GEMM and convolution run through the
+// evaluator's reference GEMM, whose bits are the same on every host (compiler/src/reference_gemm.hpp),
+// or on request through OpenBLAS (a module loaded on first use, compiler/src/blas_module.hpp), faster
+// but with last bits that depend on the kernel OpenBLAS picks for the CPU. In fp16 mode every value is
 // rounded to half where the engine rounds (guide ch.3): inputs and constants on the way in, every
 // operation's output on the way out, the multiply-accumulate ops' products of fp16 operands summed
 // wide; the cliffs of tables/schema/numerics.toml (the accumulator port's ceiling, the width-slice
@@ -30,6 +32,11 @@ struct Values {
 
 enum class Precision { fp32, fp16 };
 
+// Who multiplies: `reference`, every element summed in ascending order of the contracted index
+// (the same bits on every host, and along every route to one product); `openblas`, OpenBLAS's
+// kernel for the CPU (faster; results vary in the last bits with the kernel and its blocking).
+enum class Gemm { reference, openblas };
+
 // The engine's numeric behaviour in fp16 mode (tables/schema/numerics.toml, guide ch.3).
 struct Numerics {
   double fp16_max = 65504;            // past it a value rounds to infinity
@@ -47,6 +54,7 @@ struct EvalOptions {
   std::map<std::string, Values> inputs; // by graph input name; a missing one gets seeded values
   std::filesystem::path base;           // the folder a constant's "file" is relative to
   int64_t max_elements = int64_t(1) << 28; // the largest tensor it holds (1 GiB of float32)
+  Gemm gemm = Gemm::reference;
 };
 
 struct EvalReport {

@@ -34,7 +34,8 @@ enum class Metric { max_abs, cosine };
 struct TuneOptions {
   double tolerance = 0; // max_abs: the largest absolute difference; cosine: 1 - cosine similarity
   Metric metric = Metric::max_abs;
-  EvalOptions eval;                 // precision, seed, inputs, constants' folder
+  EvalOptions eval; // precision, seed, inputs, constants' folder (its gemm is not used: the tuner
+                    // always verifies with the reference GEMM)
   std::filesystem::path source_dir; // the folder the graph's constant files are relative to
 };
 

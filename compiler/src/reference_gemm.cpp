@@ -1,0 +1,78 @@
+// Blocked so that the compiler vectorises across columns: a block of up to kRows rows of C and kCols
+// columns is accumulated over kDepth contracted indices at a time, the partial sums kept in C between
+// depth blocks (a float stored and reloaded is the same float, so the order of the sum is unchanged).
+#include "reference_gemm.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace anec::compiler::eval_detail {
+namespace {
+
+constexpr int64_t kRows = 4, kCols = 64, kDepth = 256;
+
+struct Operands {
+  bool trans_a;
+  const float *a;
+  int64_t lda;
+  const float *rows; // op(B)'s rows [p0, p0 + depth) of the column block, `ld` apart
+  int64_t ld;
+};
+
+float a_at(const Operands &o, int64_t i, int64_t p) {
+  return o.trans_a ? o.a[p * o.lda + i] : o.a[i * o.lda + p];
+}
+
+// Rows [i, i + R) of C's column block [j0, j0 + cols): adds the products of depth indices
+// [p0, p0 + depth), in ascending order, to the partial sums (zero when p0 is 0).
+template <int64_t R>
+void accumulate(const Operands &o, int64_t i, int64_t p0, int64_t depth, int64_t cols, float *c,
+                int64_t ldc) {
+  float acc[R][kCols];
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t j = 0; j < cols; ++j)
+      acc[r][j] = p0 == 0 ? 0.0f : c[(i + r) * ldc + j];
+  for (int64_t p = 0; p < depth; ++p) {
+    const float *bp = o.rows + p * o.ld;
+    float av[R];
+    for (int64_t r = 0; r < R; ++r)
+      av[r] = a_at(o, i + r, p0 + p);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t j = 0; j < cols; ++j)
+        acc[r][j] += av[r] * bp[j];
+  }
+  for (int64_t r = 0; r < R; ++r)
+    std::copy(acc[r], acc[r] + cols, c + (i + r) * ldc);
+}
+
+} // namespace
+
+void reference_sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                     const float *b, int64_t ldb, float *c, int64_t ldc) {
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  std::vector<float> panel(trans_b ? size_t(kDepth * kCols) : 0);
+  for (int64_t j0 = 0; j0 < n; j0 += kCols) {
+    int64_t cols = std::min(kCols, n - j0);
+    for (int64_t p0 = 0; p0 < k; p0 += kDepth) {
+      int64_t depth = std::min(kDepth, k - p0);
+      Operands o{trans_a, a, lda, panel.data(), kCols};
+      if (!trans_b)
+        o.rows = b + p0 * ldb + j0, o.ld = ldb;
+      else // op(B)[p][j] is b[j * ldb + p]: gather the block's rows
+        for (int64_t p = 0; p < depth; ++p)
+          for (int64_t j = 0; j < cols; ++j)
+            panel[size_t(p * kCols + j)] = b[(j0 + j) * ldb + p0 + p];
+      int64_t i = 0;
+      for (; i + kRows <= m; i += kRows)
+        accumulate<kRows>(o, i, p0, depth, cols, c + j0, ldc);
+      for (; i < m; ++i)
+        accumulate<1>(o, i, p0, depth, cols, c + j0, ldc);
+    }
+  }
+}
+
+} // namespace anec::compiler::eval_detail
