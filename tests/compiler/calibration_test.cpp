@@ -136,9 +136,11 @@ TEST(Calibration, ErrorOnTrainingRowsAndLeavingEachChipOut) {
   EXPECT_LE(all.median, 0.20);
   EXPECT_LE(all.p90, 0.50);
   double worst = 0;
-  for (const RowResult &r : f.report.rows)
+  for (const RowResult &r : f.report.rows) {
+    ASSERT_LT(r.row, f.rows.size());
     if (r.left_out.empty())
       worst = std::max(worst, ratio_error(r.predicted_ms, f.rows[r.row].m.lat_ms));
+  }
   EXPECT_LE(worst, 3.0);
   EXPECT_EQ(loco.rows, all.rows);
   EXPECT_LE(loco.median, 0.35);
@@ -154,6 +156,7 @@ TEST(Calibration, MachineThatDisagreesWithItsSiblingIsLeftOut) {
   EXPECT_EQ(out, std::vector<std::string>{"M1 MacBookPro17,1"});
   // Its rows are reported, not fitted: the M1's rates follow the MacBookAir (gemm N=1024 in 0.99 ms).
   for (const RowResult &r : fitted().report.rows) {
+    ASSERT_LT(r.row, fitted().rows.size());
     const Row &row = fitted().rows[r.row];
     if (row.machine == "M1 MacBookAir10,1" && row.m.op == "gemm") {
       EXPECT_LT(ratio_error(r.predicted_ms, row.m.lat_ms), 1.25);
@@ -185,8 +188,11 @@ TEST(Calibration, ChipLineUp) {
   ASSERT_TRUE(m5 && m5p);
   EXPECT_EQ(m5->target, "h17");   // ch.34 resolver: T8142 -> H17
   EXPECT_EQ(m5p->target, "h17s"); // T605x -> H17s
+  ASSERT_NE(find_chip(chips(), "Mac16,12"), nullptr);
   EXPECT_EQ(find_chip(chips(), "Mac16,12")->name, "M4");
+  ASSERT_NE(find_chip(chips(), "apple m4 max"), nullptr);
   EXPECT_EQ(find_chip(chips(), "apple m4 max")->target, "h16g");
+  ASSERT_NE(find_chip(chips(), "M6"), nullptr);
   EXPECT_EQ(find_chip(chips(), "M6")->target, "h18");
   EXPECT_EQ(find_chip(chips(), "M9 Ultra"), nullptr);
   // The target tables' aliases (anec-hal show) agree with the line-up wherever they name a chip.
@@ -360,10 +366,14 @@ TEST(Calibration, Cli) {
   ASSERT_EQ(cli("calibrate " + kTrain.string() + " --check --model analytic --format json", &out), 0) << out;
   Doc analytic = json::parse(out, "check.json");
   const Doc *all = nullptr;
-  for (const Doc &r : analytic.find("by_chip")->items())
+  ASSERT_NE(analytic.find("by_chip"), nullptr) << out;
+  for (const Doc &r : analytic.find("by_chip")->items()) {
+    ASSERT_NE(r.find("chip"), nullptr) << out;
     if (r.find("chip")->as_string() == "all")
       all = &r;
+  }
   ASSERT_NE(all, nullptr);
+  ASSERT_NE(all->find("median"), nullptr) << out;
   EXPECT_GT(std::stod(all->find("median")->as_string()), 30.0);
   EXPECT_EQ(cli("calibrate " + kTrain.string() + " --model analytic", &out), 2) << out;
   fs::path g = fs::temp_directory_path() / "anec-cal-cli.json";
@@ -372,12 +382,16 @@ TEST(Calibration, Cli) {
     "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})";
   ASSERT_EQ(cli("estimate " + g.string() + " --target \"M4 Pro\" --format json", &out), 0) << out;
   Doc d = json::parse(out, "estimate.json");
+  for (const char *key : {"chip", "target", "latency_low_us", "latency_us", "latency_high_us"})
+    ASSERT_NE(d.find(key), nullptr) << key << " in " << out;
   EXPECT_EQ(d.find("chip")->as_string(), "M4 Pro");
   EXPECT_EQ(d.find("target")->as_string(), "h16g");
   EXPECT_LE(d.find("latency_low_us")->as_float(), d.find("latency_us")->as_float());
   EXPECT_GE(d.find("latency_high_us")->as_float(), d.find("latency_us")->as_float());
   ASSERT_EQ(cli("estimate " + g.string() + " --target h13 --model analytic --format json", &out), 0) << out;
-  EXPECT_NE(json::parse(out, "e.json").find("parameters")->find("peak_tflops"), nullptr);
+  Doc e = json::parse(out, "e.json");
+  ASSERT_NE(e.find("parameters"), nullptr) << out;
+  EXPECT_NE(e.find("parameters")->find("peak_tflops"), nullptr);
   EXPECT_EQ(cli("estimate " + g.string() + " --target h13 --model guess", &out), 2) << out;
   fs::remove(g);
 }

@@ -56,7 +56,9 @@ TEST(OpCatalog, LoadsAndIsStrict) {
   const OpSpec *sin = catalog().find("sin");
   ASSERT_TRUE(sin);
   EXPECT_EQ(sin->floor, 4);
+  ASSERT_NE(catalog().find("topk"), nullptr);
   EXPECT_EQ(catalog().find("topk")->codegen_floor, 3);
+  ASSERT_NE(catalog().find("tan"), nullptr);
   EXPECT_FALSE(catalog().find("tan")->floor.has_value());
   Doc bad = toml::parse("schema = \"anec-ops\"\nversion = \"1\"\n[[op]]\nname = \"x\"\nunit = \"PE\"\nfloor = \"F9\"\nrules = []\ncost = \"none\"\nsource = \"s\"\n", "bad.toml");
   EXPECT_EQ(code_of([&] { OpCatalog::from_doc(bad, "bad.toml"); }), "ANEC-OPS-001");
@@ -84,6 +86,7 @@ TEST(Check, TensorExtentBoundaries) {
     CheckResult r = check(one_op("relu", at), catalog(), target(c.target));
     EXPECT_TRUE(codes(r, Severity::Decompose).count(c.code));
     EXPECT_FALSE(rejects(one_op("relu", at), c.target, c.code));
+    ASSERT_FALSE(r.ops.empty());
     EXPECT_EQ(r.ops[0].verdict, Verdict::Decompose);
     EXPECT_EQ(r.ops[0].decompose_with.substr(0, 9), "3 tiles a") << r.ops[0].decompose_with;
   }
@@ -158,7 +161,7 @@ TEST(Check, DtypeAndInterleaveRows) {
 
 TEST(Check, FamilyAndCapabilityGates) {
   auto verdict = [](const char *type, const char *t, const std::string &attrs = "{}") {
-    return check(one_op(type, {1, 8, 16, 16}, attrs), catalog(), target(t)).ops[0].verdict;
+    return check(one_op(type, {1, 8, 16, 16}, attrs), catalog(), target(t)).ops.at(0).verdict;
   };
   EXPECT_EQ(verdict("sin", "h13"), Verdict::Decompose); // F4
   EXPECT_EQ(verdict("sin", "h15"), Verdict::Native);
@@ -174,9 +177,14 @@ TEST(Check, FamilyAndCapabilityGates) {
   EXPECT_EQ(verdict("tan", "h17s"), Verdict::Reject);
   EXPECT_TRUE(rejects(one_op("frobnicate", {1, 8, 16, 16}), "h13", "ANEC-CHK-001"));
   auto sq = check(one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})"), catalog(), target("h13"));
+  ASSERT_FALSE(sq.ops.empty());
   EXPECT_EQ(sq.ops[0].verdict, Verdict::Decompose);
-  EXPECT_EQ(check(one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})"), catalog(), target("h14")).ops[0].verdict, Verdict::Native);
+  CheckResult sq14 = check(one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})"),
+                           catalog(), target("h14"));
+  ASSERT_FALSE(sq14.ops.empty());
+  EXPECT_EQ(sq14.ops[0].verdict, Verdict::Native);
   auto pad = check(one_op("pad", {1, 8, 16, 16}, R"({"pad": [1, 1, 1, 1], "mode": "reflect"})"), catalog(), target("h13"));
+  ASSERT_FALSE(pad.ops.empty());
   EXPECT_EQ(pad.ops[0].verdict, Verdict::Decompose);
   EXPECT_TRUE(rejects(one_op("pad", {1, 8, 16, 16}, R"({"channel_pad": [0, 8]})"), "h17s", "ANEC-CHK-032"));
 }
@@ -208,6 +216,7 @@ TEST(Check, PitfallScan) {
       "s");
   infer_shapes(sym, catalog());
   EXPECT_TRUE(rejects(sym, "h13", "ANEC-CHK-053"));
+  ASSERT_NE(sym.tensor("y"), nullptr);
   EXPECT_EQ(sym.tensor("y")->shape.str(), "[1,1,64,1,seq]");
   Graph train = one_op("conv", {64, 8, 16, 16}, R"({"out_channels": 8, "trainable": true})");
   EXPECT_TRUE(codes(check(train, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-054"));
@@ -224,6 +233,7 @@ TEST(Check, PitfallScan) {
       "fan");
   infer_shapes(fan, catalog());
   EXPECT_TRUE(codes(check(fan, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-055"));
+  ASSERT_NE(fan.tensor("y"), nullptr);
   EXPECT_EQ(fan.tensor("y")->shape.d[kC], 48);
 }
 
@@ -372,6 +382,7 @@ TEST(Check, OversizedTransposeDecomposes) {
   EXPECT_EQ(v.decompose_with, "multiple transpose passes");
   // h11's transpose limits are placeholders (0: not published): no limit, so no finding; they used
   // to make every transpose "exceed 0".
+  ASSERT_NE(target("h11").find("max_transpose_height"), nullptr);
   EXPECT_EQ(target("h11").find("max_transpose_height")->provenance.confidence, hal::Confidence::Placeholder);
   EXPECT_EQ(finding(transpose(8), "h11", "ANEC-CHK-031").code, "none");
 }
@@ -543,6 +554,10 @@ TEST(Check, SummaryAgreesWithTheFullResult) {
                            summary = check(g, catalog(), all, Detail::Summary);
   std::vector<Estimate> estimates = estimate(g, catalog(), all, nullptr),
                         summaries = estimate(g, catalog(), all, nullptr, "", Detail::Summary);
+  ASSERT_EQ(full.size(), all.size());
+  ASSERT_EQ(summary.size(), all.size());
+  ASSERT_EQ(estimates.size(), all.size());
+  ASSERT_EQ(summaries.size(), all.size());
   std::set<Verdict> seen;
   for (size_t k = 0; k < all.size(); ++k) {
     EXPECT_EQ(summary[k].verdict, full[k].verdict) << all[k]->name;
@@ -640,6 +655,7 @@ TEST(Cli, NetPlistOnAllTargetsMatchesGolden) {
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-estimate-net-plist-all.csv"));
   ASSERT_EQ(cli("estimate " + shared("net.plist").string() + " --target h13 --format json", &out), 0) << out;
   Doc d = json::parse(out, "estimate.json");
+  ASSERT_NE(d.find("bound"), nullptr) << out;
   EXPECT_EQ(d.find("bound")->as_string(), "dispatch");
   EXPECT_TRUE(d.find("latency_us"));
 }
@@ -668,7 +684,9 @@ TEST(Cli, ExitCodes) {
   EXPECT_NE(out.find("ANEC-HAL-006"), std::string::npos) << out;
   EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format xml", &out), 2);
   EXPECT_EQ(cli("estimate " + (dir / "wide.json").string() + " --target all --format json", &out), 0);
-  EXPECT_EQ(json::parse(out, "m").find("targets")->items().size(), 28u);
+  Doc every = json::parse(out, "m");
+  ASSERT_NE(every.find("targets"), nullptr) << out;
+  EXPECT_EQ(every.find("targets")->items().size(), 28u);
   // Many models at once: a directory (its .json, .plist, .onnx files) or several paths; one row per
   // file and target and one summary; an unreadable file is a row, and the exit code is the worst.
   EXPECT_EQ(cli("check " + dir.string() + " --target h13", &out), 2) << out;
@@ -684,7 +702,9 @@ TEST(Cli, ExitCodes) {
                 &out),
             0);
   Doc many = json::parse(out, "many");
+  ASSERT_NE(many.find("files"), nullptr) << out;
   EXPECT_EQ(many.find("files")->as_int(), 2);
+  ASSERT_NE(many.find("rows"), nullptr) << out;
   EXPECT_EQ(many.find("rows")->items().size(), 2u);
   EXPECT_EQ(
       cli("place " + (dir / "wide.json").string() + " " + (dir / "kernel.json").string() + " --target h16",
@@ -784,6 +804,7 @@ TEST(Graph, SizeOverflowIsBadInput) {
   // A 2^40 x 2^40 window is a large cost (2^80), not an int64 product wrapped to 0 or below.
   Graph g = one_op("max_pool", {1, 1, 1099511627776, 1},
                    R"({"kernel": [1099511627776, 1099511627776], "pad": [0, 0, 0, 1099511627775]})");
+  ASSERT_NE(g.tensor("y"), nullptr);
   EXPECT_EQ(g.tensor("y")->shape.str(), "[1,1,1,1,1]");
   EXPECT_GT(estimate(g, catalog(), target("h13")).flops, 1e24);
 }
@@ -812,6 +833,7 @@ TEST(Graph, OnnxDimensionsAreCapped) {
             "ANEC-GRAPH-003");
   EXPECT_NE(msg.find("does not fit in 64 bits"), std::string::npos) << msg;
   Graph g = read_onnx(relu_onnx({0, 16}, "n"), "ok.onnx", catalog(), {{"n", 2}});
+  ASSERT_NE(g.tensor("x"), nullptr);
   EXPECT_EQ(g.tensor("x")->shape.str(), "[2,1,16,1,1]");
 }
 
@@ -819,6 +841,7 @@ TEST(Graph, OnnxDimensionsAreCapped) {
 TEST(Check, OnnxInputOfRankSixRejects) {
   Graph g = read_onnx(relu_onnx({1, 2, 2, 2, 2, 2}), "rank6.onnx", catalog());
   infer_shapes(g, catalog());
+  ASSERT_NE(g.tensor("x"), nullptr);
   EXPECT_EQ(g.tensor("x")->source_rank, 6);
   Finding f = finding(g, "h17s", "ANEC-CHK-015");
   EXPECT_EQ(f.code, "ANEC-CHK-015");
@@ -855,6 +878,10 @@ TEST(Cli, OversizedShapesAndDimsExitTwo) {
   Doc e = json::parse(out, "estimate.json");
   auto value = [&](const char *key) {
     const Doc *x = e.find(key);
+    if (!x) {
+      ADD_FAILURE() << "no " << key << " in " << out;
+      return 0.0;
+    }
     return x->is(Doc::Kind::Int) ? double(x->as_int()) : x->as_float();
   };
   EXPECT_GT(value("flops"), 0);
@@ -879,11 +906,13 @@ TEST(Cli, ExplainPrintsTheCatalogueEntry) {
 // counted in the input's own shape, and a fixed axis cannot be bound to another value.
 TEST(Onnx, UnnamedDimensionsBindByInputAndAxis) {
   Graph open = read_onnx(relu_onnx({0, 16}), "open.onnx", catalog());
+  ASSERT_NE(open.tensor("x"), nullptr);
   EXPECT_EQ(open.tensor("x")->shape.str(), "[x:0,1,16,1,1]");
   Finding f = finding(open, "h13", "ANEC-CHK-053");
   EXPECT_NE(f.fix.find("--dim x:0=N"), std::string::npos) << f.fix;
-  EXPECT_EQ(read_onnx(relu_onnx({0, 16}), "ok.onnx", catalog(), {{"x:0", 2}}).tensor("y")->shape.str(),
-            "[2,1,16,1,1]");
+  Graph bound = read_onnx(relu_onnx({0, 16}), "ok.onnx", catalog(), {{"x:0", 2}});
+  ASSERT_NE(bound.tensor("y"), nullptr);
+  EXPECT_EQ(bound.tensor("y")->shape.str(), "[2,1,16,1,1]");
   std::string msg;
   EXPECT_EQ(code_of(
                 [&] {
@@ -901,6 +930,7 @@ TEST(Onnx, UnnamedDimensionsBindByInputAndAxis) {
   EXPECT_NE(msg.find("fixed at 16"), std::string::npos) << msg;
   // The same syntax on an anec-graph input, the axis counted in its 4-D shape.
   Graph g = read_graph_json(graph_json(R"(["n", 8, 4, 4])"), "g.json");
+  ASSERT_NE(g.tensor("x"), nullptr);
   EXPECT_EQ(g.tensor("x")->source_rank, 4);
 }
 
@@ -909,10 +939,11 @@ TEST(Onnx, UnnamedDimensionsBindByInputAndAxis) {
 // texture engine (ANEC-CHK-036).
 TEST(Check, LoweredOperationsAndTheGatherEnvelope) {
   CheckResult hs = check(one_op("hard_swish", {1, 8, 4, 4}), catalog(), target("h13"));
+  ASSERT_FALSE(hs.ops.empty());
   EXPECT_EQ(hs.ops[0].verdict, Verdict::Decompose);
   EXPECT_EQ(hs.ops[0].decompose_with, "sigmoid_hard then mul");
   EXPECT_TRUE(codes(hs, Severity::Decompose).count("ANEC-CHK-006"));
-  EXPECT_EQ(check(one_op("hard_sigmoid", {1, 8, 4, 4}), catalog(), target("h13")).ops[0].verdict,
+  EXPECT_EQ(check(one_op("hard_sigmoid", {1, 8, 4, 4}), catalog(), target("h13")).ops.at(0).verdict,
             Verdict::Native);
   EXPECT_TRUE(rejects(one_op("gather", {2, 8, 4, 4}), "h13", "ANEC-CHK-036"));
   EXPECT_FALSE(rejects(one_op("gather", {1, 8, 4, 4}), "h13", "ANEC-CHK-036"));
@@ -922,10 +953,15 @@ TEST(Check, LoweredOperationsAndTheGatherEnvelope) {
 // The front-end maps are tables: names match without regard to case or underscores, every row names
 // a catalogue operation, and a name is mapped once.
 TEST(OpCatalog, FrontEndMapsAreStrictTables) {
+  ASSERT_NE(catalog().front_end("onnx", "HardSigmoid"), nullptr);
   EXPECT_EQ(catalog().front_end("onnx", "HardSigmoid")->op, "hard_sigmoid");
+  ASSERT_NE(catalog().front_end("onnx", "If"), nullptr);
   EXPECT_EQ(catalog().front_end("onnx", "If")->op, "cond");
+  ASSERT_NE(catalog().front_end("plist", "neuron/exp2"), nullptr);
   EXPECT_EQ(catalog().front_end("plist", "neuron/exp2")->op, "exp2");
+  ASSERT_NE(catalog().front_end("plist", "Neuron/Sign"), nullptr);
   EXPECT_EQ(catalog().front_end("plist", "Neuron/Sign")->op, "sign");
+  ASSERT_NE(catalog().front_end("plist", "InputView"), nullptr);
   EXPECT_EQ(catalog().front_end("plist", "InputView")->params.at("Offset"), "offset");
   EXPECT_EQ(catalog().front_end("onnx", "NoSuchOp"), nullptr);
   OpCatalog c = catalog();
@@ -1006,14 +1042,16 @@ TEST(PlistNet, EveryDocumentedLayerTypeMaps) {
   Graph view = read_network_plist(one_unit("InputView", R"({"Dimension": "Width", "Offset": 4, "Size": 8})"),
                                   "v.plist", catalog());
   infer_shapes(view, catalog());
+  ASSERT_NE(view.tensor("u"), nullptr);
   EXPECT_EQ(view.tensor("u")->shape.str(), "[1,1,30,8,8]");
   // The global arg reduction is native from A15 (family index 4), decomposed below.
   Graph arg = read_network_plist(one_unit("GlobalArgMinMax", "{}"), "a.plist", catalog());
   infer_shapes(arg, catalog());
-  EXPECT_EQ(check(arg, catalog(), target("h13")).ops[0].verdict, Verdict::Decompose);
-  EXPECT_EQ(check(arg, catalog(), target("h17s")).ops[0].verdict, Verdict::Native);
+  EXPECT_EQ(check(arg, catalog(), target("h13")).ops.at(0).verdict, Verdict::Decompose);
+  EXPECT_EQ(check(arg, catalog(), target("h17s")).ops.at(0).verdict, Verdict::Native);
   // An undocumented type stays unmapped and is reported.
   Graph odd = read_network_plist(one_unit("Neuron", R"({"Type": "NoSuchMode"})"), "o.plist", catalog());
+  ASSERT_FALSE(odd.ops.empty());
   EXPECT_EQ(odd.ops[0].type, "plist:Neuron/NoSuchMode");
 }
 

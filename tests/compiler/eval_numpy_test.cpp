@@ -50,6 +50,7 @@ protected:
       ASSERT_EQ(got.dtype, "f4");
       ASSERT_EQ(got.shape, want.shape);
       std::vector<double> w = want.values(), g = got.values();
+      ASSERT_EQ(g.size(), w.size());
       double scale = 0, worst = 0, alone = 0;
       for (double x : w) scale = std::max(scale, std::fabs(x) / 10);
       for (size_t i = 0; i < w.size(); ++i) {

@@ -40,26 +40,31 @@ const std::string kDynamic = R"(["batch", "c", 32, 64])";
 
 TEST(RuntimeSkip, ThePermuteIsSkippedAt128x1x32x64AndNotAt128x2x32x64) {
   Graph one = permute(kDynamic, {{"batch", 128}, {"c", 1}});
+  ASSERT_GE(one.ops.size(), 2u);
   const Op &p = one.ops[0];
   EXPECT_TRUE(p.optimized);
   EXPECT_TRUE(p.runtime_skippable);
   EXPECT_TRUE(skipped(one, p, catalog()));
   EXPECT_FALSE(skipped(one, one.ops[1], catalog())); // relu has no skip rule
   Graph two = permute(kDynamic, {{"batch", 128}, {"c", 2}});
+  ASSERT_FALSE(two.ops.empty());
   EXPECT_TRUE(two.ops[0].runtime_skippable);
   EXPECT_FALSE(skipped(two, two.ops[0], catalog()));
   // unbound, it is not known yet: it runs
   Graph open = permute(kDynamic, {});
+  ASSERT_FALSE(open.ops.empty());
   EXPECT_TRUE(open.ops[0].runtime_skippable);
   EXPECT_FALSE(skipped(open, open.ops[0], catalog()));
 }
 
 TEST(RuntimeSkip, AStaticShapeIsDecidedAtCompileTime) {
   Graph moves_nothing = permute("[128, 1, 32, 64]", {});
+  ASSERT_FALSE(moves_nothing.ops.empty());
   EXPECT_TRUE(moves_nothing.ops[0].optimized);
   EXPECT_FALSE(moves_nothing.ops[0].runtime_skippable);
   EXPECT_TRUE(skipped(moves_nothing, moves_nothing.ops[0], catalog()));
   Graph moves = permute("[128, 2, 32, 64]", {});
+  ASSERT_FALSE(moves.ops.empty());
   EXPECT_FALSE(moves.ops[0].optimized);
   EXPECT_FALSE(skipped(moves, moves.ops[0], catalog()));
 }
@@ -68,6 +73,7 @@ TEST(RuntimeSkip, TheEvaluatorSkipsItAndComputesWhatThePermuteComputes) {
   Graph g = permute(kDynamic, {{"batch", 2}, {"c", 1}});
   EvalResult skipping = evaluate(g, catalog(), numerics(), EvalOptions{});
   EXPECT_EQ(skipping.report.skipped, (std::vector<std::string>{"p (transpose)"}));
+  ASSERT_FALSE(g.ops.empty());
   g.ops[0].optimized = g.ops[0].runtime_skippable = false;
   EvalResult running = evaluate(g, catalog(), numerics(), EvalOptions{});
   EXPECT_TRUE(running.report.skipped.empty());
@@ -83,6 +89,7 @@ TEST(RuntimeSkip, TheEstimateLeavesTheSkippedTimeOutAndSaysSo) {
   EXPECT_EQ(skip.skipped, (std::vector<std::string>{"p"}));
   EXPECT_EQ(run.skipped_ops, 0u);
   EXPECT_EQ(skip.ops.size() + 1, run.ops.size());
+  ASSERT_FALSE(one.ops.empty());
   one.ops[0].optimized = one.ops[0].runtime_skippable = false;
   Estimate unskipped = estimate(one, catalog(), h13);
   EXPECT_GT(skip.skipped_us, 0);
@@ -91,6 +98,7 @@ TEST(RuntimeSkip, TheEstimateLeavesTheSkippedTimeOutAndSaysSo) {
 
 TEST(RuntimeSkip, RuntimeSkippableWithoutOptimizedIsAnInternalError) {
   Graph g = permute(kDynamic, {{"batch", 128}, {"c", 1}});
+  ASSERT_FALSE(g.ops.empty());
   g.ops[0].optimized = false;
   std::string message;
   EXPECT_EQ(code_of([&] { skipped(g, g.ops[0], catalog()); }, &message), "ANEC-INTERNAL");

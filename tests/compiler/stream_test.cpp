@@ -60,6 +60,8 @@ void expect_same_as_whole(const fs::path &file, const DimBindings &dims = {}, bo
     std::vector<Estimate> estimates = estimate(g, catalog(), targets, cal, "", Detail::Summary);
     ASSERT_EQ(streamed.checks.size(), targets.size());
     ASSERT_EQ(streamed.estimates.size(), targets.size());
+    ASSERT_EQ(checks.size(), targets.size());
+    ASSERT_EQ(estimates.size(), targets.size());
     for (size_t k = 0; k < targets.size(); ++k) {
       const std::string on =
           file.filename().string() + " on " + targets[k]->name + (cal ? " calibrated" : "");

@@ -43,7 +43,13 @@ double counted_flops(const Workload &w, const std::string &row_op) {
     if (c.form != "conv" && c.form != "matmul" && c.form != "attention")
       continue;
     if (c.form == "attention" && row_op == "bridge_sdpa") {
-      const Shape &q = w.graph.tensor(op.inputs[0])->shape, &k = w.graph.tensor(op.inputs[1])->shape;
+      const Tensor *qt = op.inputs.size() >= 2 ? w.graph.tensor(op.inputs[0]) : nullptr,
+                   *kt = op.inputs.size() >= 2 ? w.graph.tensor(op.inputs[1]) : nullptr;
+      if (!qt || !kt) {
+        ADD_FAILURE() << "op " << op.name << ": no q and k tensors";
+        return 0;
+      }
+      const Shape &q = qt->shape, &k = kt->shape;
       c.flops -= 5.0 * double(q.elements()) / double(q.d[kW]) * double(k.d[kH]);
     }
     total += c.flops;
@@ -101,8 +107,10 @@ TEST(Workload, EveryRowBuildsWithKnownOps) {
     ASSERT_FALSE(w.graph.ops.empty());
     for (const Op &op : w.graph.ops) {
       EXPECT_TRUE(catalog().find(op.type)) << m.op << ": " << op.type;
-      for (const std::string &o : op.outputs)
+      for (const std::string &o : op.outputs) {
+        ASSERT_NE(w.graph.tensor(o), nullptr) << m.op << ": " << o;
         EXPECT_GT(w.graph.tensor(o)->shape.elements(), 0) << m.op;
+      }
     }
   }
 }
@@ -128,6 +136,8 @@ TEST(Workload, Shapes) {
     return build_workload(read_measurements(row_text(op, params), "t.tsv").at(0), catalog());
   };
   Workload conv = built("conv", "C=128,B=1,H=32,W=32,k=3,stride=2,pad=NA");
+  ASSERT_FALSE(conv.graph.outputs.empty());
+  ASSERT_NE(conv.graph.tensor(conv.graph.outputs[0]), nullptr);
   EXPECT_EQ(conv.graph.tensor(conv.graph.outputs[0])->shape.str(), "[1,1,128,16,16]");
   ASSERT_EQ(conv.assumptions.size(), 1u);
   EXPECT_NE(conv.assumptions[0].find("pad 1"), std::string::npos);
@@ -141,6 +151,8 @@ TEST(Workload, Shapes) {
       ++weights;
   EXPECT_EQ(weights, 2 * 7 + 1); // q, k, v, o, gate, up, down per layer, and the vocab projection
   EXPECT_EQ(int8.graph.inputs.size(), 1u + 2 * 2); // x and each layer's K and V caches
+  ASSERT_FALSE(int8.graph.outputs.empty());
+  ASSERT_NE(int8.graph.tensor(int8.graph.outputs[0]), nullptr);
   EXPECT_EQ(int8.graph.tensor(int8.graph.outputs[0])->shape.str(), "[3,1,100,1,1]");
   EXPECT_EQ(built("group_norm", "B=1,C=64,H=8,W=8").assumptions.size(), 1u);
   EXPECT_TRUE(built("wc_group_norm", "B=1,C=64,H=8,W=8,groups=8").assumptions.empty());

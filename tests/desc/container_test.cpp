@@ -66,11 +66,13 @@ TEST(Hwx, ProgramStateNamesTheBufferSlots) {
     for (size_t k = 5; k < HwxProgramState::kBars && p.bars[k]; ++k, ++inputs) EXPECT_EQ(hwx_what_is(h, p.bars[k]).find("@output"), std::string::npos);
     EXPECT_EQ(inputs + 1, h.states.size());
     // The first descriptor reads an input slot, the last writes the output slot.
+    ASSERT_FALSE(h.chain.tds.empty());
     uint32_t read = header_field(h.chain.tds[0], "RBase0").value_or(0);
     EXPECT_TRUE(read >= 5 && read < 5 + inputs) << read;
     EXPECT_EQ(header_field(h.chain.tds.back(), "WBase"), 4u);
   }
   Hwx concat = read_hwx(read_file(tinygrad("concat.hwx")), gen7());
+  ASSERT_TRUE(concat.program);
   EXPECT_EQ(hwx_what_is(concat, concat.program->bars[5]), "input_1");
   EXPECT_EQ(hwx_what_is(concat, concat.program->bars[6]), "input_0");
 }
@@ -187,7 +189,9 @@ TEST(Hwx, SecondProgramStateIsAFinding) {
   Hwx h = read_hwx(b, gen7());
   ASSERT_TRUE(h.program);
   uint64_t state = h.program->offset;
+  ASSERT_LE(state + 8, b.size());
   uint32_t size = le32(b, state + 4), ncmds = le32(b, 16), end = 32 + le32(b, 20), text = h.text.offset;
+  ASSERT_TRUE(size <= text && text <= b.size() && state + size <= b.size()) << size << " " << text;
   ASSERT_TRUE(std::all_of(b.begin() + text - size, b.begin() + text, [](uint8_t x) { return x == 0; }));
   std::vector<uint8_t> copy(b.begin() + long(state), b.begin() + long(state + size));
   b.erase(b.begin() + text - size, b.begin() + text);
@@ -234,11 +238,15 @@ TEST(Audit, ProgramStateSlotsAndStrides) {
   store_le(slot, state + 8 * 5, 0, 4); // the input slot the header reads
   EXPECT_EQ(codes(audit_hwx(read_hwx(slot, gen7()))), std::set<std::string>{"ANEC-AUD-008"});
   Hwx h = read_hwx(good, gen7());
+  ASSERT_FALSE(h.layouts.empty());
+  ASSERT_GE(h.layouts[0].strides.size(), 3u);
   h.layouts[0].strides[2] = 100; // a row of 77 fp16 elements in 100 bytes, not a tile multiple
   size_t strides = 0;
   for (auto &f : audit_hwx(h)) strides += f.code == "ANEC-AUD-009";
   EXPECT_EQ(strides, 2u); // not a 64 multiple, and too small for the row
   h = read_hwx(good, gen7());
+  ASSERT_GE(h.layouts.size(), 2u);
+  ASSERT_GE(h.layouts[1].strides.size(), 4u);
   h.layouts[1].strides[3] = 4;
   EXPECT_TRUE(codes(audit_hwx(h)).count("ANEC-AUD-009"));
 }
@@ -263,9 +271,11 @@ TEST(Anec, ConvertedRealFilesDecodeAuditAndRoundTrip) {
       ASSERT_EQ(a.chain.tds.size(), h.chain.tds.size());
       for (size_t i = 0; i < a.chain.tds.size(); ++i) {
         ASSERT_EQ(a.chain.tds[i].streams.size(), h.chain.tds[i].streams.size());
-        for (size_t s = 0; s < a.chain.tds[i].streams.size(); ++s)
+        for (size_t s = 0; s < a.chain.tds[i].streams.size(); ++s) {
+          ASSERT_EQ(a.chain.tds[i].streams[s].words.size(), h.chain.tds[i].streams[s].words.size());
           for (size_t w = 0; w < a.chain.tds[i].streams[s].words.size(); ++w)
             EXPECT_EQ(a.chain.tds[i].streams[s].words[w].raw, h.chain.tds[i].streams[s].words[w].raw);
+        }
       }
       EXPECT_EQ(a.chain.kernel_offset, header + ((h.text.size + 15) / 16 * 16));
       EXPECT_EQ(a.chain.kernel_size, a.header.krn_size);

@@ -94,6 +94,7 @@ std::vector<RealChain> real_chains() {
 void expect_word_as_listed(const RealChain &r, const FlatChain &c, uint32_t index, uint64_t offset,
                            bool header) {
   const TdSchema &s = *r.schema;
+  ASSERT_LT(index, c.words.size()) << hex(offset);
   const FlatWord &w = c.words[index];
   uint32_t address = c.address(index, s);
   EXPECT_EQ(w.raw, le32(r.bytes, offset)) << hex(offset);
@@ -114,6 +115,7 @@ void expect_word_as_listed(const RealChain &r, const FlatChain &c, uint32_t inde
 }
 
 void expect_same_word(const TdSchema &s, const FlatChain &c, uint32_t index, uint64_t offset, const Word &t) {
+  ASSERT_LT(index, c.words.size()) << hex(offset);
   const FlatWord &f = c.words[index];
   EXPECT_EQ(t.offset, offset);
   EXPECT_EQ(t.address, c.address(index, s));
@@ -290,8 +292,10 @@ TEST(FlatDecode, OffWordStreamKeepsItsBlock) {
   decode_flat_td(b, 0, 0x274, gen7(), c);
   EXPECT_TRUE(c.findings.empty());
   BlockId pe_block = BlockId(gen7().block_at(0x8800) - gen7().blocks.data());
+  ASSERT_GE(c.streams.size(), 5u);
   const FlatStream &pe = c.streams[4];
   ASSERT_EQ(pe.count, 4u);
+  ASSERT_LE(pe.first_word + pe.count, c.words.size());
   for (uint32_t i = 0; i < pe.count; ++i) {
     const FlatWord &w = c.words[pe.first_word + i];
     EXPECT_EQ(c.address(pe.first_word + i, gen7()), 0x8802u + 4 * i);
@@ -419,17 +423,22 @@ TEST(DescCli, AuditSpreadsSeveralFilesAndSummarises) {
   auto all = desc_cli("audit " + s.dir.string() + " --format json");
   EXPECT_EQ(all.status, 2) << all.err;
   Doc d = json::parse(all.out, "audit");
+  for (const char *key : {"files", "with_findings", "unreadable", "rows", "findings"})
+    ASSERT_NE(d.find(key), nullptr) << key << " in " << all.out;
   EXPECT_EQ(d.find("files")->as_int(), 4);
   EXPECT_EQ(d.find("with_findings")->as_int(), 1);
   EXPECT_EQ(d.find("unreadable")->as_int(), 1);
   const auto &rows = d.find("rows")->items();
   ASSERT_EQ(rows.size(), 4u);
+  ASSERT_TRUE(rows[2].find("file") && rows[1].find("descriptors") && rows[3].find("error")) << all.out;
   EXPECT_EQ(rows[2].find("file")->as_string(), s / "c.bin");
   EXPECT_EQ(rows[1].find("descriptors")->as_string(), "5");
   EXPECT_EQ(rows[3].find("error")->as_string().substr(0, 12), "ANEC-TD-002:");
   std::vector<std::string> codes;
-  for (const Doc &f : d.find("findings")->items())
+  for (const Doc &f : d.find("findings")->items()) {
+    ASSERT_TRUE(f.find("code") && f.find("object")) << all.out;
     codes.push_back(f.find("code")->as_string() + " " + f.find("object")->as_string());
+  }
   EXPECT_EQ(codes, (std::vector<std::string>{"ANEC-AUD-002 " + s / "c.bin", "ANEC-TD-002 " + s / "d.bin"}));
 
   auto csv = desc_cli("audit " + s / "c.bin" + " " + s / "d.bin" + " --format csv");

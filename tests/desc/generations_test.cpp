@@ -95,8 +95,12 @@ std::vector<uint8_t> rewrite_h15(const Rewrite &r) {
   }
   uint32_t task_words = uint32_t(words.size() - (td.offset - h.text.offset) / 4);
   size_t header_at = (td.offset - h.text.offset) / 4;
-  words[header_at] = (words[header_at] & ~(0x7ffu << 16)) | task_words << 16;
   uint64_t room = 0x140; // __const starts 0x140 after __text in the file
+  if (header_at >= words.size() || h.text.offset + room > b.size() || !h.program) {
+    ADD_FAILURE() << "matmul_h15.hwx: no descriptor header, no room after __text or no program state";
+    return {};
+  }
+  words[header_at] = (words[header_at] & ~(0x7ffu << 16)) | task_words << 16;
   EXPECT_LE(words.size() * 4, room);
   std::fill(b.begin() + long(h.text.offset), b.begin() + long(h.text.offset + room), uint8_t(0));
   for (size_t i = 0; i < words.size(); ++i)
@@ -167,6 +171,7 @@ TEST(Generations, UnknownThreadStatesSurviveARoundTrip) {
     std::vector<uint8_t> b = read_file(newer("matmul_h13.hwx"));
     TdSchema gen7 = TdSchema::load(fs::path(ANEC_TEST_TABLES_DIR) / "schema/td/gen7.toml");
     Hwx h = read_hwx(b, gen7);
+    ASSERT_TRUE(h.program);
     layout::View t(db().get("hwx.thread"), b, h.program->offset, "T");
     store_le(b, t.offset_of("flavor"), flavor, 4);
     if (count)

@@ -133,6 +133,7 @@ TEST(RawChain, Relu6CarriesItsClampAndOpcode) {
   ASSERT_EQ(c.tds.size(), 1u);
   EXPECT_EQ(word_at(c.tds[0], "Common", 0x1c), 0x5000a021u); // ConvCfg: the generation-7 opcode word
   // The kernel data holds the clamp 6.0 as fp16 (0x4600).
+  ASSERT_LT(c.kernel_offset + 3, bytes.size());
   EXPECT_EQ(bytes[c.kernel_offset + 2], 0x00);
   EXPECT_EQ(bytes[c.kernel_offset + 3], 0x46);
 }
@@ -153,6 +154,7 @@ TEST(RawChain, ShortDescriptorLayoutIsWalkedByItsStreamHeaders) {
   EXPECT_EQ(c.tds[0].streams[0].count, 31u);
   EXPECT_EQ(c.tds[0].streams[1].offset, 0xa8u);
   Chain whole = decode_raw_chain(full, gen7());
+  ASSERT_FALSE(whole.tds.empty());
   EXPECT_EQ(fields_of(c.tds[0], "Common"), fields_of(whole.tds[0], "Common"));
   EXPECT_EQ(fields_of(c.tds[0], "NE"), fields_of(whole.tds[0], "NE"));
   EXPECT_EQ(c.kernel_offset, 0x200u);
@@ -206,6 +208,7 @@ TEST(RawChain, ReservedHeaderBitsAreAFinding) {
   EXPECT_EQ(c.findings[0].code, "ANEC-TD-103");
   EXPECT_EQ(c.findings[0].offset, 0u);
   EXPECT_EQ(c.findings[0].message, "reserved header bits 0x80000000 set");
+  ASSERT_FALSE(c.tds.empty());
   EXPECT_TRUE(c.tds[0].eon) << "EON (bit 25) is still read";
 }
 
@@ -238,6 +241,7 @@ TEST(RawChain, StreamInNoBlockIsAFindingOfDecodeTd) {
   EXPECT_EQ(findings[0].offset, 0x228u);
   EXPECT_NE(findings[0].message.find("register address 0x28800 is in no known block"), std::string::npos);
   Chain c = decode_raw_chain(b, gen7());
+  ASSERT_FALSE(c.tds.empty());
   EXPECT_EQ(c.tds[0].size, 0x228u);
   for (const Finding &f : c.findings) EXPECT_NE(f.code, "ANEC-TD-101");
 }
@@ -253,7 +257,7 @@ TEST(RawChain, LongChainsDecode) {
     if (i + 1 < n) chain[i * stride + 3] &= ~0x02;
   }
   Chain c = decode_raw_chain(chain, gen7());
-  EXPECT_EQ(c.tds.size(), n);
+  ASSERT_EQ(c.tds.size(), n);
   EXPECT_EQ(c.tds.back().offset, (n - 1) * stride);
 }
 
@@ -329,7 +333,7 @@ TEST(Hwx, RealContainersDecode) {
     Hwx h = read_hwx(bytes, gen7());
     EXPECT_EQ(h.cputype, 0x80u);
     EXPECT_EQ(h.cpusubtype, 4u);
-    EXPECT_EQ(h.chain.tds.size(), w.tds);
+    ASSERT_EQ(h.chain.tds.size(), w.tds);
     EXPECT_TRUE(h.chain.tds.back().eon);
     EXPECT_EQ(h.relocations.size(), w.relocs);
     std::vector<std::string> names;
@@ -359,6 +363,7 @@ TEST(Hwx, RealContainersDecode) {
       EXPECT_EQ(axes, "nchw");
       EXPECT_EQ(got, want[i]);
       EXPECT_EQ(h.layouts[i].dtype, "float16");
+      ASSERT_FALSE(h.layouts[i].strides.empty());
       EXPECT_EQ(h.layouts[i].strides.back(), 2u); // one fp16 element
       EXPECT_NE(h.layouts[i].vmaddr, 0u);
     }
@@ -424,13 +429,27 @@ TEST(Encode, RoundTripsEveryRealFile) {
 TEST(Encode, EditedFieldsTakeEffect) {
   auto bytes = read_file(kernels() / "activation" / "relu6.bin");
   Doc doc = json::parse(json::write(dump_doc(decode_raw_chain(bytes, gen7()), gen7(), bytes)), "d");
+  // Throws (a failure, not a crash) when the dump lacks a member it reads.
   auto find_word = [](Doc &d, uint32_t address) -> Doc & {
-    for (Doc &st : const_cast<std::vector<Doc> &>(d.find("tds")->items()[0].find("streams")->items()))
-      for (Doc &w : const_cast<std::vector<Doc> &>(st.find("registers")->items()))
-        if (w.find("block")->as_string() == "Common" && w.find("address")->as_int() == address) return w;
+    const Doc *tds = d.find("tds"), *streams = nullptr;
+    if (tds && !tds->items().empty())
+      streams = tds->items()[0].find("streams");
+    if (!streams)
+      throw std::runtime_error("no tds[0].streams");
+    for (Doc &st : const_cast<std::vector<Doc> &>(streams->items())) {
+      if (!st.find("registers"))
+        throw std::runtime_error("a stream without registers");
+      for (Doc &w : const_cast<std::vector<Doc> &>(st.find("registers")->items())) {
+        if (!w.find("block") || !w.find("address"))
+          throw std::runtime_error("a register without an address");
+        if (w.find("block")->as_string() == "Common" && w.find("address")->as_int() == address)
+          return w;
+      }
+    }
     throw std::runtime_error("no word");
   };
   Doc &indim = find_word(doc, 0x0);
+  ASSERT_NE(indim.find("fields"), nullptr);
   Doc fields = *indim.find("fields");
   fields.set("InDim.Win", Doc::integer(77));
   indim.set("fields", fields);
@@ -440,6 +459,7 @@ TEST(Encode, EditedFieldsTakeEffect) {
   for (size_t i = 0; i < bytes.size(); ++i) differ += patched[i] != bytes[i];
   EXPECT_EQ(differ, 2u); // 1600 = 0x640 -> 77 = 0x4d: two bytes of one word
   auto c = decode_raw_chain(patched, gen7());
+  ASSERT_FALSE(c.tds.empty());
   EXPECT_EQ(fields_of(c.tds[0], "Common")["InDim.Win"], 77u);
 
   fields.set("InDim.Win", Doc::integer(1 << 15)); // 15-bit field
@@ -506,6 +526,7 @@ TEST(Audit, RealFilesAreCleanAndEachCheckFires) {
     EXPECT_EQ(h.states[0].name, "image");
     EXPECT_EQ(h.states[0].direction, 1u);
     EXPECT_EQ(h.states[1].direction, 2u);
+    ASSERT_LE(h.states[0].offset + 16 + 4 * 8, state.size());
     put32(state, h.states[0].offset + 16 + 4 * 7, 4);
   }
   EXPECT_TRUE(audit_codes(audit_hwx(read_hwx(state, gen7()))).count("ANEC-AUD-006"));

@@ -54,6 +54,8 @@ TEST(Package, BuiltFromEveryRealHwxAuditsCleanAndRoundTrips) {
 TEST(Package, DescriptionBuildsTheSameBytes) {
   auto hwx = read_file(tinygrad("relu.hwx"));
   Package from_hwx = package_from_hwx(hwx, gen7());
+  ASSERT_FALSE(from_hwx.programs.empty());
+  ASSERT_FALSE(from_hwx.programs[0].sections.empty());
   std::string hex_text;
   for (uint8_t b : from_hwx.programs[0].sections[0].payload) hex_text += "0123456789abcdef"[b >> 4], hex_text += "0123456789abcdef"[b & 15];
   Doc d = toml::parse("[[program]]\nbuffers = 4\n[[program.section]]\nkind = \"text\"\nbar = 0\ndevice_address = 0x30000000\nhex = \"" + hex_text + "\"\n", "p.toml");
@@ -63,6 +65,8 @@ TEST(Package, DescriptionBuildsTheSameBytes) {
             "ANEC-PKG-003");
   EXPECT_EQ(code_of([&] { package_from_doc(toml::parse("[[program]]\n[[program.section]]\nkind = \"text\"\n", "n"), ".", "n"); }), "ANEC-PKG-003");
   Package bad = p;
+  ASSERT_FALSE(bad.programs.empty());
+  ASSERT_FALSE(bad.programs[0].sections.empty());
   bad.programs[0].sections[0].alignment = 48;
   EXPECT_EQ(code_of([&] { write_package(bad); }), "ANEC-PKG-001");
 }
@@ -106,6 +110,7 @@ TEST(Package, EachAuditCheckFires) {
   EXPECT_EQ(codes(bar), std::set<std::string>{"ANEC-PKG-108"});
   auto chain = good; // the text section's only descriptor loses EON
   uint64_t text = kPackageHeaderBytes + le64(good, section(0) + 16);
+  ASSERT_LT(text + 3, chain.size());
   chain[text + 3] &= uint8_t(~0x02);
   EXPECT_EQ(codes(chain), std::set<std::string>{"ANEC-PKG-109"});
   auto kind = good;
@@ -153,6 +158,10 @@ std::vector<uint8_t> rewritten(const Package &p, uint64_t size) {
       r.set("kind", s.kind).set("alignment", s.alignment).set("bar", s.bar).set("offset", s.offset);
       r.set("size", s.size).set("device_address", s.device_address);
       r.write_to(out, g.offset + prog_l().bytes + uint64_t(sec_l().bytes) * k);
+      if (g.offset + s.offset + s.payload.size() > size) {
+        ADD_FAILURE() << "program " << g.id << " section " << k << " lies past the package's " << size;
+        return {};
+      }
       std::copy(s.payload.begin(), s.payload.end(), out.begin() + long(g.offset + s.offset));
     }
   }
@@ -160,6 +169,7 @@ std::vector<uint8_t> rewritten(const Package &p, uint64_t size) {
 }
 
 void expect_fields(const std::vector<uint8_t> &bytes, const Package &p) {
+  ASSERT_TRUE(pkg_l().at("magic").value && prog_l().at("magic").value && sec_l().at("magic").value);
   layout::View h(pkg_l(), bytes, 0, "T");
   EXPECT_EQ(h.get("magic"), *pkg_l().at("magic").value);
   EXPECT_EQ(h.get("version"), p.version);
@@ -194,6 +204,8 @@ TEST(Package, LayoutDrivesBothDirections) {
        {"conv.hwx", "concat.hwx", "gemm.hwx", "relu.hwx", "sigmoid.hwx", "sum.hwx", "model.hwx.golden"}) {
     SCOPED_TRACE(f);
     Package built = package_from_hwx(read_file(tinygrad(f)), gen7());
+    ASSERT_FALSE(built.programs.empty());
+    ASSERT_FALSE(built.programs[0].sections.empty());
     built.programs.push_back(built.programs[0]); // and a second program behind the first
     built.programs[1].id = 9;
     built.programs[1].sections[0].alignment = 256;

@@ -59,6 +59,7 @@ TEST(FirmwareTables, RecoveredFromTheStandInEqualTheSource) {
   expect_source_tables(inside);
   // The TOML form reads back to the same tables.
   Doc d = toml::parse(toml::write(tables_doc(bare)), "tables.toml");
+  ASSERT_TRUE(d.find("logger_names") && d.find("block"));
   EXPECT_EQ(d.find("logger_names")->items().size(), 93u);
   EXPECT_EQ(d.find("block")->items().size(), bare.blocks.size());
 }

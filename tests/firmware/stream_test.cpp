@@ -76,7 +76,12 @@ std::vector<Command> script_commands() {
       auto name = kCommandOfEvent.find(e.kind);
       if (name == kCommandOfEvent.end())
         continue;
-      uint32_t id = table().by_name(name->second)->id;
+      const CommandSpec *spec = table().by_name(name->second);
+      if (!spec) {
+        ADD_FAILURE() << "no command " << name->second;
+        continue;
+      }
+      uint32_t id = spec->id;
       auto fixture =
           std::find_if(fixtures.begin(), fixtures.end(), [&](const Command &c) { return c.id == id; });
       Command c = fixture == fixtures.end() ? Command{} : *fixture;
@@ -119,6 +124,10 @@ struct Variant {
 // Corrupted variants of a clean message, each with the reason code it must raise.
 std::vector<Variant> corrupted(const std::vector<uint8_t> &good) {
   std::vector<Variant> out;
+  if (good.size() < kHeaderBytes || envelope_at(good) + envelope_layout().bytes > good.size()) {
+    ADD_FAILURE() << "a message of " << good.size() << " bytes does not hold its envelope";
+    return out;
+  }
   auto edit = [&](const std::string &what, const std::string &code, auto &&change, bool resealed) {
     Variant v{what, code, good};
     change(v.bytes);
@@ -154,6 +163,10 @@ std::vector<Variant> corrupted(const std::vector<uint8_t> &good) {
 std::vector<uint8_t> address_past_4g() {
   for (Command c : fixture_commands())
     if (c.arrays.count("chainedBuffers")) {
+      if (c.arrays["chainedBuffers"].empty() || c.arrays["chainedBuffers"][0].size() < 3) {
+        ADD_FAILURE() << "chainedBuffers without a first record of 3 fields";
+        return {};
+      }
       c.arrays["chainedBuffers"][0][2] = 0x100000000ull;
       return encode(c, table());
     }
@@ -227,6 +240,7 @@ TEST(StreamAgreement, CorruptedVariantsRaiseTheirCodeInBothValidators) {
                               [&](const Finding &f) { return std::get<0>(f) == v.code; }));
       StreamValidation s = validate_stream(one, table());
       ASSERT_FALSE(s.first.empty());
+      ASSERT_FALSE(codes.empty());
       EXPECT_EQ(s.first[0].violation.code, std::get<0>(codes[0]));
       all.push_back(std::move(one));
       ++variants;
@@ -286,6 +300,7 @@ TEST(StreamAgreement, TruncatedLastCommand) {
   std::vector<uint8_t> capture;
   for (const auto &m : messages)
     capture.insert(capture.end(), m.begin(), m.end());
+  ASSERT_FALSE(messages.empty());
   const auto &last = messages.back();
   for (size_t cut : {size_t(1), size_t(8), last.size() / 2, last.size() - 1}) {
     SCOPED_TRACE(cut);
@@ -310,9 +325,11 @@ TEST(StreamAgreement, ValidateManyFiles) {
   std::vector<uint8_t> capture;
   for (const auto &m : messages)
     capture.insert(capture.end(), m.begin(), m.end());
+  ASSERT_GE(messages.size(), 3u);
   write_output(dir / "good" / "a.bin", messages[0]);
   write_output(dir / "good" / "b.bin", messages[1]);
   auto bad = messages[2];
+  ASSERT_LT(envelope_at(bad) + envelope_layout().at("checksum").offset, bad.size());
   bad[envelope_at(bad) + envelope_layout().at("checksum").offset] ^= 1;
   write_output(dir / "bad.bin", bad);
   write_output(dir / "capture.bin", capture);
@@ -332,9 +349,14 @@ TEST(StreamAgreement, ValidateManyFiles) {
          " --format json");
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   Doc d = json::parse(r.out, "out.json");
+  for (const char *key : {"files", "unreadable", "rows"})
+    ASSERT_NE(d.find(key), nullptr) << key << " in " << r.out;
   EXPECT_EQ(d.find("files")->as_int(), 2);
   EXPECT_EQ(d.find("unreadable")->as_int(), 1);
+  ASSERT_GE(d.find("rows")->items().size(), 2u) << r.out;
   const Doc &row = d.find("rows")->items()[0];
+  ASSERT_TRUE(row.find("messages") && row.find("accepted")) << r.out;
+  ASSERT_NE(d.find("rows")->items()[1].find("first finding"), nullptr) << r.out;
   EXPECT_EQ(row.find("messages")->as_string(), std::to_string(messages.size()));
   EXPECT_EQ(row.find("accepted")->as_string(), std::to_string(messages.size()));
   EXPECT_NE(d.find("rows")->items()[1].find("first finding")->as_string().find("ANEC-IO-"),

@@ -59,7 +59,12 @@ void expect_only(const std::vector<uint8_t> &bytes, const std::string &code, Dis
 
 Command base(const std::string &name) {
   Command c;
-  c.id = table().by_name(name)->id;
+  const CommandSpec *spec = table().by_name(name);
+  if (!spec) {
+    ADD_FAILURE() << "no command " << name;
+    return c;
+  }
+  c.id = spec->id;
   c.priority = 2;
   c.program_id = 1;
   c.process_id = 0;
@@ -75,6 +80,7 @@ TEST(CommandTable, The93CommandsAndTheirDirections) {
   const auto &cs = table().commands();
   ASSERT_EQ(cs.size(), 93u);
   for (uint32_t i = 0; i < cs.size(); ++i) EXPECT_EQ(cs[i].id, i);
+  ASSERT_TRUE(table().by_id(0x41) && table().by_id(0x5a));
   EXPECT_EQ(table().by_id(0x41)->name, "PROCEDURE_CALL");
   EXPECT_EQ(table().by_id(0x5a)->name, "INFERENCE_CALL");
   size_t notifications = 0, both = 0;
@@ -114,6 +120,7 @@ TEST(Wire, GoldenEncodingsAndRoundTrips) {
 
 TEST(Wire, EnvelopeChecks) {
   auto good = encode(described("procedure_call.toml"), table());
+  ASSERT_GE(good.size(), kHeaderBytes);
   expect_only(std::vector<uint8_t>(good.begin(), good.begin() + 20), "ANEC-FW-001", Disposition::Reject); // truncated header
   auto big = good;
   big[4] = 0xff; // size past the buffer
@@ -123,6 +130,7 @@ TEST(Wire, EnvelopeChecks) {
   expect_only(odd, "ANEC-FW-001", Disposition::Reject);
   // Semantic violations are built through the encoder so that their envelope is valid.
   uint32_t size = le32(good, 4);
+  ASSERT_LE(kHeaderBytes + size + 8, good.size());
   auto magic = good;
   magic[kHeaderBytes + size] ^= 1;
   magic[kHeaderBytes + size + 4] = 0; // the checksum covers the magic: fix it up to isolate the check
@@ -144,6 +152,7 @@ TEST(Wire, EnvelopeChecks) {
 // exit 2 with ANEC-FW-020 quoting the first violation; `validate` lists it and exits 1.
 TEST(Wire, DecodeOfBytesThatAreNoCommandFails) {
   auto good = encode(described("procedure_call.toml"), table());
+  ASSERT_GE(good.size(), kHeaderBytes);
   fs::path dir = fs::temp_directory_path() / ("anec-fw-decode-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   write_output(dir / "good.bin", good);
@@ -216,8 +225,10 @@ TEST(Wire, BodyChecks) {
   };
   // body_size: a count that disagrees with the bytes (built by hand: the encoder refuses it)
   auto bytes = encode(pc, table());
+  ASSERT_GT(bytes.size(), kHeaderBytes + 8);
   bytes[kHeaderBytes + 8] = 2; // nbrOfSignalEvents 1 -> 2 without a second record
   uint32_t size = le32(bytes, 4);
+  ASSERT_LE(kHeaderBytes + size + 8, bytes.size());
   uint32_t sum = crc32(std::span<const uint8_t>(bytes).first(kHeaderBytes + size + 4));
   store_le(bytes, kHeaderBytes + size + 4, sum, 4);
   expect_only(bytes, "ANEC-FW-009", Disposition::Reject);
@@ -264,6 +275,8 @@ TEST(Wire, BodyChecks) {
   expect_only(encode(trig, table()), "ANEC-FW-010", Disposition::Reject);
   // chained buffers below 4 GiB and naming an existing output buffer set
   Command chain = described("cache_request.toml");
+  ASSERT_FALSE(chain.arrays["chainedBuffers"].empty());
+  ASSERT_GE(chain.arrays["chainedBuffers"][0].size(), 3u);
   chain.arrays["chainedBuffers"][0][2] = 0x100000000ull;
   expect_only(encode(chain, table()), "ANEC-FW-012", Disposition::Reject);
   chain = described("cache_request.toml");
@@ -325,6 +338,8 @@ TEST(Wire, StreamOfCommands) {
     starts.push_back(capture.size());
     capture.insert(capture.end(), m.begin(), m.end());
   }
+  ASSERT_GE(starts.size(), 2u);
+  ASSERT_LT(starts[1] + 0x18, capture.size());
   capture[starts[1] + 0x18] ^= 0x01; // the second message's first body byte: its checksum no longer holds
   StreamValidation s = validate_stream(capture, table());
   EXPECT_EQ(s.messages, starts.size());
@@ -368,6 +383,7 @@ TEST(Wire, LayoutDrivesBothDirections) {
   for (const CommandSpec &c : table().commands())
     if (!table().body(c.name))
       commands.push_back(base(c.name));
+  ASSERT_FALSE(commands.empty());
   commands.back().program_id = -1; // the unbound marker, sign and all
   for (const Command &c : commands) {
     auto bytes = encode(c, table());

@@ -45,6 +45,7 @@ TEST(Codec, RoundTripsEveryTarget) {
 TEST(Codec, PlacesFieldsAtTheirOffsets) {
   const auto &T = Tables::get();
   Bytes h13 = encode(T.schema, T.registry.get("h13"));
+  ASSERT_EQ(h13.size(), 0x938u);
   EXPECT_EQ(h13[0x0], 0x0d);
   EXPECT_EQ(le(h13, 0x238, 8), 4u);
   EXPECT_EQ(le(h13, 0x138, 8), 16384u);
@@ -60,9 +61,11 @@ TEST(Codec, PlacesFieldsAtTheirOffsets) {
   std::memcpy(&eff, &raw, 8);
   EXPECT_EQ(eff, 1.0);
   Bytes h18 = encode(T.schema, T.registry.get("h18"));
+  ASSERT_EQ(h18.size(), 0x938u);
   EXPECT_EQ(h18[0x52d], 1);
   EXPECT_EQ(h18[0x0], 0x12);
   Bytes h17s = encode(T.schema, T.registry.get("h17s"));
+  ASSERT_EQ(h17s.size(), 0x938u);
   EXPECT_EQ(le(h17s, 0x238, 8), 16u);
   EXPECT_EQ(le(h17s, 0x248, 8), 2360u);
 }
@@ -71,6 +74,7 @@ TEST(Codec, RejectsWrongSizedBlobs) {
   const auto &T = Tables::get();
   const Target &t = T.registry.get("h13");
   Bytes blob = encode(T.schema, t);
+  ASSERT_FALSE(blob.empty());
   Bytes shorter(blob.begin(), blob.end() - 1), longer = blob;
   longer.push_back(0);
   EXPECT_EQ(code_of([&] { decode(T.schema, shorter, "h13", &t, kBlob); }), "ANEC-HAL-001");
@@ -82,10 +86,12 @@ TEST(Codec, KeepsUnknownBytesAndMarksChangedValues) {
   const auto &T = Tables::get();
   const Target &t = T.registry.get("h14");
   Bytes blob = encode(T.schema, t);
+  ASSERT_EQ(blob.size(), 0x938u);
   blob[0x4] = 0xab;   // inside unk_0x1 (no field names it)
   blob[0x238] = 5;    // num_nes changed
   Target d = decode(T.schema, blob, "h14", &t, kBlob);
   ASSERT_NE(d.find("unk_0x1"), nullptr);
+  ASSERT_TRUE(d.find("num_nes") && d.find("max_tensor_width") && t.find("max_tensor_width"));
   EXPECT_EQ(d.find("num_nes")->provenance.source, kBlob.source);
   EXPECT_EQ(d.find("max_tensor_width")->provenance.source, t.find("max_tensor_width")->provenance.source);
   EXPECT_EQ(encode(T.schema, d), blob);
@@ -102,9 +108,11 @@ TEST(Codec, RejectsValuesThatDoNotFitAndLongStrings) {
   t.values["cost_policy_name"].value = std::string(23, 'x');
   EXPECT_EQ(code_of([&] { encode(T.schema, t); }), "ANEC-HAL-004");
   Bytes blob = encode(T.schema, T.registry.get("h13"));
+  ASSERT_EQ(blob.size(), 0x938u);
   blob[0x580] |= 1; // long-form string: a heap pointer the blob cannot carry
   EXPECT_EQ(code_of([&] { decode(T.schema, blob, "h13", nullptr, kBlob); }), "ANEC-HAL-002");
   blob = encode(T.schema, T.registry.get("h13"));
+  ASSERT_EQ(blob.size(), 0x938u);
   blob[0x590] = 'z'; // a byte past the string would be lost
   EXPECT_EQ(code_of([&] { decode(T.schema, blob, "h13", nullptr, kBlob); }), "ANEC-HAL-002");
 }

@@ -112,9 +112,13 @@ TEST(Extract, ChangedValuesAreMarkedAsDecodedFromTheBinary) {
   ExtractOptions opt;
   opt.targets = {"h13"};
   auto x = extract(T.schema, T.registry, bin, opt).at(0);
-  x.blob[*T.schema.find("num_nes")->offset] = 2;
+  const auto *num_nes = T.schema.find("num_nes");
+  ASSERT_TRUE(num_nes && num_nes->offset);
+  ASSERT_LT(*num_nes->offset, x.blob.size());
+  x.blob[*num_nes->offset] = 2;
   Target t = to_target(T.schema, T.registry, bin, x);
   EXPECT_EQ(t.uint("num_nes"), 2u);
+  ASSERT_NE(t.find("num_nes"), nullptr);
   EXPECT_NE(t.find("num_nes")->provenance.source.find("decoded from"), std::string::npos);
   EXPECT_EQ(t.find("num_nes")->provenance.confidence, Confidence::Decoded);
 }
@@ -167,9 +171,13 @@ TEST(Extract, MapThatCannotBeWalkedIsAnError) {
   const auto &T = Tables::get();
   auto bytes = read_file(test::fixture("libhal_data.dylib"));
   Bytes h13 = encode(T.schema, T.registry.get("h13"));
-  uint32_t count_at = *T.schema.find("interchange_format_count")->offset;
+  const auto *count = T.schema.find("interchange_format_count");
+  ASSERT_TRUE(count && count->offset);
+  uint32_t count_at = *count->offset;
+  ASSERT_TRUE(count_at >= 16 && count_at <= h13.size()) << count_at;
   auto it = std::search(bytes.begin(), bytes.end(), h13.begin(), h13.begin() + count_at - 16);
   ASSERT_NE(it, bytes.end());
+  ASSERT_LT(count_at, size_t(bytes.end() - it));
   ASSERT_EQ(std::search(it + 1, bytes.end(), h13.begin(), h13.begin() + count_at - 16), bytes.end()) << "not unique";
   *(it + count_at) = 5; // three nodes, size 5
   Binary bin = Binary::parse(bytes, "patched.dylib");

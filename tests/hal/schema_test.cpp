@@ -74,6 +74,7 @@ TEST(SchemaLint, CapabilityBytesAreBytesAndGapsAreUnk) {
     }
     if (f.synthesized) {
       ++unk;
+      ASSERT_TRUE(f.offset) << f.name;
       EXPECT_EQ(f.name, "unk_" + hex(*f.offset));
     }
   }

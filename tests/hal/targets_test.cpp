@@ -69,23 +69,33 @@ TEST(Targets, AnchorsMatchTheGuide) {
   for (const char *u : {"u1", "u2", "u3"}) {
     EXPECT_EQ(T(u).uint("max_tensor_depth"), 1u);
     EXPECT_EQ(T(u).uint("max_kernel_width_small_fp16"), 1023u);
+    ASSERT_NE(T(u).find("max_tensor_width"), nullptr);
     EXPECT_EQ(T(u).find("max_tensor_width")->provenance.confidence, Confidence::Placeholder);
   }
   EXPECT_EQ(T("h13").list("interchange_formats").size(), 3u);
 }
 
 TEST(Targets, ProvenanceSaysHowEachValueIsKnown) {
+  ASSERT_NE(T("h13").find("peak_tflops"), nullptr);
   EXPECT_EQ(T("h13").find("peak_tflops")->provenance.confidence, Confidence::Measured);
+  ASSERT_NE(T("h17s").find("bandwidth_gbps"), nullptr);
   EXPECT_EQ(T("h17s").find("bandwidth_gbps")->provenance.confidence, Confidence::Measured);
+  ASSERT_NE(T("h14").find("peak_tflops"), nullptr);
   EXPECT_EQ(T("h14").find("peak_tflops")->provenance.confidence, Confidence::Predicted);
   // A value measured on the M1 is only inferred on its tier siblings.
+  ASSERT_NE(T("h13").find("max_tensor_channels"), nullptr);
   EXPECT_EQ(T("h13").find("max_tensor_channels")->provenance.confidence, Confidence::Measured);
+  ASSERT_NE(T("h13g").find("max_tensor_channels"), nullptr);
   EXPECT_EQ(T("h13g").find("max_tensor_channels")->provenance.confidence, Confidence::Decoded);
+  ASSERT_NE(T("h13g").find("argminmax_max_axis"), nullptr);
   EXPECT_EQ(T("h13g").find("argminmax_max_axis")->provenance.confidence, Confidence::Inferred);
   // Line-wide facts stay decoded on every tier; tier facts carried into a later tier are inferred.
+  ASSERT_NE(T("h18").find("accumulators_per_core"), nullptr);
   EXPECT_EQ(T("h18").find("accumulators_per_core")->provenance.confidence, Confidence::Decoded);
+  ASSERT_NE(T("h16").find("kmem_dense_cap"), nullptr);
   EXPECT_EQ(T("h16").find("kmem_dense_cap")->provenance.confidence, Confidence::Inferred);
   // A value nobody published is a placeholder, never silently made up.
+  ASSERT_NE(T("h13").find("conv_stride_unicast_cin_limit"), nullptr);
   EXPECT_EQ(T("h13").find("conv_stride_unicast_cin_limit")->provenance.confidence, Confidence::Placeholder);
 }
 
@@ -276,6 +286,7 @@ TEST(TargetFiles, DatesAreRefused) {
   std::string text = replaced(to_toml(Tables::get().schema, T("h13")), "offset = 0x81d, value = 0",
                               "offset = 0x81d, value = 2024-01-01");
   size_t at = text.find("2024-01-01");
+  ASSERT_NE(at, std::string::npos);
   long line = 1 + std::count(text.begin(), text.begin() + long(at), '\n');
   std::string where = "x.toml:" + std::to_string(line) + ":" + std::to_string(at - text.rfind('\n', at));
   std::string msg;
@@ -294,8 +305,9 @@ TEST(Targets, IndexAgreesWithTheTables) {
     EXPECT_EQ(index[i].name, t.name);
     EXPECT_EQ(index[i].td_generation, t.uint("td_generation"));
     EXPECT_EQ(index[i].aliases, t.aliases) << t.name;
+    ASSERT_NE(t.find("cpusubtype"), nullptr) << t.name;
     bool published = t.find("cpusubtype")->provenance.confidence != Confidence::Placeholder;
-    EXPECT_EQ(index[i].cpusubtype.has_value(), published) << t.name;
+    ASSERT_EQ(index[i].cpusubtype.has_value(), published) << t.name;
     if (published) {
       EXPECT_EQ(*index[i].cpusubtype, t.uint("cpusubtype")) << t.name;
     }

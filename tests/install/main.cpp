@@ -46,7 +46,8 @@ int main(int argc, char **argv) try {
   if (reg.targets().size() != 28 || result.verdict != anec::compiler::Verdict::Native)
     return 1;
   if (arg < argc) {
-    std::printf("modules: %s\n", anec::plugin::search_path().front().c_str());
+    std::vector<std::filesystem::path> modules = anec::plugin::search_path();
+    std::printf("modules: %s\n", modules.empty() ? "(none)" : modules.front().c_str());
     anec::decode::Binary binary = anec::decode::Binary::load(argv[arg]);
     anec::hal::ExtractOptions options;
     options.targets = {"m1"};

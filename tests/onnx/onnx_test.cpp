@@ -94,6 +94,8 @@ TEST(OnnxReal, KnownStructure) {
   size_t convs = 0;
   for (const Op &op : emb.ops) convs += op.type == "conv";
   EXPECT_EQ(convs, 20u);
+  ASSERT_FALSE(emb.inputs.empty());
+  ASSERT_NE(emb.tensor(emb.inputs[0]), nullptr);
   EXPECT_EQ(emb.tensor(emb.inputs[0])->shape.str(), "[1,1,76,32,1]");
   // A symbolic batch left unbound is the ch.19 pitfall.
   Graph open = load_model(kModels / "embedding_model.onnx", catalog());
@@ -153,8 +155,9 @@ std::string relu_model(const std::vector<int64_t> &x, const std::vector<int64_t>
 // A model the ONNX checker accepts but whose declared output shape contradicts the inferred one
 // (Relu of [1, 4] declared [1, 5]): shape inference fails.
 TEST(Onnx, ShapeInferenceFailureHasAReasonCode) {
-  EXPECT_EQ(read_onnx(relu_model({1, 4}, {1, 4}), "ok.onnx", catalog()).tensor("y")->shape.str(),
-            "[1,1,4,1,1]");
+  Graph ok = read_onnx(relu_model({1, 4}, {1, 4}), "ok.onnx", catalog());
+  ASSERT_NE(ok.tensor("y"), nullptr);
+  EXPECT_EQ(ok.tensor("y")->shape.str(), "[1,1,4,1,1]");
   std::string msg;
   EXPECT_EQ(code_of(
                 [&] {

@@ -54,8 +54,11 @@ TEST(Checked, MulAtTheBoundaries) {
 // The shape: 65536^4 = 2^64 overflows in the fourth multiplication, not before.
 TEST(Checked, ShapeProductOverflowsAtTheFourthDimension) {
   int64_t n = 1;
-  for (int i = 0; i < 3; ++i)
-    n = *checked_mul(n, 65536);
+  for (int i = 0; i < 3; ++i) {
+    auto next = checked_mul(n, 65536);
+    ASSERT_TRUE(next) << i;
+    n = *next;
+  }
   EXPECT_EQ(n, int64_t(1) << 48);
   EXPECT_EQ(checked_mul(n, 65536), std::nullopt);
 }

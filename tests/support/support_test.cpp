@@ -36,7 +36,7 @@ TEST(Doc, PrependAndEraseKeepTheOtherMembersInOrder) {
   std::string keys;
   for (const anec::DocMember &m : t.members())
     keys += m.key;
-  EXPECT_EQ(keys, "abc");
+  ASSERT_EQ(keys, "abc");
   EXPECT_TRUE(t.members().front().value.hex);
   EXPECT_TRUE(t.erase("b"));
   EXPECT_FALSE(t.erase("b"));
@@ -45,6 +45,7 @@ TEST(Doc, PrependAndEraseKeepTheOtherMembersInOrder) {
   for (const anec::DocMember &m : t.members())
     keys += m.key;
   EXPECT_EQ(keys, "ac");
+  ASSERT_NE(t.find("c"), nullptr);
   EXPECT_EQ(t.find("c")->as_int(), 3);
 }
 
@@ -65,6 +66,7 @@ TEST(Doc, EachKindReadsOnlyItsOwnValue) {
   t.set("a", i); // replaces, keeping the position
   t.set("b", f);
   ASSERT_EQ(t.members().size(), 2u);
+  ASSERT_NE(t.find("a"), nullptr);
   EXPECT_EQ(t.find("a")->as_int(), -7);
   EXPECT_TRUE(t.items().empty());
   anec::Doc copy = t;
@@ -92,6 +94,11 @@ TEST(TomlWriter, RoundTripsThroughTheParser) {
   std::string text = toml::write(d);
   Doc back = toml::parse(text, "t");
   EXPECT_EQ(toml::write(back), text);
+  for (const char *key : {"plain", "needs quotes", "hex", "float", "whole", "section"})
+    ASSERT_NE(back.find(key), nullptr) << key << " in " << text;
+  ASSERT_NE(d.find("plain"), nullptr);
+  ASSERT_NE(back.find("section")->find("entry"), nullptr) << text;
+  ASSERT_NE(back.find("section")->find("entry")->find("value"), nullptr) << text;
   EXPECT_EQ(back.find("plain")->as_string(), d.find("plain")->as_string());
   EXPECT_EQ(back.find("needs quotes")->as_int(), -5);
   EXPECT_TRUE(back.find("hex")->hex);
@@ -134,6 +141,9 @@ TEST(Plist, ReadsDocumentsAndRejectsJunk) {
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict><key>n</key><integer>3</integer>"
                     "<key>s</key><string>a</string><key>b</key><true/><key>a</key><array><real>1.5</real></array></dict></plist>";
   anec::Doc d = anec::plist::parse(xml, "t.plist");
+  for (const char *key : {"n", "s", "b", "a"})
+    ASSERT_NE(d.find(key), nullptr) << key;
+  ASSERT_FALSE(d.find("a")->items().empty());
   EXPECT_EQ(d.find("n")->as_int(), 3);
   EXPECT_EQ(d.find("s")->as_string(), "a");
   EXPECT_TRUE(d.find("b")->as_bool());
@@ -310,6 +320,8 @@ TEST(PlistBudgets, ModerateSharingStillParses) {
       bplist::array(std::vector<uint64_t>(10, 7)), bplist::integer(70000), bplist::utf16(u"r\u00e9seau"),
       bplist::ascii("a shared string longer than fifteen")});
   anec::Doc d = anec::plist::parse(bytes, "t.plist");
+  for (const char *key : {"list", "n", "name"})
+    ASSERT_NE(d.find(key), nullptr) << key;
   ASSERT_EQ(d.find("list")->items().size(), 10u);
   for (const anec::Doc &s : d.find("list")->items())
     EXPECT_EQ(s.as_string(), "a shared string longer than fifteen");
@@ -346,9 +358,13 @@ TEST(PlistBudgets, RealNetworkPlistStillParses) {
   fs::path path = fs::path(__FILE__).parent_path() / "../../../shared/testdata/external/tinygrad/net.plist";
   if (!fs::exists(path)) GTEST_SKIP() << path << " is absent";
   anec::Doc d = anec::plist::parse(anec::read_text_file(path), path.string());
+  for (const char *key : {"Version", "Networks", "net"})
+    ASSERT_NE(d.find(key), nullptr) << key;
   EXPECT_EQ(d.find("Version")->as_string(), "1.0.9");
   ASSERT_EQ(d.find("Networks")->items().size(), 1u);
   EXPECT_EQ(d.find("Networks")->items()[0].as_string(), "net");
+  ASSERT_NE(d.find("net")->find("Outputs"), nullptr);
+  ASSERT_FALSE(d.find("net")->find("Outputs")->items().empty());
   EXPECT_EQ(d.find("net")->find("Outputs")->items()[0].as_string(), "probs@output");
 }
 
@@ -379,6 +395,7 @@ TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
   EXPECT_EQ(diagnostic_text(d, false), "ANEC-CHK-001 reject conv 1.kernel_width: kernel width 14, it should be in [1,13]");
   EXPECT_EQ(diagnostic_text(finding_at("ANEC-TD-101", 0x4030, "no block")), "ANEC-TD-101 warn at 0x4030: no block");
   Doc doc = diagnostic_doc(d);
+  ASSERT_TRUE(doc.find("severity") && doc.find("limit"));
   EXPECT_EQ(doc.find("severity")->as_string(), "reject");
   EXPECT_EQ(doc.find("limit")->as_string(), "13");
   EXPECT_EQ(doc.find("limit_field"), nullptr) << "unset parts are left out";
@@ -400,5 +417,6 @@ TEST(Table, RendersAsTextCsvAndDocument) {
                           "h17s,\"A17 Pro-class, the M5 part\",\n");
   Doc d = table_doc(t);
   ASSERT_EQ(d.items().size(), 2u);
+  ASSERT_NE(d.items()[1].find("class"), nullptr);
   EXPECT_EQ(d.items()[1].find("class")->as_string(), "A17 Pro-class, the M5 part");
 }
