@@ -33,33 +33,43 @@ using namespace anec;
 
 namespace {
 
-const char *kUsage = R"(usage: anec-desc [--tables DIR] dump FILE [--format text|json|html] [--td N] [--generation N]
-       anec-desc [--tables DIR] encode DUMP.json -o FILE
-       anec-desc [--tables DIR] audit FILE... [--generation N] [--format text|json|csv]
-       anec-desc [--tables DIR] explain FILE OFFSET [--generation N]
-       anec-desc [--tables DIR] convert FILE.hwx -o FILE.anec [--header-bytes 0x800|0x1000]
-
-Decodes a task-descriptor program, its container detected from its bytes: an hwx container (magic
-0xbeefface: load commands, segments, tensor names, the program state's buffer slots, tensor
-states, banner, symbols, __text relocations resolved to the registers they patch, then the
-descriptor chain in __text), an anec container (the Linux driver's header, 0x800 or 0x1000 bytes,
-then the chain and kernel data), or a raw chain (descriptors back to back, the last marked EON,
-then kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register
+const tools::Command kCommands[] = {
+    {"dump", "FILE [--format text|json|html] [--td N] [--generation N]",
+     R"(`dump` decodes a task-descriptor program, its container detected from its bytes: an hwx
+container (magic 0xbeefface: load commands, segments, tensor names, the program state's buffer
+slots, tensor states, banner, symbols, __text relocations resolved to the registers they patch, then
+the descriptor chain in __text), an anec container (the Linux driver's header, 0x800 or 0x1000
+bytes, then the chain and kernel data), or a raw chain (descriptors back to back, the last marked
+EON, then kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register
 streams are printed, each register word with its raw value and decoded fields; unknown registers
-and set reserved bits are reported. The register database is chosen by --generation, else for an
-hwx by its cpusubtype through the target tables, else generation 7 (H13). --format html writes one
+and set reserved bits are reported. --td N prints descriptor N only. --format html writes one
 self-contained page: the JSON dump's tree beside a hex view of the file, a selected node's bytes
 highlighted, a selected byte's nodes opened (#sel=NODE-ID or #byte=OFFSET in the address selects as
 a click does).
-`encode` rebuilds the file from a full JSON dump, packing each register word from its fields
-(edit a value to patch the program). `audit` runs the named checks (EON, TIDs, NextPointer,
-relocation targets, kernel bounds, program state, buffer slots, strides, anec header sizes) and
-exits 1 on findings; given several FILEs or a directory (its .bin, .hwx and .anec files), it spreads
-them over the cores and prints their findings, one row per file and one summary (exit 2 if a file
-could not be read, else 1 if any has a finding). `explain` says what lies at a byte offset;
-`convert` writes an hwx as the anec container the Linux driver loads. Exit codes: 0 success, 1 audit
-findings, 2 bad input.
-)";
+)"},
+    {"encode", "DUMP.json -o FILE",
+     R"(`encode` rebuilds the file from a full JSON dump, packing each register word from its fields
+(edit a value to patch the program).
+)"},
+    {"audit", "FILE... [--generation N] [--format text|json|csv]",
+     R"(`audit` runs the named checks (EON, TIDs, NextPointer, relocation targets, kernel bounds,
+program state, buffer slots, strides, anec header sizes) and exits 1 on findings; given several
+FILEs or a directory (its .bin, .hwx and .anec files), it spreads them over the cores and prints
+their findings, one row per file and one summary (exit 2 if a file could not be read, else 1 if any
+has a finding).
+)"},
+    {"explain", "FILE OFFSET [--generation N]", "`explain` says what lies at a byte offset of FILE.\n"},
+    {"convert", "FILE.hwx -o FILE.anec [--header-bytes 0x800|0x1000]",
+     "`convert` writes an hwx as the anec container the Linux driver loads.\n"},
+};
+
+const tools::ToolTable kTool{
+    "anec-desc", kCommands,
+    R"(Decodes, encodes, audits and converts task-descriptor programs. The register database is
+chosen by --generation N, else for an hwx by its cpusubtype through the target tables, else
+generation 7 (H13).
+)",
+    "Exit codes: 0 success, 1 audit findings, 2 bad input.\n"};
 
 // A program file read as an hwx container (by its magic), an anec container (by its header) or
 // else as a raw chain (tools/desc_program.hpp), mapped: a 48 MB chain is not copied.
@@ -301,12 +311,19 @@ int encode(const std::filesystem::path &tables, const std::vector<std::string> &
 } // namespace
 
 int main(int argc, char **argv) {
-  return anec::tools::tool_main("anec-desc", kUsage, argc, argv, [](const std::string &cmd, const std::filesystem::path &tables, std::vector<std::string> &args) -> int {
-    if (cmd == "dump") return dump(tables, args);
-    if (cmd == "encode") return encode(tables, args);
-    if (cmd == "audit") return audit(tables, args);
-    if (cmd == "explain") return explain(tables, args);
-    if (cmd == "convert") return convert(tables, args);
-    throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-desc --help)");
-  });
+  return anec::tools::tool_main(
+      kTool, argc, argv,
+      [](const std::string &cmd, const std::filesystem::path &tables, std::vector<std::string> &args) -> int {
+        if (cmd == "dump")
+          return dump(tables, args);
+        if (cmd == "encode")
+          return encode(tables, args);
+        if (cmd == "audit")
+          return audit(tables, args);
+        if (cmd == "explain")
+          return explain(tables, args);
+        if (cmd == "convert")
+          return convert(tables, args);
+        throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-desc --help)");
+      });
 }

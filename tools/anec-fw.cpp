@@ -27,41 +27,51 @@ using namespace anec;
 
 namespace {
 
-const char *kUsage = R"(usage: anec-fw [--tables DIR] commands [--format text|json|csv]
-       anec-fw [--tables DIR] encode CMD.toml|CMD.json -o FILE
-       anec-fw [--tables DIR] decode FILE [--format text|json]
-       anec-fw [--tables DIR] validate FILE... [--stream] [--channel ring|exeloop] [--format text|json]
-       anec-fw [--tables DIR] package build SPEC.toml|SPEC.json|FILE.hwx -o FILE
-       anec-fw [--tables DIR] package read FILE
-       anec-fw [--tables DIR] package audit FILE
-       anec-fw [--tables DIR] tables IMAGE [-o FILE] [--format toml|json]
-       anec-fw [--tables DIR] im4p wrap PAYLOAD -o FILE [--type anef] [--description TEXT]
-       anec-fw [--tables DIR] im4p unwrap FILE -o PAYLOAD
-       anec-fw [--tables DIR] simulate SCRIPT.toml|SCRIPT.json [--format text|json]
+const tools::Command kCommands[] = {
+    {"commands", "[--format text|json|csv]", "`commands` lists the commands the wire table knows.\n"},
+    {"encode", "CMD.toml|CMD.json -o FILE", "`encode` writes a command described in TOML or JSON.\n"},
+    {"decode", "FILE [--format text|json]", "`decode` prints one command.\n"},
+    {"validate", "FILE... [--stream] [--channel ring|exeloop] [--format text|json]",
+     R"(`validate` applies every check — length, magic, checksum, padding, known id, direction,
+priority band, program/process/procedure ranges, body size, field limits, events, chained buffers,
+and on the exeloop channel the accepted ids — each with its reason code and the firmware's
+disposition (reject with a status, drop, fault and reset, warn); `validate --stream` walks a
+capture of commands laid back to back (a ring dump), framing each by its header's size, and prints
+one summary: messages, accepted, per-disposition counts, granules that could not be framed (the walk
+resumes at the next granule), and the first findings. `validate` with several FILEs or a directory
+(its .bin files) spreads them over the cores and prints one row per file (messages, accepted,
+per-disposition counts, unframed granules, the first finding or why the file could not be read) and
+one summary; exit 2 if a file is unreadable, else 1 if one has a finding.
+)"},
+    {"package build", "SPEC.toml|SPEC.json|FILE.hwx -o FILE",
+     R"(`package build` builds a program container (ANEH -> ANEP -> ANES,
+docs/firmware-container.md) from a description or from an hwx program.
+)"},
+    {"package read", "FILE", "`package read` prints a program container.\n"},
+    {"package audit", "FILE",
+     R"(`package audit` audits a program container as the firmware does at load (section bounds,
+overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR indices, the
+task-descriptor chain of text sections).
+)"},
+    {"tables", "IMAGE [-o FILE] [--format toml|json]",
+     R"(`tables` recovers the command-name string table, the {name, id} wire-enum array and the
+register-init blocks from a firmware Mach-O, bare or in an IM4P of type `anef`.
+)"},
+    {"im4p wrap", "PAYLOAD -o FILE [--type anef] [--description TEXT]", "`im4p wrap` wraps a payload.\n"},
+    {"im4p unwrap", "FILE -o PAYLOAD", "`im4p unwrap` takes the payload out of an IM4P.\n"},
+    {"simulate", "SCRIPT.toml|SCRIPT.json [--format text|json]",
+     R"(`simulate` replays a timed script of commands and faults through the execution-loop model
+(docs/firmware-simulation.md).
+)"},
+};
 
-Host-to-firmware commands (docs/firmware-wire.md): the 24-byte header (id, size, priority,
+const tools::ToolTable kTool{
+    "anec-fw", kCommands,
+    R"(Host-to-firmware commands (docs/firmware-wire.md): the 24-byte header (id, size, priority,
 programId, processId, procedureId), the body laid out as tables/schema/firmware/commands.toml
-gives, the envelope (magic word, CRC-32) and zero padding to the 16-byte granule. `encode` writes a
-command described in TOML or JSON; `decode` prints one; `validate` applies every check — length,
-magic, checksum, padding, known id, direction, priority band, program/process/procedure ranges,
-body size, field limits, events, chained buffers, and on the exeloop channel the accepted ids —
-each with its reason code and the firmware's disposition (reject with a status, drop, fault and
-reset, warn); `validate --stream` walks a capture of commands laid back to back (a ring dump), framing
-each by its header's size, and prints one summary: messages, accepted, per-disposition counts,
-granules that could not be framed (the walk resumes at the next granule), and the first findings.
-`validate` with several FILEs or a directory (its .bin files) spreads them over the cores and
-prints one row per file (messages, accepted, per-disposition counts, unframed granules, the first
-finding or why the file could not be read) and one summary; exit 2 if a file is unreadable, else 1
-if one has a finding.
-`package` builds a program container (ANEH -> ANEP -> ANES, docs/firmware-container.md)
-from a description or from an hwx program, prints one, and audits it as the firmware does at load
-(section bounds, overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR
-indices, the task-descriptor chain of text sections). `tables` recovers the command-name string
-table, the {name, id} wire-enum array and the register-init blocks from a firmware Mach-O, bare or
-in an IM4P of type `anef`; `im4p` wraps and unwraps payloads; `simulate` replays a timed script of
-commands and faults through the execution-loop model (docs/firmware-simulation.md). Exit codes: 0 accepted, 1 a check fired,
-2 bad input.
-)";
+gives, the envelope (magic word, CRC-32) and zero padding to the 16-byte granule.
+)",
+    "Exit codes: 0 accepted, 1 a check fired, 2 bad input.\n"};
 
 fw::CommandTable table(const fs::path &tables) { return fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml"); }
 
@@ -429,15 +439,25 @@ int simulate_cmd(const std::vector<std::string> &args) {
 } // namespace
 
 int main(int argc, char **argv) {
-  return anec::tools::tool_main("anec-fw", kUsage, argc, argv, [](const std::string &cmd, const fs::path &t, std::vector<std::string> &args) -> int {
-    if (cmd == "commands") return commands(t, args);
-    if (cmd == "encode") return encode(t, args);
-    if (cmd == "decode") return decode_or_validate(t, args, false);
-    if (cmd == "validate") return decode_or_validate(t, args, true);
-    if (cmd == "package") return package(t, args);
-    if (cmd == "tables") return tables_cmd(args);
-    if (cmd == "im4p") return im4p_cmd(args);
-    if (cmd == "simulate") return simulate_cmd(args);
-    throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-fw --help)");
-  });
+  return anec::tools::tool_main(
+      kTool, argc, argv,
+      [](const std::string &cmd, const fs::path &t, std::vector<std::string> &args) -> int {
+        if (cmd == "commands")
+          return commands(t, args);
+        if (cmd == "encode")
+          return encode(t, args);
+        if (cmd == "decode")
+          return decode_or_validate(t, args, false);
+        if (cmd == "validate")
+          return decode_or_validate(t, args, true);
+        if (cmd == "package")
+          return package(t, args);
+        if (cmd == "tables")
+          return tables_cmd(args);
+        if (cmd == "im4p")
+          return im4p_cmd(args);
+        if (cmd == "simulate")
+          return simulate_cmd(args);
+        throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-fw --help)");
+      });
 }

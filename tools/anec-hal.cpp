@@ -30,34 +30,37 @@ using namespace anec::hal;
 
 namespace {
 
-const char *kUsage = R"(usage: anec-hal [--tables DIR] COMMAND [ARGS]
+const tools::Command kCommands[] = {
+    {"list", "[--format text|json|csv]", "`list` prints the 28 targets in one table.\n"},
+    {"show", "TARGET [--format text|toml|json]", "`show` prints one target definition.\n"},
+    {"encode", "TARGET|FILE.toml -o BLOB", "`encode` packs a target into its 0x938-byte HAL blob.\n"},
+    {"decode", "BLOB --target TARGET [--format toml|json|text] [-o FILE]",
+     "`decode` unpacks a blob, its identity and provenance from TARGET.\n"},
+    {"diff", "A B [--all] [--target-a TARGET] [--target-b TARGET] [--format text|json]",
+     R"(`diff` compares two targets, target files (.toml) or blobs (.bin, whose targets --target-a
+and --target-b name) field by field; --all prints the fields that agree too.
+)"},
+    {"validate", "FILE... | --all", "`validate` checks target definitions (exit 1 on findings).\n"},
+    {"generate", "[-o DIR] [--check]",
+     R"(`generate` makes tables/targets/*.toml from tables/reference through the blob (DIR is replaced
+as a whole: it may hold only tables); --check says whether they are stale.
+)"},
+    {"schema", "[--format text|json]", "`schema` prints the HAL field map, gaps included.\n"},
+    {"extract", "BINARY -o DIR [--targets T,...] [--max-instructions N] [--timeout-ms N]",
+     R"(`extract` runs the per-target constructors of a compiler binary (Mach-O or ELF) and writes
+DIR/<name>.toml (DIR is new or holds only tables: it is replaced); limits per constructor:
+--max-instructions 1 to 10^12 (default 5000000), --timeout-ms 1 to 3600000 (default 20000); 0,
+negative or larger values are rejected (ANEC-CLI-002), never wrapped or unlimited.
+)"},
+    {"xref", "BINARY [--type NAME] [--format text|json]",
+     "`xref` says which table offsets each reader function of a compiler binary reads.\n"},
+};
 
-commands:
-  list [--format text|json|csv]              the 28 targets in one table
-  show TARGET [--format text|toml|json]      one target definition
-  encode TARGET|FILE.toml -o BLOB            pack a target into its 0x938-byte HAL blob
-  decode BLOB --target TARGET [--format toml|json|text] [-o FILE]
-                                             unpack a blob (identity and provenance from TARGET)
-  diff A B [--all] [--format text|json]      field-by-field comparison of two targets, target
-                                             files (.toml) or blobs (.bin, named by --target-a/-b)
-  validate FILE... | --all                   check target definitions (exit 1 on findings)
-  generate [-o DIR] [--check]                tables/reference -> blob -> tables/targets/*.toml
-                                             (DIR is replaced as a whole: it may hold only tables)
-  schema [--format text|json]                the HAL field map, gaps included
-  extract BINARY -o DIR [--targets T,...] [--max-instructions N] [--timeout-ms N]
-                                             run the per-target constructors of a compiler
-                                             binary (Mach-O or ELF) and write DIR/<name>.toml
-                                             (DIR is new or holds only tables: it is replaced);
-                                             limits per constructor: --max-instructions 1 to
-                                             10^12 (default 5000000), --timeout-ms 1 to 3600000
-                                             (default 20000); 0, negative or larger values are
-                                             rejected (ANEC-CLI-002), never wrapped or unlimited
-  xref BINARY [--type NAME] [--format text|json]
-                                             which table offsets each reader function reads
-
-Target names are case-insensitive and accept aliases (m1, m5-pro, ...).
-Exit codes: 0 success, 1 validation findings or stale tables, 2 bad input.
-)";
+const tools::ToolTable kTool{
+    "anec-hal", kCommands,
+    R"(The ANE target tables. Target names are case-insensitive and accept aliases (m1, m5-pro, ...).
+)",
+    "Exit codes: 0 success, 1 validation findings or stale tables, 2 bad input.\n"};
 
 // What a command reads of the tables, each part on first use: a command on one target reads that
 // target's table only (TargetTables).
@@ -472,18 +475,30 @@ int cmd_xref(Ctx &c, const std::vector<std::string> &args) {
 } // namespace
 
 int main(int argc, char **argv) {
-  return anec::tools::tool_main("anec-hal", kUsage, argc, argv, [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
-    Ctx c(tables);
-    if (cmd == "list") return cmd_list(c, args);
-    if (cmd == "show") return cmd_show(c, args);
-    if (cmd == "encode") return cmd_encode(c, args);
-    if (cmd == "decode") return cmd_decode(c, args);
-    if (cmd == "diff") return cmd_diff(c, args);
-    if (cmd == "validate") return cmd_validate(c, args);
-    if (cmd == "generate") return cmd_generate(c, args);
-    if (cmd == "schema") return cmd_schema(c, args);
-    if (cmd == "extract") return cmd_extract(c, args);
-    if (cmd == "xref") return cmd_xref(c, args);
-    throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-hal --help)");
-  });
+  return anec::tools::tool_main(
+      kTool, argc, argv,
+      [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
+        Ctx c(tables);
+        if (cmd == "list")
+          return cmd_list(c, args);
+        if (cmd == "show")
+          return cmd_show(c, args);
+        if (cmd == "encode")
+          return cmd_encode(c, args);
+        if (cmd == "decode")
+          return cmd_decode(c, args);
+        if (cmd == "diff")
+          return cmd_diff(c, args);
+        if (cmd == "validate")
+          return cmd_validate(c, args);
+        if (cmd == "generate")
+          return cmd_generate(c, args);
+        if (cmd == "schema")
+          return cmd_schema(c, args);
+        if (cmd == "extract")
+          return cmd_extract(c, args);
+        if (cmd == "xref")
+          return cmd_xref(c, args);
+        throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-hal --help)");
+      });
 }

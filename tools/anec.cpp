@@ -46,72 +46,91 @@ using tools::spread_over_cores;
 
 namespace {
 
-const char *kUsage =
-    R"(usage: anec [--tables DIR] check MODEL... --target T|all [--format text|json|csv] [--dim NAME=N ...]
-       anec [--tables DIR] estimate MODEL... --target T|all [--model calibrated|analytic] [--calibration FILE]
-                           [--format text|json|csv] [--dim NAME=N ...]
-       anec [--tables DIR] place MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]
-       anec [--tables DIR] calibrate MEASUREMENTS.tsv [--out FILE] [--check [--model calibrated|analytic]]
-                           [--calibration FILE] [--rows] [--format text|json]
-       anec [--tables DIR] eval MODEL [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]
-                           [--dim NAME=N ...] [-o DIR] [--format text|json]
-       anec [--tables DIR] tune MODEL --target T|all -o BEST.json [--tolerance X] [--metric max_abs|cosine]
-                           [--rules FILE] [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]
-                           [--dim NAME=N ...] [--format text|json]
-       anec [--tables DIR] report MODEL --target T|all -o REPORT.html [--model calibrated|analytic]
-                           [--calibration FILE] [--top N] [--dim NAME=N ...]
-       anec [--tables DIR] explain CODE | --markdown
-
-MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an
-ONNX model (.onnx). `check` and `estimate` take several MODELs or a directory (its .json, .plist and
-.onnx files): they are spread over the cores and reported one row per file and target with one
-summary; an unreadable file is a row with its error (exit 2 if any, else 1 for a reject in check).
-T is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier (Mac16,7): a chip runs
-its target (tables/reference/chips.toml) and, when it was measured, its own calibration. --dim binds
-a symbolic input dimension to a value from 1 to 2^40 (the dimension limit of every model reader;
-anything else is rejected): by name (an ONNX dim_param, --dim batch=1) or, for an unnamed one, by
-input and axis counted in that input's own shape (--dim x:1=512). `check` validates every
-operation against the target's tables: native, decomposed (into what) or rejected, each finding
-with its reason code, the offending value, the limit and its provenance, and a fix; then padding,
-group/core, working-set and pitfall warnings. `estimate` gives the latency with an error band:
-by default the calibrated model (per-op rooflines with separate weight and activation bandwidths,
-per-family factors and a per-call floor, fitted to measured silicon: tables/calibration/fitted.toml
-or --calibration FILE); --model analytic gives the guide's ch.18 form (one roofline for the fused
-program plus one dispatch floor). Each rate says where it comes from: measured-fit, published or
-predicted-by-rule. With --target all, one row per target: verdict, rejects, decompositions,
-warnings, estimated latency, bound. With an unbound dimension no latency is given: the unknown
-shapes are listed with how to bind them.
-`place` says where each operation runs on the target (engine, GPU or CPU, ch.18's placement model):
+const tools::Command kCommands[] = {
+    {"check", "MODEL... --target T|all [--format text|json|csv] [--dim NAME=N ...]",
+     R"(`check` validates every operation against the target's tables: native, decomposed (into what) or
+rejected, each finding with its reason code, the offending value, the limit and its provenance, and
+a fix; then padding, group/core, working-set and pitfall warnings.
+)"},
+    {"estimate",
+     "MODEL... --target T|all [--model calibrated|analytic] [--calibration FILE]\n"
+     "[--format text|json|csv] [--dim NAME=N ...]",
+     R"(`estimate` gives the latency with an error band: by default the calibrated model (per-op rooflines
+with separate weight and activation bandwidths, per-family factors and a per-call floor, fitted to
+measured silicon: tables/calibration/fitted.toml or --calibration FILE); --model analytic gives the
+guide's ch.18 form (one roofline for the fused program plus one dispatch floor). Each rate says
+where it comes from: measured-fit, published or predicted-by-rule. With --target all, one row per
+target: verdict, rejects, decompositions, warnings, estimated latency, bound. With an unbound
+dimension no latency is given: the unknown shapes are listed with how to bind them.
+)"},
+    {"place", "MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]",
+     R"(`place` says where each operation runs on the target (engine, GPU or CPU, ch.18's placement model):
 the engine partitions and their share of the FLOPs, every fallback with its reason codes and the fix
 that would bring it back, the transfer at each boundary, and the estimate of the placed model; with
 --target all, one row per target (partitions, operations off the engine, FLOP share, latency).
-`calibrate` fits the calibrated model to a measurement file (columns chip, model_id, op, params,
+)"},
+    {"calibrate",
+     "MEASUREMENTS.tsv [--out FILE] [--check [--model calibrated|analytic]]\n"
+     "[--calibration FILE] [--rows] [--format text|json]",
+     R"(`calibrate` fits the calibrated model to a measurement file (columns chip, model_id, op, params,
 gflop, lat_ms, source_file; see docs/calibration.md) with a robust loss, reports the fit and the
 leave-one-chip-out error per chip and per op family, and with --out writes the calibration table
 (then `anec-hal generate` puts the per-target rates into the target tables). --check fits nothing:
 it reports how the current calibration (or, with --model analytic, the guide's form) predicts the
 file's rows; --rows lists every row.
-`eval` runs the model on the host (docs/graph-format.md, "Evaluation"): inputs from .npy files, a
+)"},
+    {"eval",
+     "MODEL [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]\n"
+     "[--dim NAME=N ...] [--gemm reference|openblas] [-o DIR] [--format text|json]",
+     R"(`eval` runs the model on the host (docs/graph-format.md, "Evaluation"): inputs from .npy files, a
 missing one and every constant without values from seeded random values (said in the report);
 --precision fp16 rounds where the engine rounds and applies its cliffs (tables/schema/numerics.toml,
 guide ch.3). -o DIR receives each graph output as NAME.npy (float32, or float16 in fp16 mode). An
 operation the evaluator does not compute is reported with its reason, and what depends on it is not
-computed: the exit code is then 1.
-`tune` tries the rewrites of tables/schema/rewrites.toml (or --rules FILE) in order where they match,
-evaluates each rewritten graph against the original on the same inputs (seeded where not given),
-and keeps it when its error is within --tolerance (default 0; --metric max_abs, or cosine: 1 minus
-the cosine similarity), the checker rejects nothing more and the calibrated estimate, summed over
-the targets, falls; it writes the best graph to BEST.json (anec-graph) and reports each rewrite:
-where, its error, the estimate before and after, kept or why not.
-`report` writes one self-contained HTML page (no network: its style, script and charts are inline)
+computed: the exit code is then 1. GEMMs and convolutions run through anec's reference GEMM, whose
+bits are the same on every host; --gemm openblas is faster, but its last bits depend on the kernel
+OpenBLAS picks for the CPU.
+)"},
+    {"tune",
+     "MODEL --target T|all -o BEST.json [--tolerance X] [--metric max_abs|cosine]\n"
+     "[--rules FILE] [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]\n"
+     "[--dim NAME=N ...] [--format text|json]",
+     R"(`tune` tries the rewrites of tables/schema/rewrites.toml (or --rules FILE) in order where they
+match, evaluates each rewritten graph against the original on the same inputs (seeded where not
+given, always with the reference GEMM, so the verdict is the same on every host), and keeps it when
+its error is within --tolerance (default 0; --metric max_abs, or cosine: 1 minus the cosine
+similarity), the checker rejects nothing more and the calibrated estimate, summed over the targets,
+falls; it writes the best graph to BEST.json (anec-graph) and reports each rewrite: where, its
+error, the estimate before and after, kept or why not.
+)"},
+    {"report",
+     "MODEL --target T|all -o REPORT.html [--model calibrated|analytic]\n"
+     "[--calibration FILE] [--top N] [--dim NAME=N ...]",
+     R"(`report` writes one self-contained HTML page (no network: its style, script and charts are inline)
 with the target matrix as a heat map (latency over the fastest target's, rejects marked), a roofline
 chart per target (each operation placed by its FLOPs, bytes and estimated time under the estimate's
 rates), the placement partitions and fallbacks as `place` gives them, the --top N (default 10) most
 expensive operations per target, and the check's findings with their catalogue entries.
-`explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
+)"},
+    {"explain", "CODE | --markdown",
+     R"(`explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
 about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
-Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.
-)";
+)"},
+};
+
+const tools::ToolTable kTool{
+    "anec", kCommands,
+    R"(MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an ONNX
+model (.onnx). `check` and `estimate` take several MODELs or a directory (its .json, .plist and
+.onnx files): they are spread over the cores and reported one row per file and target with one
+summary; an unreadable file is a row with its error (exit 2 if any, else 1 for a reject in check). T
+is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier (Mac16,7): a chip runs its
+target (tables/reference/chips.toml) and, when it was measured, its own calibration. --dim binds a
+symbolic input dimension to a value from 1 to 2^40 (the dimension limit of every model reader;
+anything else is rejected): by name (an ONNX dim_param, --dim batch=1) or, for an unnamed one, by
+input and axis counted in that input's own shape (--dim x:1=512).
+)",
+    "Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.\n"};
 
 // Parses `args` into the options of `o`, the positional arguments into `positional` (up to
 // `count`, -1 for any number).
@@ -892,7 +911,7 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
 
 int main(int argc, char **argv) {
   return anec::tools::tool_main(
-      "anec", kUsage, argc, argv,
+      kTool, argc, argv,
       [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
         if (cmd == "explain")
           return explain(tables, args);

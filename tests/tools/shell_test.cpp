@@ -286,6 +286,48 @@ TEST_F(BashCompletion, CompletesOptionsAndTheirValues) {
   EXPECT_EQ(complete({"anec-fw", "simulate", "--format", "t"}), S{"text"});
 }
 
+// Every command and subcommand its --help lists answers `COMMAND --help`, `COMMAND -h` (after other
+// arguments too, given or not) and `help COMMAND` with its own usage and exit 0; an unknown one is
+// ANEC-CLI-001 with exit 2.
+TEST(ToolHelp, EveryCommandOfTheHelpAnswersItsOwnHelp) {
+  for (const std::string &t : kTools) {
+    SCOPED_TRACE(t);
+    Usage u = usage(t);
+    ASSERT_FALSE(u.commands.empty()) << u.help;
+    std::vector<std::vector<std::string>> commands;
+    for (const std::string &c : u.commands)
+      commands.push_back({c});
+    for (const auto &[c, subs] : u.subs)
+      for (const std::string &sub : subs)
+        commands.push_back({c, sub});
+    for (const std::vector<std::string> &c : commands) {
+      std::string words = c[0] + (c.size() > 1 ? " " + c[1] : "");
+      std::vector<std::vector<std::string>> asks = {c, c, {"help"}, c};
+      asks[0].push_back("--help");
+      asks[1].push_back("-h");
+      asks[2].insert(asks[2].end(), c.begin(), c.end());
+      asks[3].insert(asks[3].end(), {"no-such-file", "--format", "nonsense", "--help"});
+      for (std::vector<std::string> argv : asks) {
+        argv.insert(argv.begin(), tool(t).string());
+        Proc r = run(argv);
+        EXPECT_EQ(r.status, 0) << words << ": " << r.err;
+        EXPECT_EQ(r.err, "") << words;
+        EXPECT_TRUE(r.out.starts_with("usage: " + t + " [--tables DIR] " + words)) << words << " answers:\n"
+                                                                                   << r.out.substr(0, 200);
+        EXPECT_NE(r.out.find("`" + words), std::string::npos) << words << ": its paragraph";
+      }
+    }
+    for (std::vector<std::string> argv : {std::vector<std::string>{"help", "no-such-command"},
+                                          {"no-such-command", "--help"},
+                                          {"no-such-command"}}) {
+      argv.insert(argv.begin(), tool(t).string());
+      Proc r = run(argv);
+      EXPECT_EQ(r.status, 2) << argv[1];
+      EXPECT_NE(r.err.find("ANEC-CLI-001"), std::string::npos) << r.err;
+    }
+  }
+}
+
 TEST(ToolManPage, RendersAndNamesEveryCommandAndOption) {
   std::string groff = find_program("groff"), man = find_program("man");
   if (groff.empty() && man.empty())
