@@ -10,7 +10,7 @@ option(ANEC_BUILD_TESTS "Build the GoogleTest suites" ${anec_default_suites})
 option(ANEC_BUILD_BENCHMARKS "Build the Google Benchmark harnesses" ${anec_default_suites})
 option(ANEC_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 # Off by default so that a consumer's build with another compiler or version is not stopped by a new
-# warning; CI and the README's test command turn it on.
+# warning; CI turns it on (.ci/run configures the README test command's build folder with it first).
 option(ANEC_WERROR "Treat warnings as errors" OFF)
 
 find_program(CCACHE_PROGRAM ccache)
