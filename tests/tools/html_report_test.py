@@ -10,7 +10,7 @@ costs, the findings with their catalogue text; for the descriptor page, that sel
 through the address (#sel=) highlights exactly its bytes and that selecting a byte (#byte=) selects
 the innermost node covering it. Neither page may refer to anything outside itself. Screenshots are
 written into the output folder; with ANEC_UPDATE_DOC_IMAGES=1 they are also copied to --doc-images
-(docs/images/, the pictures the README shows).
+(docs/images/, the pictures docs/anec.md and docs/anec-desc.md show).
 
 Exit 77 (a skip for ctest) when chromium or the shared test data is missing.
 """
