@@ -45,8 +45,9 @@ bool same_bits(float x, float y) {
 }
 
 TEST(ReferenceGemm, EachElementIsTheAscendingFloatSumForEveryTranspositionAndBlockCrossingShape) {
-  // 7 rows (a block of 4 and 3 single rows), 70 columns and 300 contracted (past the 64 x 256 block).
-  for (auto [m, n, k] : {std::array<int64_t, 3>{7, 70, 300}, {1, 1, 1}, {4, 64, 256}, {5, 3, 2}})
+  // 7 rows (a block of 4 and 3 single rows), 70 columns (8 blocks of 8 and 6) and 300 contracted
+  // (past the 256 of a depth block).
+  for (auto [m, n, k] : {std::array<int64_t, 3>{7, 70, 300}, {1, 1, 1}, {4, 8, 256}, {5, 3, 2}})
     for (bool ta : {false, true})
       for (bool tb : {false, true}) {
         std::vector<float> a = random_values(size_t(m * k), 1), b = random_values(size_t(k * n), 2);
