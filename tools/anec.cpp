@@ -628,7 +628,8 @@ std::string file_name_of(const std::string &tensor) {
 
 std::string eval_text(const Doc &d) {
   std::string out = "eval " + d.find("model")->as_string() + " (" + d.find("precision")->as_string() + ", " +
-                    fmt(d.find("gflop")->as_float(), 4) + " GFLOP)\n";
+                    d.find("gemm")->as_string() + " GEMM, " + fmt(d.find("gflop")->as_float(), 4) +
+                    " GFLOP)\n";
   for (const Doc &o : d.find("outputs")->items()) {
     out += "  output " + o.find("name")->as_string();
     if (!o.find("computed")->as_bool()) {
