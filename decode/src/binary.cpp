@@ -397,7 +397,8 @@ struct BinaryBuilder {
         continue;
       }
       for (auto &seg : out.segments_) {
-        if (r.address < seg.vaddr || r.address + 8 > seg.vaddr + seg.vsize)
+        // Overflow-safe: an address near 2^64 must not wrap past the segment's end.
+        if (r.address < seg.vaddr || seg.vsize < 8 || r.address - seg.vaddr > seg.vsize - 8)
           continue;
         uint64_t off = r.address - seg.vaddr;
         if (seg.data.size() < off + 8)
