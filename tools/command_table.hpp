@@ -40,7 +40,8 @@ inline std::string usage_lines(const ToolTable &t, std::string_view command) {
   for (const Command &c : t.commands) {
     if (!in_group(c, command))
       continue;
-    out += (out.empty() ? "usage: " : "       ") + std::string(t.name) + " [--tables DIR] " + std::string(c.name);
+    out += (out.empty() ? "usage: " : "       ") + std::string(t.name) + " [--tables DIR] " +
+           std::string(c.name);
     for (size_t at = 0, end; at < c.synopsis.size(); at = end + 1) {
       end = std::min(c.synopsis.find('\n', at), c.synopsis.size());
       out += (at ? indent : " ") + std::string(c.synopsis.substr(at, end - at));
