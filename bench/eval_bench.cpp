@@ -5,7 +5,9 @@
 // GFLOP/s in wall time (OpenBLAS runs threads); `of_openblas` is the rate over the reference's, the two run
 // in turn. threads:0 is OpenBLAS's default, threads:1 one thread: the module loads the same libopenblas, so
 // the setting holds for both.
-#include "anec/compiler/eval.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/shapes.hpp"
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>

@@ -7,10 +7,10 @@
 #include "report_html.hpp"
 #include "synthetic.hpp"
 
-#include "anec/compiler/calibration.hpp"
-#include "anec/compiler/check.hpp"
-#include "anec/compiler/cost.hpp"
-#include "anec/compiler/place.hpp"
+#include "anec/compiler/cost/calibration.hpp"
+#include "anec/compiler/check/check.hpp"
+#include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/reasons.hpp"
 

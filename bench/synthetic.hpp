@@ -2,8 +2,9 @@
 // operations (conv, relu and add layers, every seventh a host operation so that the placement has
 // partitions and boundaries).
 #pragma once
-#include "anec/compiler/graph.hpp"
-#include "anec/compiler/ops.hpp"
+#include "anec/compiler/ir/graph.hpp"
+#include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/ir/ops.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 

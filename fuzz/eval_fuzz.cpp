@@ -1,9 +1,11 @@
 // libFuzzer target: arbitrary bytes as an anec-graph JSON document, shaped and run by the host
 // evaluator in fp32 and in fp16 (tensors capped small, so a run stays quick), then tuned when it is
 // small. Errors are reason codes; an op the evaluator cannot compute is reported, never a crash.
-#include "anec/compiler/eval.hpp"
-#include "anec/compiler/skip.hpp"
-#include "anec/compiler/tune.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/ir/skip.hpp"
+#include "anec/compiler/passes/tune.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/error.hpp"

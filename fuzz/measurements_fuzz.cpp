@@ -1,8 +1,9 @@
-// Fuzz target: a measurement file, the input of `anec calibrate` (compiler/src/workload.cpp: the strict
-// tab-separated reader and the workload builders; compiler/src/calibration.cpp: the chip line-up), then
+// Fuzz target: a measurement file, the input of `anec calibrate` (compiler/src/calibrate/workload.cpp: the strict
+// tab-separated reader and the workload builders; compiler/src/cost/calibration.cpp: the chip line-up), then
 // the calibrated estimate of every row whose program builds.
-#include "anec/compiler/calibration.hpp"
-#include "anec/compiler/cost.hpp"
+#include "anec/compiler/cost/calibration.hpp"
+#include "anec/compiler/calibrate/fit.hpp"
+#include "anec/compiler/cost/cost.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/error.hpp"

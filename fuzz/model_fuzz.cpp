@@ -2,10 +2,15 @@
 // model, through shape inference, the checker, the cost model and the placement on one target. The
 // bytes are also written to a file and summarized while it is read (summarize_model): any
 // difference from the whole-graph path (another error, or another verdict, count or latency) aborts.
-#include "anec/compiler/check.hpp"
-#include "anec/compiler/cost.hpp"
-#include "anec/compiler/model.hpp"
-#include "anec/compiler/place.hpp"
+#include "anec/compiler/check/check.hpp"
+#include "anec/compiler/pipeline/summary.hpp"
+#include "anec/compiler/frontends/plist.hpp"
+#include "anec/compiler/frontends/onnx.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/error.hpp"

@@ -5,12 +5,12 @@
 // `anec-desc encode` does (tools/desc_program.hpp); a firmware command is encoded, decoded and
 // validated as `anec-fw` does (tools/fw_docs.hpp). Every anec::Error becomes anec.Error carrying its
 // reason code.
-#include "anec/compiler/calibration.hpp"
-#include "anec/compiler/check.hpp"
-#include "anec/compiler/cost.hpp"
-#include "anec/compiler/eval.hpp"
-#include "anec/compiler/model.hpp"
-#include "anec/compiler/place.hpp"
+#include "anec/compiler/cost/calibration.hpp"
+#include "anec/compiler/check/check.hpp"
+#include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/firmware/commands.hpp"
 #include "anec/firmware/wire.hpp"
 #include "anec/hal/registry.hpp"

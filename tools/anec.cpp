@@ -1,11 +1,15 @@
 // anec: check a model against one target or all 28, and estimate its latency. Argument parsing
 // and printing only; the work is in anec::compiler.
-#include "anec/compiler/check.hpp"
-#include "anec/compiler/cost.hpp"
-#include "anec/compiler/eval.hpp"
-#include "anec/compiler/model.hpp"
-#include "anec/compiler/place.hpp"
-#include "anec/compiler/tune.hpp"
+#include "anec/compiler/check/check.hpp"
+#include "anec/compiler/calibrate/fit.hpp"
+#include "anec/compiler/pipeline/summary.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/passes/place.hpp"
+#include "anec/compiler/passes/tune.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/checked.hpp"
@@ -696,7 +700,7 @@ Doc tune_doc(const Graph &g, const TuneResult &r, const TuneOptions &o, const st
   d.set("target", Doc::string(target));
   d.set("metric", Doc::string(o.metric == Metric::cosine ? "cosine" : "max_abs"));
   d.set("tolerance", Doc::number(o.tolerance));
-  d.set("gemm", Doc::string("reference")); // the tuner's evaluations always use it (compiler/src/tune.cpp)
+  d.set("gemm", Doc::string("reference")); // the tuner's evaluations always use it (compiler/src/passes/tune.cpp)
   d.set("before_us", Doc::number(r.before_us));
   d.set("after_us", Doc::number(r.after_us));
   Doc unchecked = Doc::array();

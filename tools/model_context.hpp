@@ -2,9 +2,9 @@
 // tables (each read when it is first asked for), the chip line-up and the calibration — shared by
 // the anec tool and the Python module (python/), so that both resolve --target alike.
 #pragma once
-#include "anec/compiler/calibration.hpp"
-#include "anec/compiler/ops.hpp"
-#include "anec/compiler/place.hpp"
+#include "anec/compiler/cost/calibration.hpp"
+#include "anec/compiler/ir/ops.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/hal/schema.hpp"
 

@@ -1,11 +1,11 @@
 // The documents `anec check`, `estimate`, `place` and `eval` print with --format json, shared by the
 // tool and the Python module (python/), so that both give the same fields.
 #pragma once
-#include "anec/compiler/check.hpp"
-#include "anec/compiler/cost.hpp"
-#include "anec/compiler/eval.hpp"
-#include "anec/compiler/graph.hpp"
-#include "anec/compiler/place.hpp"
+#include "anec/compiler/check/check.hpp"
+#include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/ir/graph.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/support/diagnostic.hpp"
 #include "anec/support/doc.hpp"
 

@@ -3,10 +3,10 @@
 // expensive operations and the check's findings with their catalogue text. The analysis is the
 // check, estimate and place commands' own; this file only renders it.
 #pragma once
-#include "anec/compiler/check.hpp"
-#include "anec/compiler/cost.hpp"
-#include "anec/compiler/graph.hpp"
-#include "anec/compiler/place.hpp"
+#include "anec/compiler/check/check.hpp"
+#include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/ir/graph.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/hal/target.hpp"
 #include "anec/support/reasons.hpp"
 

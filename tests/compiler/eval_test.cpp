@@ -3,7 +3,9 @@
 // round-half-to-even, subnormals, NaN and indeterminate forms), its data-movement kernels on small
 // hand-checked arrays, seeded values, what it does not compute, and its errors. Agreement with an
 // independent reference in fp32 is eval_numpy_test.cpp.
-#include "anec/compiler/eval.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/shapes.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/npy.hpp"
 

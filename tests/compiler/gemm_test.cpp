@@ -1,11 +1,13 @@
-// The evaluator's reference GEMM (compiler/src/reference_gemm.hpp): every element is the float sum
+// The evaluator's reference GEMM (compiler/src/eval/reference_gemm.hpp): every element is the float sum
 // of its products in ascending order, for every transposition and for shapes that cross its blocks,
 // so two routes to one product agree bit for bit on any host. The attention test failed before the
 // reference GEMM under OPENBLAS_CORETYPE=Haswell (the fused op's q·kᵀ and the chain's materialised
 // transpose rounded differently) and passed with it unset; .ci/run runs it under several core types.
-#include "anec/compiler/eval.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/shapes.hpp"
 
-#include "../../compiler/src/reference_gemm.hpp"
+#include "../../compiler/src/eval/reference_gemm.hpp"
 #include "tables.hpp"
 #include <cmath>
 #include <cstring>

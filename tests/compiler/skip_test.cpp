@@ -1,12 +1,12 @@
-// Runtime operation skip (compiler/skip.hpp), on the design document's example: a permute
+// Runtime operation skip (compiler/ir/skip.hpp), on the design document's example: a permute
 // [0,2,1,3] of a dynamically shaped input is marked at compile time and skipped once the input
 // resolves to [128,1,32,64], not at [128,2,32,64]; the skipped op moves no data, so the evaluator
 // gives what the permute computes, and the estimate leaves its time out and says so. A static
 // shape is decided at compile time; the flags' invalid combination is an internal error.
-#include "anec/compiler/cost.hpp"
-#include "anec/compiler/eval.hpp"
-#include "anec/compiler/model.hpp"
-#include "anec/compiler/skip.hpp"
+#include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/ir/skip.hpp"
 #include "anec/support/file.hpp"
 
 #include "../errors.hpp"

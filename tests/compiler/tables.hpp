@@ -1,7 +1,7 @@
 // The generated target tables and the operation catalogue, loaded once per test program.
 #pragma once
-#include "anec/compiler/eval.hpp"
-#include "anec/compiler/ops.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/ir/ops.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 

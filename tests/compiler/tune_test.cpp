@@ -1,10 +1,12 @@
-// The tuner (compiler/tune.hpp) with the shipped rewrite table: a linear layer becomes a 1x1
+// The tuner (compiler/passes/tune.hpp) with the shipped rewrite table: a linear layer becomes a 1x1
 // convolution on h13 at max_abs 0 with a lower estimate; the matmul-softmax-matmul chain becomes the
 // fused attention op, bit-exact; a transpose of size-1 axes is dropped. A deliberately lossy rule
 // (gelu as relu) is refused at tolerance 0. The result is deterministic, the table strict, and
 // `anec tune` writes a graph that reads back and computes what the original computes.
-#include "anec/compiler/skip.hpp"
-#include "anec/compiler/tune.hpp"
+#include "anec/compiler/ir/skip.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/passes/tune.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
 

@@ -1,6 +1,7 @@
-#include <anec/compiler/check.hpp>
-#include <anec/compiler/graph.hpp>
-#include <anec/compiler/ops.hpp>
+#include <anec/compiler/check/check.hpp>
+#include <anec/compiler/frontends/anec_graph.hpp>
+#include <anec/compiler/ir/graph.hpp>
+#include <anec/compiler/ir/ops.hpp>
 #include <anec/decode/binary.hpp>
 #include <anec/hal/extract.hpp>
 #include <anec/hal/registry.hpp>

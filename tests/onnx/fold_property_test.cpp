@@ -4,7 +4,8 @@
 // front-end kept, and (random graphs) every output that does not is folded. The reference walks the
 // ModelProto itself (libonnx), independently of the front-end: a node is runtime when an input or a
 // name its subgraphs capture is runtime; Shape and Size cut the walk (their value is the shape).
-#include "anec/compiler/model.hpp"
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/frontends/onnx.hpp"
 #include "anec/support/file.hpp"
 
 #include "../compiler/tables.hpp"

@@ -6,8 +6,9 @@
 // normalizations' constants and Resize's mode reach the evaluator, and what it would compute otherwise
 // than ONNX is reported, not computed; a real network (fetched by the models.fetch fixture) evaluates
 // with its own weights.
-#include "anec/compiler/eval.hpp"
-#include "anec/compiler/model.hpp"
+#include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/onnx.hpp"
+#include "anec/compiler/frontends/load.hpp"
 
 #include "../compiler/tables.hpp"
 #include <algorithm>

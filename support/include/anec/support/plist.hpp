@@ -29,7 +29,7 @@ inline constexpr unsigned max_depth = 64;
 // network of thousands of layers.
 inline constexpr uint64_t max_nodes = 1ull << 20;
 // String and data bytes after expanding shared references: the largest plist the front-ends read
-// (256 MiB, compiler/src/model.cpp) can hold no more without sharing.
+// (256 MiB, compiler/src/frontends/load.cpp) can hold no more without sharing.
 inline constexpr uint64_t max_bytes = 256ull << 20;
 
 // ANEC-PLIST-001 "<source>: not a property list (...)" when libplist cannot read it, or when a binary

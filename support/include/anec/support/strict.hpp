@@ -36,6 +36,20 @@ public:
     if (!d) fail(t_, ctx_ + " lacks required key '" + key + "'");
     return *d;
   }
+  // A number, integer or float (an integer is accepted where a float is asked for).
+  double number(const std::string &key) {
+    const Doc &d = req(key, Doc::Kind::Float);
+    return d.is(Doc::Kind::Int) ? double(d.as_int()) : d.as_float();
+  }
+  // An array of strings.
+  std::vector<std::string> strings(const std::string &key) {
+    std::vector<std::string> out;
+    for (const Doc &d : req(key, Doc::Kind::Array).items()) {
+      if (!d.is(Doc::Kind::String)) fail(d, key + " must hold strings");
+      out.push_back(d.as_string());
+    }
+    return out;
+  }
   // Any key not asked for is an error.
   void finish() const {
     const auto &members = t_.members();

@@ -1,0 +1,162 @@
+// The graph IR: 5-D tensors [N, D, C, H, W] with dtypes (a dimension may be symbolic), operations
+// with named inputs, outputs and attributes. Front-ends build it (compiler/frontends/), shape
+// inference fills it in (shapes.hpp); the checker and the cost model read it.
+#pragma once
+#include "anec/compiler/ir/ops.hpp"
+#include "anec/support/doc.hpp"
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace anec::compiler {
+
+enum Axis { kN, kD, kC, kH, kW };
+inline constexpr const char *kAxisNames = "NDCHW";
+
+// The names of a shape's symbolic dimensions, stored only when there is one (most shapes are
+// concrete, and a graph holds a shape per tensor).
+class Symbols {
+public:
+  Symbols() = default;
+  Symbols(const Symbols &o) : names_(o.names_ ? std::make_unique<Names>(*o.names_) : nullptr) {}
+  Symbols(Symbols &&) noexcept = default;
+  Symbols &operator=(const Symbols &o) { return *this = Symbols(o); }
+  Symbols &operator=(Symbols &&) noexcept = default;
+  const std::string &operator[](size_t axis) const { return names()[axis]; }
+  std::string &operator[](size_t axis) {
+    if (!names_)
+      names_ = std::make_unique<Names>();
+    return (*names_)[axis];
+  }
+  auto begin() const { return names().begin(); }
+  auto end() const { return names().end(); }
+
+private:
+  using Names = std::array<std::string, 5>;
+  const Names &names() const {
+    static const Names none;
+    return names_ ? *names_ : none;
+  }
+  std::unique_ptr<Names> names_;
+};
+
+struct Shape {
+  std::array<int64_t, 5> d{1, 1, 1, 1, 1}; // -1 where symbolic
+  Symbols symbol;                          // the symbol's name where symbolic
+  bool symbolic() const;
+  int64_t elements() const; // 0 when symbolic; ANEC-GRAPH-003 when the count overflows 64 bits
+  std::string str() const;  // "[1,1,3,224,224]"
+};
+
+struct Tensor {
+  std::string name;
+  Shape shape;
+  std::string dtype = "fp16";
+  bool constant = false;  // a weight or other embedded constant
+  int source_rank = 0;    // the rank the front-end read (0: native 5-D), > 5 cannot be represented
+  std::string format;     // for an image input: "fourcc" or "" (plain tensor)
+  int64_t interleave = 0; // the channel interleave the model declares for it (a plist port), 0: the target's
+  bool dynamic = false; // its shape is known only at run time: symbolic, bound by --dim, or derived from such
+  int64_t bytes() const;  // as the engine holds it: elements x element size, wider types narrowed to fp16
+};
+
+struct Op {
+  std::string name, type;
+  std::vector<std::string> inputs, outputs;
+  Doc attrs = Doc::table();
+  // Runtime operation skip (compiler/src/ir/skip.cpp): eligible to be optimized out (at compile time,
+  // or at run time when `runtime_skippable`); runtime_skippable without optimized is invalid.
+  bool optimized = false, runtime_skippable = false;
+  int64_t attr(const std::string &key, int64_t fallback) const;
+  std::vector<int64_t> attrs_of(const std::string &key, std::vector<int64_t> fallback) const;
+  // The same into `out`, reusing its storage.
+  void attrs_of(const std::string &key, std::initializer_list<int64_t> fallback,
+                std::vector<int64_t> &out) const;
+  std::string text(const std::string &key, const std::string &fallback = "") const;
+};
+
+// Tensor name -> position in the graph's tensor list: open addressing over 8-byte (hash, position)
+// slots in one array, at most half full, so a lookup reads one slot and the tensor it names (a graph
+// may hold millions).
+class TensorIndex {
+public:
+  // The position of `name`, or npos.
+  size_t find(std::string_view name, const std::vector<Tensor> &tensors) const;
+  // Adds `tensors[position]` under its name; false, and nothing added, when the name is there.
+  // ANEC-GRAPH-003 past 2^32 - 1 tensors.
+  bool insert(size_t position, const std::vector<Tensor> &tensors);
+  // Room for `tensors` names without growing.
+  void reserve(size_t tensors);
+  static constexpr size_t npos = SIZE_MAX;
+
+private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  struct Slot {
+    uint32_t hash = 0;
+    uint32_t position = kEmpty;
+  };
+  size_t probe(uint32_t hash, std::string_view name, const std::vector<Tensor> &tensors) const;
+  void rehash(size_t slots);
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+};
+
+// Where a constant's values come from (the anec-graph "file" or "data" keys, an ONNX initializer);
+// only the evaluator reads them.
+struct ConstantValues {
+  std::string file;        // an .npy file, relative to the graph file's folder
+  std::vector<float> data; // the values, C order
+};
+
+struct Graph {
+  std::string source, front_end; // file, and "anec-graph 1" / "onnx" / "plist"
+  std::vector<std::string> notes; // what the front-end did (constant folding, unknown shapes)
+  size_t source_nodes = 0, folded_nodes = 0; // nodes the front-end read, and those folded as constants
+  std::vector<Tensor> tensors;
+  std::vector<std::string> inputs, outputs;
+  std::vector<Op> ops;
+  std::map<std::string, ConstantValues> values; // constant name -> its values, when given
+  TensorIndex index;
+
+  const Tensor *tensor(std::string_view name) const;
+  Tensor *tensor(std::string_view name);
+  Tensor &add(Tensor t); // ANEC-GRAPH-002 on a duplicate name
+  Tensor *try_add(Tensor t); // null, and nothing added, on a duplicate name
+};
+
+int64_t dtype_bytes(const std::string &dtype); // 0 for an unknown dtype
+
+// Values for symbolic input dimensions (--dim): a dimension's name, or "INPUT:AXIS" with the axis
+// counted in the shape the model gives.
+using DimBindings = std::map<std::string, int64_t>;
+
+// The largest dimension a front-end or `--dim` accepts (2^40): far above every engine limit, and
+// small enough that a sum or product of two dimensions cannot overflow 64 bits unnoticed.
+inline constexpr int64_t kMaxDimension = int64_t(1) << 40;
+// ANEC-GRAPH-003 (message prefixed by `where`: file, op) when a concrete dimension of `t` exceeds
+// kMaxDimension or its element count or byte size does not fit in 64 bits.
+void check_size(const Tensor &t, const std::string &where);
+
+// The axis a one-letter name ("N", "D", "C", "H", "W") names, else `fallback`.
+int axis_index(const std::string &letter, int fallback);
+
+// The weight bytes an op embeds (attrs.weight_elements when a front-end set it, else a conv, deconv or
+// linear without a weight input; fp16), 0 otherwise.
+double weight_bytes(const Graph &g, const Op &op);
+
+// How to bind a dimension symbol on the command line: "--dim batch=N" for a named symbol (every
+// name in a product such as "64*batch"), "--dim x:0=N" for the unnamed axis 0 of input x.
+std::string binding_hint(const Graph &g, const std::string &symbol);
+
+// Every symbolic dimension of the graph's inputs, with its binding hint ("batch: --dim batch=N").
+std::vector<std::string> unbound_dimensions(const Graph &g);
+
+} // namespace anec::compiler

@@ -1,0 +1,89 @@
+// The operation catalogue (tables/schema/ops.toml): per operation its engine unit, family floor,
+// capability gates, validator rules, shape function, cost form and code-generation floor; and the
+// front-end maps (tables/schema/frontend/{onnx,plist}.toml) from a model format's operator names to
+// catalogue operations, each with its attribute handler.
+#pragma once
+#include "anec/support/doc.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace anec::compiler {
+
+struct Gate {
+  std::string field;     // a target-table capability field that must be nonzero
+  bool reject = false;   // without it: reject (true) or decompose (false)
+  std::string with;      // what it decomposes into
+};
+
+struct OpSpec {
+  std::string name, unit, cost, source;
+  std::optional<int> floor;          // minimum family index (F0 -> 0, F2 -> 2, F3 -> 3, F4 -> 4); none: no engine path
+  std::optional<int> codegen_floor;  // below it the validator accepts and code generation rejects
+  std::vector<Gate> gates;
+  std::vector<std::string> rules;
+  std::string decompose_with;        // below the floor (for a host operation: what the host does)
+  std::string shape = "same";        // the shape function (compiler/src/ir/shapes.cpp)
+  std::string lowered_as;            // on every family: the native sequence it lowers to
+  std::string skip;                  // when it moves no data and is skipped (compiler/src/ir/skip.cpp)
+};
+
+// One row of a front-end map: the catalogue operation a model format's operator stands for.
+struct FrontEndOp {
+  std::string op;                            // catalogue operation
+  std::string attrs = "none";                // the front-end's attribute handler
+  bool weights = false;                      // constant inputs are weights the engine streams
+  std::map<std::string, std::string> params; // plist Params key -> attribute name
+  std::string source;
+};
+
+// One backend of the placement model (tables/schema/placement.toml, guide ch.18 tables 18.2, 18.3).
+struct Backend {
+  std::string name, source;
+  double gflops = 0, gbps = 0;             // coarse roofline anchors
+  double launch_units = 0, transfer_units = 0; // penalties in the model's relative units
+};
+
+class OpCatalog {
+public:
+  // Strict (ANEC-OPS-001 with line:column): unknown keys, unknown rule or cost names, duplicates.
+  static OpCatalog from_doc(const Doc &doc, const std::string &source);
+  // ops.toml, and the front-end maps in frontend/ and the placement model (placement.toml) beside
+  // it when present.
+  static OpCatalog load(const std::filesystem::path &path);
+  const OpSpec *find(const std::string &name) const;
+  const std::map<std::string, OpSpec> &ops() const { return ops_; }
+  // The row for an operator name in a front-end's map ("onnx", "plist"), or nullptr. Names match
+  // without regard to case or underscores.
+  const FrontEndOp *front_end(const std::string &format, const std::string &name) const;
+  // Reads one front-end map (strict, ANEC-OPS-001); every row must name a catalogue operation.
+  void add_front_end(const Doc &doc, const std::string &source);
+  // The placement model's backends, engine first (strict, ANEC-OPS-001).
+  const std::vector<Backend> &backends() const { return backends_; }
+  void set_backends(const Doc &doc, const std::string &source);
+
+private:
+  std::map<std::string, OpSpec> ops_;
+  std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
+  std::vector<Backend> backends_;
+};
+
+// The rule, cost, shape-function and attribute-handler names the checker, the cost model, shape
+// inference and the front-ends implement.
+const std::vector<std::string> &known_rules();
+const std::vector<std::string> &known_costs();
+const std::vector<std::string> &known_shapes();
+const std::vector<std::string> &known_attr_handlers();
+const std::vector<std::string> &known_skips();
+
+// The names of a name-keyed table (the rule and shape-function tables), in order.
+template <class Map> std::vector<std::string> keys_of(const Map &table) {
+  std::vector<std::string> out;
+  for (const auto &entry : table) out.push_back(entry.first);
+  return out;
+}
+
+} // namespace anec::compiler

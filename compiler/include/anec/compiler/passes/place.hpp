@@ -1,0 +1,55 @@
+// Where each operation of a graph runs on one target, and why (guide ch.18, the segmenter's
+// placement model; appendix B: the segmenter dry-runs the engine validators to decide eligibility).
+// An operation the checker does not reject runs on the engine (natively or decomposed); a rejected
+// one falls back to the GPU, or to the CPU when it has no engine path at all (a host operation,
+// control flow, shape arithmetic, an unmapped operator). Consecutive operations on one backend form a
+// partition; a tensor that crosses from one partition to another on a different backend is a
+// boundary with a transfer. The placed model's estimate adds each engine partition's roofline and
+// dispatch floor (the target's silicon-fit parameters), each fallback's coarse roofline at its
+// backend's anchors (ch.18 table 18.2) and each transfer at the target's bandwidth; the launch and
+// transfer penalties of ch.18 table 18.3 are relative units, reported beside the times.
+#pragma once
+#include "anec/compiler/check/check.hpp"
+#include "anec/compiler/cost/cost.hpp"
+
+#include <string>
+#include <vector>
+
+namespace anec::compiler {
+
+struct PlacedOp {
+  std::string op, type, backend; // "engine", "gpu" or "cpu"
+  Verdict verdict = Verdict::Native;
+  std::vector<const Finding *> reasons; // the rejects that moved it off the engine
+  double flops = 0;
+};
+
+struct Partition {
+  std::string backend;
+  size_t first = 0, count = 0; // op indices [first, first + count)
+  double flops = 0, latency_us = 0;
+};
+
+struct Boundary {
+  std::string tensor, from, to; // backends
+  size_t partition = 0;         // the partition it enters
+  double bytes = 0, transfer_us = 0, transfer_units = 0;
+};
+
+struct Placement {
+  std::string target;
+  std::vector<PlacedOp> ops;
+  std::vector<Partition> partitions;
+  std::vector<Boundary> boundaries;
+  double flops = 0, engine_flops = 0;
+  double latency_us = 0, transfer_us = 0, launch_units = 0, transfer_units = 0;
+  bool complete = true;             // false: some shape is unknown, no total is given
+  std::vector<std::string> unbound; // the unbound input dimensions and how to bind them
+  size_t count(const std::string &backend) const;
+  size_t partitions_on(const std::string &backend) const;
+};
+
+Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &target, const CheckResult &check,
+                const Estimate &estimate);
+
+} // namespace anec::compiler

@@ -1,0 +1,334 @@
+#include "anec/compiler/frontends/anec_graph.hpp"
+
+#include "anec/support/checked.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/json_stream.hpp"
+#include "anec/support/json_view.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace anec::compiler {
+
+namespace {
+using json::View;
+
+// One JSON object of the graph, read key by key: a key the format does not define, or one given
+// twice, is ANEC-GRAPH-001 naming the object.
+class Members {
+public:
+  Members(const View &object, const std::string &source, std::string what)
+      : source_(source), what_(std::move(what)) {
+    if (object.kind() != Doc::Kind::Table)
+      fail("must be an object");
+    members_ = object.members();
+  }
+  // The value of `key` if it is given, with the kind checked.
+  std::optional<View> opt(std::string_view key, Doc::Kind kind) {
+    asked_.push_back(key);
+    std::optional<View> found;
+    for (const auto &[k, v] : members_) {
+      if (k != key)
+        continue;
+      if (found)
+        fail("gives '" + std::string(key) + "' twice");
+      if (v.kind() != kind)
+        fail("'" + std::string(key) + "' must be " + Doc::kind_name(kind) + ", found " +
+             Doc::kind_name(v.kind()));
+      found = v;
+    }
+    return found;
+  }
+  View req(std::string_view key, Doc::Kind kind) {
+    std::optional<View> v = opt(key, kind);
+    if (!v)
+      fail("lacks required key '" + std::string(key) + "'");
+    return *v;
+  }
+  std::string text(std::string_view key) { return std::string(req(key, Doc::Kind::String).string()); }
+  // Every key given was asked for.
+  void finish() const {
+    for (const auto &[k, v] : members_)
+      if (std::find(asked_.begin(), asked_.end(), k) == asked_.end())
+        fail("has unknown key '" + std::string(k) + "'");
+  }
+  [[noreturn]] void fail(const std::string &message) const {
+    throw Error("ANEC-GRAPH-001", source_ + ": " + what_ + " " + message);
+  }
+
+private:
+  const std::string &source_;
+  std::string what_;
+  std::vector<std::pair<std::string_view, View>> members_;
+  std::vector<std::string_view> asked_;
+};
+
+Shape shape_of(const View &d, const std::string &where, const std::string &what) {
+  std::vector<View> it = d.items();
+  if (d.kind() != Doc::Kind::Array || (it.size() != 4 && it.size() != 5))
+    throw Error("ANEC-GRAPH-003",
+                where + ": " + what + " shape must list 4 (N,C,H,W) or 5 (N,D,C,H,W) dimensions");
+  Shape s;
+  size_t skip = it.size() == 4 ? 1 : 0; // 4-D: no depth axis
+  for (size_t k = 0; k < it.size(); ++k) {
+    size_t axis = k == 0 ? 0 : k + skip;
+    if (it[k].kind() == Doc::Kind::String) {
+      s.d[axis] = -1;
+      s.symbol[axis] = it[k].string();
+    } else if (it[k].kind() == Doc::Kind::Int && it[k].integer() >= 1 && it[k].integer() <= kMaxDimension) {
+      s.d[axis] = it[k].integer();
+    } else {
+      throw Error("ANEC-GRAPH-003",
+                  where + ": " + what + " dimension must be a positive integer up to 2^40 or a symbol name");
+    }
+  }
+  return s;
+}
+
+// A constant's "file" (an .npy file beside the graph) or inline "data" (numbers, C order), one of
+// the two at most.
+std::optional<ConstantValues> values_of(Members &r, const std::string &name) {
+  auto file = r.opt("file", Doc::Kind::String);
+  auto data = r.opt("data", Doc::Kind::Array);
+  if (!file && !data)
+    return std::nullopt;
+  if (file && data)
+    r.fail("'" + name + "' gives both 'file' and 'data'");
+  ConstantValues v;
+  if (file)
+    v.file = file->string();
+  for (const View &x : data ? data->items() : std::vector<View>{}) {
+    if (x.kind() != Doc::Kind::Int && x.kind() != Doc::Kind::Float)
+      r.fail("'" + name + "': data holds numbers only");
+    v.data.push_back(float(x.kind() == Doc::Kind::Int ? double(x.integer()) : x.doc().as_float()));
+  }
+  return v;
+}
+
+Tensor tensor_of(const View &d, Graph &g, bool constant) {
+  const std::string &source = g.source;
+  Members r(d, source, constant ? "constant" : "input");
+  Tensor t;
+  t.name = r.text("name");
+  View shape = r.req("shape", Doc::Kind::Array);
+  t.shape = shape_of(shape, source, "tensor '" + t.name + "'");
+  t.source_rank = int(shape.items().size());
+  if (auto x = r.opt("dtype", Doc::Kind::String))
+    t.dtype = x->string();
+  if (!dtype_bytes(t.dtype))
+    r.fail("'" + t.name + "' has unknown dtype '" + t.dtype + "'");
+  if (auto x = r.opt("format", Doc::Kind::String))
+    t.format = x->string();
+  t.constant = constant;
+  std::optional<ConstantValues> values = constant ? values_of(r, t.name) : std::nullopt;
+  r.finish();
+  check_size(t, source);
+  if (values && values->file.empty() && int64_t(values->data.size()) != t.shape.elements())
+    r.fail("'" + t.name + "': data holds " + std::to_string(values->data.size()) + " values, its shape " +
+           t.shape.str() + " " + std::to_string(t.shape.elements()));
+  if (values)
+    g.values[t.name] = std::move(*values);
+  return t;
+}
+
+// The tensor names an op lists under `key`.
+std::vector<std::string> names_of(Members &r, std::string_view key, const std::string &op) {
+  std::vector<std::string> out;
+  for (const View &v : r.req(key, Doc::Kind::Array).items()) {
+    if (v.kind() != Doc::Kind::String)
+      r.fail("'" + op + "': " + std::string(key) + " are tensor names");
+    out.emplace_back(v.string());
+  }
+  return out;
+}
+
+Op op_of(const View &d, const std::string &source, Graph &g) {
+  Members r(d, source, "op");
+  Op op;
+  op.name = r.text("name");
+  op.type = r.text("op");
+  op.inputs = names_of(r, "inputs", op.name);
+  op.outputs = names_of(r, "outputs", op.name);
+  for (const std::string &i : op.inputs)
+    if (!g.tensor(i))
+      throw Error("ANEC-GRAPH-002", source + ": op '" + op.name + "' reads '" + i +
+                                        "', which no input, constant or earlier op defines");
+  if (op.outputs.empty())
+    r.fail("'" + op.name + "' has no outputs");
+  for (const std::string &o : op.outputs) {
+    Tensor t;
+    t.name = o;
+    if (!g.try_add(std::move(t)))
+      throw Error("ANEC-GRAPH-002",
+                  source + ": op '" + op.name + "' writes '" + o + "', which is already defined");
+  }
+  if (auto a = r.opt("attrs", Doc::Kind::Table))
+    op.attrs = a->doc();
+  r.finish();
+  return op;
+}
+
+} // namespace
+
+namespace {
+// The top level before the ops: format, version, inputs and constants.
+void read_head(Members &top, Graph &g) {
+  if (top.text("format") != "anec-graph")
+    top.fail("format must be \"anec-graph\"");
+  int64_t version = top.req("version", Doc::Kind::Int).integer();
+  if (version != 1)
+    top.fail("version " + std::to_string(version) + " is not supported (this build reads version 1)");
+  g.front_end = "anec-graph 1";
+  for (const View &d : top.req("inputs", Doc::Kind::Array).items())
+    g.inputs.push_back(g.add(tensor_of(d, g, false)).name);
+  if (auto cs = top.opt("constants", Doc::Kind::Array))
+    for (const View &d : cs->items())
+      g.add(tensor_of(d, g, true));
+}
+
+// The graph's outputs, each a tensor the inputs, constants or ops define.
+void read_outputs(Members &top, Graph &g) {
+  g.outputs.clear();
+  for (const View &o : top.req("outputs", Doc::Kind::Array).items()) {
+    if (o.kind() != Doc::Kind::String || !g.tensor(std::string(o.string())))
+      throw Error("ANEC-GRAPH-002", g.source + ": graph output is not a defined tensor");
+    g.outputs.emplace_back(o.string());
+  }
+}
+} // namespace
+
+Graph read_graph_json(std::string text, const std::string &source) {
+  json::Document doc(std::move(text), source);
+  Graph g;
+  g.source = source;
+  Members top(doc.root(), g.source, "graph");
+  read_head(top, g);
+  std::vector<View> ops = top.req("ops", Doc::Kind::Array).items();
+  g.ops.reserve(ops.size());
+  g.tensors.reserve(g.tensors.size() + ops.size());
+  for (const View &d : ops)
+    g.ops.push_back(op_of(d, source, g));
+  read_outputs(top, g);
+  top.finish();
+  return g;
+}
+
+namespace {
+Doc tensor_doc(const Tensor &t) {
+  Doc d = Doc::table();
+  d.set("name", Doc::string(t.name));
+  Doc shape = Doc::array();
+  for (int a = 0; a < 5; ++a)
+    shape.push(t.shape.d[a] < 0 ? Doc::string(t.shape.symbol[a]) : Doc::integer(t.shape.d[a]));
+  d.set("shape", std::move(shape));
+  d.set("dtype", Doc::string(t.dtype));
+  if (!t.format.empty())
+    d.set("format", Doc::string(t.format));
+  return d;
+}
+Doc names_doc(const std::vector<std::string> &names) {
+  Doc a = Doc::array();
+  for (const std::string &n : names)
+    a.push(Doc::string(n));
+  return a;
+}
+} // namespace
+
+Doc graph_doc(const Graph &g, const std::filesystem::path &source_dir, const std::filesystem::path &base) {
+  Doc d = Doc::table();
+  d.set("format", Doc::string("anec-graph"));
+  d.set("version", Doc::integer(1));
+  Doc inputs = Doc::array(), constants = Doc::array(), ops = Doc::array();
+  for (const std::string &n : g.inputs)
+    inputs.push(tensor_doc(*g.tensor(n)));
+  for (const Tensor &t : g.tensors) {
+    if (!t.constant)
+      continue;
+    Doc c = tensor_doc(t);
+    if (auto v = g.values.find(t.name); v != g.values.end() && !v->second.file.empty()) {
+      std::filesystem::path file = std::filesystem::absolute(source_dir / v->second.file).lexically_normal();
+      c.set("file", Doc::string(file.lexically_relative(std::filesystem::absolute(base)).string()));
+    } else if (v != g.values.end()) {
+      Doc data = Doc::array();
+      for (float x : v->second.data)
+        data.push(Doc::number(double(x)));
+      c.set("data", std::move(data));
+    }
+    constants.push(std::move(c));
+  }
+  for (const Op &op : g.ops) {
+    Doc o = Doc::table();
+    o.set("name", Doc::string(op.name));
+    o.set("op", Doc::string(op.type));
+    o.set("inputs", names_doc(op.inputs));
+    o.set("outputs", names_doc(op.outputs));
+    Doc attrs = op.attrs;
+    if (op.type == "reshape" && !attrs.find("shape") && !g.tensor(op.outputs[0])->shape.symbolic()) {
+      Doc shape = Doc::array(); // a target a front-end took from a shape input, made explicit
+      for (int64_t x : g.tensor(op.outputs[0])->shape.d)
+        shape.push(Doc::integer(x));
+      attrs.set("shape", std::move(shape));
+    }
+    o.set("attrs", std::move(attrs));
+    ops.push(std::move(o));
+  }
+  d.set("inputs", std::move(inputs));
+  d.set("constants", std::move(constants));
+  d.set("ops", std::move(ops));
+  d.set("outputs", names_doc(g.outputs));
+  return d;
+}
+
+struct GraphReader::State {
+  explicit State(json::ArrayStream stream) : ops(std::move(stream)) {}
+  json::ArrayStream ops;
+  Graph graph;
+  json::Document head, op_doc;
+  std::optional<Members> top;
+  Op op;
+};
+
+GraphReader::GraphReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
+GraphReader::GraphReader(GraphReader &&) noexcept = default;
+GraphReader::~GraphReader() = default;
+
+std::optional<GraphReader> GraphReader::open(const std::filesystem::path &path) {
+  auto ops = json::ArrayStream::open(path, "ops");
+  if (!ops)
+    return std::nullopt;
+  auto s = std::make_unique<State>(std::move(*ops));
+  Graph &g = s->graph;
+  g.source = path.string();
+  s->head.parse(s->ops.rest(), g.source);
+  Members &top = s->top.emplace(s->head.root(), g.source, "graph");
+  read_head(top, g);
+  top.req("ops", Doc::Kind::Array); // emptied: its elements come from next()
+  g.tensors.reserve(g.tensors.size() + s->ops.elements());
+  g.index.reserve(g.tensors.capacity());
+  // The outputs' names, for the estimate's program boundary; they are checked after the last op.
+  if (auto outs = top.opt("outputs", Doc::Kind::Array))
+    for (const View &o : outs->items())
+      g.outputs.emplace_back(o.string());
+  return GraphReader(std::move(s));
+}
+
+Graph &GraphReader::graph() {
+  return state_->graph;
+}
+
+Op *GraphReader::next() {
+  State &s = *state_;
+  if (auto text = s.ops.next()) {
+    s.op_doc.parse(*text, s.graph.source, 2); // inside the top-level object and the ops array
+    s.op = op_of(s.op_doc.root(), s.graph.source, s.graph);
+    return &s.op;
+  }
+  read_outputs(*s.top, s.graph);
+  s.top->finish();
+  return nullptr;
+}
+
+} // namespace anec::compiler

@@ -1,0 +1,123 @@
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/frontends/onnx.hpp"
+#include "anec/compiler/frontends/plist.hpp"
+#include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/ir/skip.hpp"
+
+#include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/plist.hpp"
+
+namespace anec::compiler {
+
+namespace {
+// Binds a symbolic input dimension by name, or by "INPUT:AXIS" with the axis counted in the shape
+// the model gives (4-D N,C,H,W or 5-D N,D,C,H,W).
+void bind_dimension(Graph &g, const std::string &name, int64_t value, const std::string &source) {
+  size_t colon = name.rfind(':');
+  bool used = false;
+  for (const std::string &in : g.inputs) {
+    Tensor &t = *g.tensor(in);
+    for (int a = 0; a < 5; ++a)
+      if (t.shape.d[a] < 0 && t.shape.symbol[a] == name) {
+        t.shape.d[a] = value;
+        t.shape.symbol[a].clear();
+        t.dynamic = used = true;
+      }
+    if (colon == std::string::npos || name.substr(0, colon) != in) continue;
+    std::string axis = name.substr(colon + 1);
+    int rank = t.source_rank == 4 ? 4 : 5;
+    int k = axis.size() == 1 && axis[0] >= '0' && axis[0] < char('0' + rank) ? axis[0] - '0' : -1;
+    if (k < 0)
+      throw Error("ANEC-MODEL-003", source + ": input '" + in + "' has " + std::to_string(rank) +
+                                        " axes; --dim " + name + " names axis " + axis);
+    int a = rank == 4 && k > 0 ? k + 1 : k;
+    if (t.shape.d[a] >= 0 && t.shape.d[a] != value)
+      throw Error("ANEC-MODEL-003", source + ": input '" + in + "' axis " + axis + " is fixed at " +
+                                        std::to_string(t.shape.d[a]) + "; --dim gives " +
+                                        std::to_string(value));
+    t.shape.d[a] = value;
+    t.shape.symbol[a].clear();
+    t.dynamic = used = true;
+  }
+  if (!used)
+    throw Error("ANEC-MODEL-003",
+                source + ": no input dimension is named '" + name + "' (an unnamed one binds as INPUT:AXIS)");
+}
+} // namespace
+
+void bind_dimensions(Graph &g, const DimBindings &dims) {
+  for (const auto &[name, value] : dims)
+    bind_dimension(g, name, value, g.source);
+}
+
+namespace {
+Graph read_anec_graph(const ReadRequest &r) {
+  return read_graph_json(std::string(r.bytes), r.source);
+}
+Graph read_plist(const ReadRequest &r) {
+  return read_network_plist(plist::parse(r.bytes, r.source), r.source, r.catalog);
+}
+Graph read_onnx_model(const ReadRequest &r) {
+  return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values);
+}
+
+// The formats a front-end reads, each as "FORMAT KIND" (for ANEC-MODEL-001).
+std::string known(const char *FrontEnd::*name) {
+  std::string out;
+  for (const FrontEnd &f : front_ends())
+    out += (out.empty() ? "" : ", ") + std::string(f.*name) + (*f.kind ? std::string(" ") + f.kind : "");
+  return out;
+}
+
+Graph read_normalised(const FrontEnd &f, std::string_view bytes, const std::string &source,
+                      const OpCatalog &catalog, const DimBindings &dims, bool keep_values) {
+  Graph g = f.read(ReadRequest{bytes, source, catalog, dims, keep_values});
+  normalise(g, f, catalog, dims);
+  return g;
+}
+} // namespace
+
+const std::vector<FrontEnd> &front_ends() {
+  static const std::vector<FrontEnd> table = {
+      {"json", ".json", "anec-graph", 256ull << 20, false, false, read_anec_graph},
+      {"plist", ".plist", "network", 256ull << 20, false, false, read_plist},
+      // Mapped, not copied: protobuf parses in place; shapes come from ONNX inference.
+      {"onnx", ".onnx", "", 1ull << 30, true, true, read_onnx_model},
+  };
+  return table;
+}
+
+void normalise(Graph &g, const FrontEnd &front_end, const OpCatalog &catalog, const DimBindings &dims) {
+  if (!front_end.binds_and_infers) {
+    bind_dimensions(g, dims);
+    infer_shapes(g, catalog);
+  }
+  mark_skippable(g, catalog);
+}
+
+Graph read_model(std::string_view bytes, std::string_view format, const std::string &source,
+                 const OpCatalog &catalog, const DimBindings &dims, bool keep_values) {
+  for (const FrontEnd &f : front_ends())
+    if (format == f.format)
+      return read_normalised(f, bytes, source, catalog, dims, keep_values);
+  throw Error("ANEC-MODEL-001", source + ": no front-end reads '" + std::string(format) +
+                                    "' models (known: " + known(&FrontEnd::format) + ")");
+}
+
+Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
+                 bool keep_values) {
+  std::string ext = path.extension().string(), source = path.string();
+  for (const FrontEnd &f : front_ends()) {
+    if (ext != f.extension)
+      continue;
+    if (f.mapped)
+      return read_normalised(f, InputFile::open(path, f.max_bytes).text(), source, catalog, dims, keep_values);
+    return read_normalised(f, read_text_file(path, f.max_bytes), source, catalog, dims, keep_values);
+  }
+  throw Error("ANEC-MODEL-001", source + ": no front-end reads '" + ext + "' files (known: " +
+                                    known(&FrontEnd::extension) + ")");
+}
+
+} // namespace anec::compiler

@@ -1,0 +1,340 @@
+// The ONNX adapter, the only file that includes libonnx and protobuf: it parses the model, binds
+// --dim values, runs the ONNX checker (onnx::checker) and shape inference with data propagation,
+// then copies the model into the records of onnx_model.hpp. Its entry function, named by
+// onnx_front::kEntry, is the only symbol the module exports.
+#include "onnx_model.hpp"
+
+#include "anec/support/error.hpp"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace anec::compiler::onnx_front {
+namespace {
+
+using onnx::TensorProto_DataType;
+static_assert(kFloat == TensorProto_DataType::TensorProto_DataType_FLOAT &&
+              kUint8 == TensorProto_DataType::TensorProto_DataType_UINT8 &&
+              kInt8 == TensorProto_DataType::TensorProto_DataType_INT8 &&
+              kInt16 == TensorProto_DataType::TensorProto_DataType_INT16 &&
+              kInt32 == TensorProto_DataType::TensorProto_DataType_INT32 &&
+              kInt64 == TensorProto_DataType::TensorProto_DataType_INT64 &&
+              kBool == TensorProto_DataType::TensorProto_DataType_BOOL &&
+              kFloat16 == TensorProto_DataType::TensorProto_DataType_FLOAT16 &&
+              kDouble == TensorProto_DataType::TensorProto_DataType_DOUBLE &&
+              kBfloat16 == TensorProto_DataType::TensorProto_DataType_BFLOAT16);
+
+// An IEEE half's value, and a bfloat16's.
+float half_value(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  if (exp == 0) { // zero or subnormal: mant x 2^-24
+    float v = std::ldexp(float(mant), -24);
+    return sign ? -v : v;
+  }
+  uint32_t bits = sign | (exp == 0x1f ? 0x7f800000u : (exp + 112) << 23) | mant << 13;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+float bfloat16_value(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+template <class T, class Out, class F> void from_raw(const std::string &raw, std::vector<Out> &out, F value) {
+  out.reserve(out.size() + raw.size() / sizeof(T));
+  for (size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T)) {
+    T v;
+    std::memcpy(&v, raw.data() + i, sizeof v);
+    out.push_back(Out(value(v)));
+  }
+}
+template <class T, class Out> void from_raw(const std::string &raw, std::vector<Out> &out) {
+  from_raw<T>(raw, out, [](T v) { return v; });
+}
+
+// The elements of a tensor stored in the file, appended to `out`; false for a type not read (float16
+// and bfloat16 only when `halves`).
+template <class Out> bool elements(const onnx::TensorProto &t, std::vector<Out> &out, bool halves) {
+  const std::string &raw = t.raw_data();
+  switch (t.data_type()) {
+  case TensorProto_DataType::TensorProto_DataType_INT64:
+    if (!raw.empty())
+      from_raw<int64_t>(raw, out);
+    for (int64_t v : t.int64_data())
+      out.push_back(Out(v));
+    return true;
+  case TensorProto_DataType::TensorProto_DataType_INT32:
+  case TensorProto_DataType::TensorProto_DataType_BOOL:
+  case TensorProto_DataType::TensorProto_DataType_INT8:
+  case TensorProto_DataType::TensorProto_DataType_UINT8:
+    if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT32)
+      from_raw<int32_t>(raw, out);
+    else if (!raw.empty() && t.data_type() == TensorProto_DataType::TensorProto_DataType_INT8)
+      from_raw<int8_t>(raw, out);
+    else if (!raw.empty())
+      from_raw<uint8_t>(raw, out);
+    for (int32_t v : t.int32_data())
+      out.push_back(Out(v));
+    return true;
+  case TensorProto_DataType::TensorProto_DataType_FLOAT:
+    if (!raw.empty())
+      from_raw<float>(raw, out);
+    for (float v : t.float_data())
+      out.push_back(Out(v));
+    return true;
+  case TensorProto_DataType::TensorProto_DataType_DOUBLE:
+    if (!raw.empty())
+      from_raw<double>(raw, out);
+    for (double v : t.double_data())
+      out.push_back(Out(v));
+    return true;
+  case TensorProto_DataType::TensorProto_DataType_FLOAT16:
+  case TensorProto_DataType::TensorProto_DataType_BFLOAT16: {
+    if (!halves)
+      return false;
+    auto value =
+        t.data_type() == TensorProto_DataType::TensorProto_DataType_FLOAT16 ? half_value : bfloat16_value;
+    if (!raw.empty())
+      from_raw<uint16_t>(raw, out, value);
+    for (int32_t v : t.int32_data()) // the bit patterns (onnx.proto)
+      out.push_back(Out(value(uint16_t(v))));
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+bool external(const onnx::TensorProto &t) {
+  return t.has_data_location() && t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
+}
+
+// The values of a small tensor (up to kMaxValues elements), or nullopt for anything larger or of a
+// type the front-end does not read.
+std::optional<std::vector<double>> tensor_values(const onnx::TensorProto &t) {
+  size_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || n * size_t(std::max<int64_t>(d, 1)) > kMaxValues)
+      return std::nullopt;
+    n *= size_t(d);
+  }
+  std::vector<double> out;
+  if (external(t) || !elements(t, out, false) || out.size() != n)
+    return std::nullopt;
+  return out;
+}
+
+// Every element of a tensor stored in the file, as float; empty when they cannot be read.
+std::vector<float> all_elements(const onnx::TensorProto &t) {
+  size_t n = 1;
+  for (int64_t d : t.dims())
+    if (d < 0 || __builtin_mul_overflow(n, size_t(d), &n))
+      return {};
+  std::vector<float> out;
+  if (external(t) || !elements(t, out, true) || out.size() != n)
+    return {};
+  return out;
+}
+
+TensorData tensor(const onnx::TensorProto &t, bool all) {
+  return {t.name(), t.data_type(), std::vector<int64_t>(t.dims().begin(), t.dims().end()), tensor_values(t),
+          all ? all_elements(t) : std::vector<float>{}};
+}
+
+ValueInfo value_info(const onnx::ValueInfoProto &v) {
+  ValueInfo out;
+  out.name = v.name();
+  const auto &type = v.type();
+  if (!type.has_tensor_type())
+    return out;
+  out.tensor = true;
+  out.elem_type = type.tensor_type().elem_type();
+  out.has_shape = type.tensor_type().has_shape();
+  if (out.has_shape)
+    for (const auto &d : type.tensor_type().shape().dim())
+      out.dims.push_back({d.has_dim_value() ? std::optional<int64_t>(d.dim_value()) : std::nullopt,
+                          d.has_dim_param() ? d.dim_param() : std::string()});
+  return out;
+}
+
+Graph graph(const onnx::GraphProto &gp, bool all);
+
+Attribute attribute(const onnx::AttributeProto &a, bool all) {
+  Attribute out;
+  out.name = a.name();
+  if (a.has_i())
+    out.i = a.i();
+  if (a.has_f())
+    out.f = a.f();
+  if (a.has_s())
+    out.s = a.s();
+  out.ints.assign(a.ints().begin(), a.ints().end());
+  if (a.has_t())
+    out.t = tensor(a.t(), all);
+  if (a.has_g())
+    out.g = std::make_unique<Graph>(graph(a.g(), all));
+  for (const auto &sub : a.graphs())
+    out.graphs.push_back(graph(sub, all));
+  return out;
+}
+
+// The graph's records; `all`: every tensor's elements too (TensorData::all).
+Graph graph(const onnx::GraphProto &gp, bool all) {
+  Graph out;
+  for (const auto &v : gp.input())
+    out.inputs.push_back(value_info(v));
+  for (const auto &v : gp.output())
+    out.outputs.push_back(value_info(v));
+  for (const auto &v : gp.value_info())
+    out.value_info.push_back(value_info(v));
+  for (const auto &t : gp.initializer())
+    out.initializers.push_back(tensor(t, all));
+  for (const auto &n : gp.node()) {
+    Node node;
+    node.name = n.name();
+    node.op_type = n.op_type();
+    node.inputs.assign(n.input().begin(), n.input().end());
+    node.outputs.assign(n.output().begin(), n.output().end());
+    for (const auto &a : n.attribute())
+      node.attributes.push_back(attribute(a, all));
+    out.nodes.push_back(std::move(node));
+  }
+  return out;
+}
+
+// The highest default-domain opset this build's ONNX library knows.
+int64_t library_opset() {
+  const auto &map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = map.find("");
+  return it == map.end() ? 0 : it->second.second;
+}
+
+// A bound name is bound wherever the file declares it: value_info and outputs, subgraphs included.
+void bind_everywhere(onnx::GraphProto &gp, const std::string &name, int64_t value) {
+  auto bind = [&](onnx::ValueInfoProto &v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape())
+      return;
+    for (auto &d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+      if (d.has_dim_param() && d.dim_param() == name)
+        d.set_dim_value(value);
+  };
+  for (auto &v : *gp.mutable_value_info())
+    bind(v);
+  for (auto &v : *gp.mutable_output())
+    bind(v);
+  for (auto &n : *gp.mutable_node())
+    for (auto &a : *n.mutable_attribute()) {
+      if (a.has_g())
+        bind_everywhere(*a.mutable_g(), name, value);
+      for (auto &sub : *a.mutable_graphs())
+        bind_everywhere(sub, name, value);
+    }
+}
+
+// Binds `--dim` values on the model's inputs: a dim_param name, or "input:axis" (the axis counted in
+// that input's own shape). Returns the inputs it bound a dimension of.
+std::set<std::string> bind_dims(onnx::ModelProto &model, const std::map<std::string, int64_t> &bind,
+                                const std::string &source) {
+  std::set<std::string> bound;
+  for (const auto &[name, value] : bind) {
+    bool used = false;
+    size_t colon = name.rfind(':');
+    for (auto &in : *model.mutable_graph()->mutable_input()) {
+      if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+        continue;
+      auto *dims = in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+      if (colon != std::string::npos && name.substr(0, colon) == in.name()) {
+        std::string axis_text = name.substr(colon + 1);
+        int64_t axis = axis_text.empty() || axis_text.find_first_not_of("0123456789") != std::string::npos
+                           ? -1
+                           : std::stoll(axis_text.substr(0, 9));
+        if (axis < 0 || axis >= dims->size())
+          throw Error("ANEC-MODEL-003", source + ": input '" + in.name() + "' has " +
+                                            std::to_string(dims->size()) + " axes; --dim " + name +
+                                            " names axis " + axis_text);
+        auto &d = (*dims)[int(axis)];
+        if (d.has_dim_value() && d.dim_value() != value)
+          throw Error("ANEC-MODEL-003", source + ": input '" + in.name() + "' axis " + axis_text +
+                                            " is fixed at " + std::to_string(d.dim_value()) +
+                                            "; --dim gives " + std::to_string(value));
+        d.set_dim_value(value);
+        used = true;
+        bound.insert(in.name());
+      }
+      for (auto &d : *dims)
+        if (d.has_dim_param() && d.dim_param() == name) {
+          d.set_dim_value(value);
+          used = true;
+          bound.insert(in.name());
+        }
+    }
+    if (!used)
+      throw Error("ANEC-MODEL-003", source + ": no input dimension is named '" + name +
+                                        "' (an unnamed one binds as INPUT:AXIS)");
+    if (colon == std::string::npos)
+      bind_everywhere(*model.mutable_graph(), name, value);
+  }
+  return bound;
+}
+
+Model read(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
+           bool all_values) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
+    throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
+  Model out;
+  out.bound_inputs = bind_dims(model, dims, source);
+  int64_t opset = 0;
+  for (const auto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = std::max<int64_t>(opset, o.version());
+  bool newer = model.ir_version() > onnx::Version::IR_VERSION || opset > library_opset();
+  if (newer) {
+    // The library's checker refuses what it does not know; read the model anyway, without it.
+    out.notes.push_back(
+        "ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) + ", opset " +
+        std::to_string(opset) + " is newer than this build's ONNX library (IR " +
+        std::to_string(int(onnx::Version::IR_VERSION)) + ", opset " + std::to_string(library_opset()) +
+        "): read without the ONNX checker; shapes inferred where the library knows the operator");
+  } else {
+    try {
+      onnx::checker::check_model(model);
+    } catch (const std::exception &e) {
+      throw Error("ANEC-ONNX-002",
+                  source + ": the ONNX checker rejects the model: " + std::string(e.what()).substr(0, 400));
+    }
+  }
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception &e) {
+    if (!newer)
+      throw Error("ANEC-ONNX-003",
+                  source + ": ONNX shape inference fails: " + std::string(e.what()).substr(0, 400));
+    out.notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" +
+                        std::string(e.what()).substr(0, 200) + "); shapes it did not reach are unknown");
+  }
+  out.graph = graph(model.graph(), all_values);
+  return out;
+}
+
+constexpr Api kApi = {
+    .header = {kVersion, sizeof(Api)},
+    .read = read,
+};
+
+} // namespace
+} // namespace anec::compiler::onnx_front
+
+extern "C" __attribute__((visibility("default"))) const anec::plugin::Header *anec_onnx_backend_entry() {
+  return &anec::compiler::onnx_front::kApi.header;
+}

@@ -1,0 +1,252 @@
+#include "anec/compiler/ir/graph.hpp"
+
+#include "anec/support/checked.hpp"
+#include "anec/support/error.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace anec::compiler {
+
+namespace {
+// The product of the dimensions, or nullopt when it does not fit in 64 bits.
+std::optional<int64_t> product(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t v : s.d) {
+    auto m = checked_mul(n, v);
+    if (!m) return std::nullopt;
+    n = *m;
+  }
+  return n;
+}
+} // namespace
+
+bool Shape::symbolic() const {
+  return std::any_of(d.begin(), d.end(), [](int64_t v) { return v < 0; });
+}
+int64_t Shape::elements() const {
+  if (symbolic()) return 0;
+  if (auto n = product(*this)) return *n;
+  throw Error("ANEC-GRAPH-003", "the element count of shape " + str() + " does not fit in 64 bits");
+}
+std::string Shape::str() const {
+  std::string s = "[";
+  for (int k = 0; k < 5; ++k) s += (k ? "," : "") + (d[k] < 0 ? symbol[k] : std::to_string(d[k]));
+  return s + "]";
+}
+
+int64_t dtype_bytes(const std::string &t) {
+  static constexpr std::pair<std::string_view, int64_t> kSizes[] = {
+      {"fp16", 2},  {"fp32", 4},   {"bf16", 2},  {"int8", 1}, {"uint8", 1},
+      {"int16", 2}, {"uint16", 2}, {"int32", 4}, {"fp8", 1},  {"int4", 1}};
+  for (const auto &[name, size] : kSizes)
+    if (name == t)
+      return size;
+  return 0;
+}
+int axis_index(const std::string &a, int fallback) {
+  const char *p = a.size() == 1 && a[0] ? std::strchr(kAxisNames, a[0]) : nullptr;
+  return p ? int(p - kAxisNames) : fallback;
+}
+int64_t Tensor::bytes() const {
+  int64_t n = shape.elements(), size = std::min<int64_t>(dtype_bytes(dtype), 2);
+  if (auto b = checked_mul(n, size)) return *b;
+  throw Error("ANEC-GRAPH-003", "tensor '" + name + "' " + shape.str() + ": " + std::to_string(n) +
+                                    " elements x " + std::to_string(size) + " bytes does not fit in 64 bits");
+}
+
+namespace {
+// Empty when t is within the size limits, else why not.
+std::string size_problem(const Tensor &t) {
+  auto what = [&] { return "tensor '" + t.name + "' " + t.shape.str(); };
+  for (int a = 0; a < 5; ++a)
+    if (t.shape.d[a] > kMaxDimension)
+      return what() + ": dimension " + kAxisNames[a] + " = " + std::to_string(t.shape.d[a]) +
+             " exceeds the limit " + std::to_string(kMaxDimension) + " (2^40)";
+  if (t.shape.symbolic())
+    return "";
+  auto n = product(t.shape);
+  if (!n || !checked_mul(*n, std::min<int64_t>(dtype_bytes(t.dtype), 2)))
+    return what() + " (" + t.dtype + "): its element count or byte size (the " +
+           "product of the dimensions) does not fit in 64 bits";
+  return "";
+}
+} // namespace
+
+void check_size(const Tensor &t, const std::string &where) {
+  if (std::string why = size_problem(t); !why.empty())
+    throw Error("ANEC-GRAPH-003", where + ": " + why);
+}
+
+int64_t Op::attr(const std::string &key, int64_t fallback) const {
+  const Doc *d = attrs.find(key);
+  return d && d->is(Doc::Kind::Int) ? d->as_int() : fallback;
+}
+std::vector<int64_t> Op::attrs_of(const std::string &key, std::vector<int64_t> fallback) const {
+  const Doc *d = attrs.find(key);
+  if (!d || !d->is(Doc::Kind::Array)) return fallback;
+  std::vector<int64_t> out;
+  attrs_of(key, {}, out);
+  return out;
+}
+void Op::attrs_of(const std::string &key, std::initializer_list<int64_t> fallback,
+                  std::vector<int64_t> &out) const {
+  const Doc *d = attrs.find(key);
+  if (!d || !d->is(Doc::Kind::Array)) {
+    out.assign(fallback);
+    return;
+  }
+  out.clear();
+  for (const Doc &x : d->items())
+    out.push_back(x.is(Doc::Kind::Int) ? x.as_int() : 0);
+}
+std::string Op::text(const std::string &key, const std::string &fallback) const {
+  const Doc *d = attrs.find(key);
+  return d && d->is(Doc::Kind::String) ? d->as_string() : fallback;
+}
+
+namespace {
+uint32_t name_hash(std::string_view name) {
+  uint64_t h = std::hash<std::string_view>()(name);
+  return uint32_t(h ^ (h >> 32));
+}
+} // namespace
+
+size_t TensorIndex::probe(uint32_t hash, std::string_view name, const std::vector<Tensor> &tensors) const {
+  size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot &s = slots_[i];
+    if (s.position == kEmpty || (s.hash == hash && tensors[s.position].name == name))
+      return i;
+  }
+}
+size_t TensorIndex::find(std::string_view name, const std::vector<Tensor> &tensors) const {
+  if (slots_.empty())
+    return npos;
+  const Slot &s = slots_[probe(name_hash(name), name, tensors)];
+  return s.position == kEmpty ? npos : s.position;
+}
+
+void TensorIndex::rehash(size_t slots) {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(slots, Slot{});
+  size_t mask = slots_.size() - 1;
+  for (const Slot &s : old) {
+    if (s.position == kEmpty)
+      continue;
+    size_t i = s.hash & mask;
+    while (slots_[i].position != kEmpty)
+      i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+void TensorIndex::reserve(size_t tensors) {
+  size_t slots = 16;
+  while (slots < 2 * tensors)
+    slots *= 2;
+  if (slots > slots_.size())
+    rehash(slots);
+}
+bool TensorIndex::insert(size_t position, const std::vector<Tensor> &tensors) {
+  if (position >= kEmpty)
+    throw Error("ANEC-GRAPH-003", "a graph of more than 2^32 - 1 tensors");
+  if ((count_ + 1) * 2 > slots_.size())
+    rehash(std::max<size_t>(16, slots_.size() * 2)); // at most half full: probes stay short
+  const std::string &name = tensors[position].name;
+  uint32_t hash = name_hash(name);
+  Slot &s = slots_[probe(hash, name, tensors)];
+  if (s.position != kEmpty)
+    return false;
+  s = {hash, uint32_t(position)};
+  ++count_;
+  return true;
+}
+
+const Tensor *Graph::tensor(std::string_view name) const {
+  // The passes over an op look its few tensors up many times: the last ones found are tried first
+  // (each confirmed by its name, so a stale entry, or one of another graph, is only a miss).
+  struct Recent {
+    const Graph *graph = nullptr;
+    size_t at = 0;
+  };
+  thread_local std::array<Recent, 4> recent;
+  thread_local size_t next = 0;
+  for (const Recent &r : recent)
+    if (r.graph == this && r.at < tensors.size() && tensors[r.at].name == name)
+      return &tensors[r.at];
+  size_t at = index.find(name, tensors);
+  if (at == TensorIndex::npos)
+    return nullptr;
+  recent[next++ % recent.size()] = {this, at};
+  return &tensors[at];
+}
+Tensor *Graph::tensor(std::string_view name) {
+  return const_cast<Tensor *>(std::as_const(*this).tensor(name));
+}
+Tensor *Graph::try_add(Tensor t) {
+  tensors.push_back(std::move(t));
+  if (index.insert(tensors.size() - 1, tensors))
+    return &tensors.back();
+  tensors.pop_back();
+  return nullptr;
+}
+Tensor &Graph::add(Tensor t) {
+  std::string name = t.name;
+  if (Tensor *added = try_add(std::move(t)))
+    return *added;
+  throw Error("ANEC-GRAPH-002", source + ": tensor '" + name + "' is defined twice");
+}
+
+
+double weight_bytes(const Graph &g, const Op &op) {
+  if (int64_t n = op.attr("weight_elements", -1); n >= 0) return double(n) * 2;
+  bool conv = op.type == "conv" || op.type == "deconv";
+  if (op.inputs.empty() || !(conv || op.type == "linear"))
+    return 0;
+  const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
+  bool runtime = op.text("weight") == "runtime" || (op.inputs.size() >= 2 && !g.tensor(op.inputs[1])->constant);
+  if (conv && !runtime && op.inputs.size() == 1) {
+    auto k = op.attrs_of("kernel", {1, 1});
+    double groups = double(std::max<int64_t>(1, op.attr("groups", 1)));
+    return double(in.d[kC]) / groups * double(out.d[kC]) * double(k[0]) * double(k[1]) * 2;
+  }
+  if (op.type == "linear" && op.inputs.size() == 1) return double(in.d[kC]) * double(out.d[kC]) * 2;
+  return 0;
+}
+
+std::string binding_hint(const Graph &g, const std::string &symbol) {
+  std::set<std::string> bindable; // the symbols of the graph's inputs: what --dim can bind
+  for (const std::string &n : g.inputs)
+    for (const std::string &s : g.tensor(n)->shape.symbol) bindable.insert(s);
+  std::string out, name;
+  bool derived = false;
+  auto flush = [&] {
+    bool number = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
+    if (bindable.count(name)) out += (out.empty() ? "" : " ") + ("--dim " + name + "=N");
+    else if (!number) derived = true;
+    name.clear();
+  };
+  for (char c : symbol) c == '*' ? flush() : void(name += c);
+  flush();
+  if (derived) out += std::string(out.empty() ? "" : ", and ") + "bind the input dimensions it derives from";
+  return out;
+}
+
+std::vector<std::string> unbound_dimensions(const Graph &g) {
+  std::vector<std::string> out;
+  for (const std::string &n : g.inputs) {
+    const Shape &s = g.tensor(n)->shape;
+    for (int a = 0; a < 5; ++a) {
+      if (s.d[a] >= 0) continue;
+      std::string line = "input '" + n + "' " + s.str() + " " + kAxisNames[a] + " = " + s.symbol[a] + ": " +
+                         binding_hint(g, s.symbol[a]);
+      if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+    }
+  }
+  return out;
+}
+
+} // namespace anec::compiler

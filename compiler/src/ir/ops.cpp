@@ -1,0 +1,176 @@
+#include "anec/compiler/ir/ops.hpp"
+
+#include "anec/support/strict.hpp"
+#include "anec/support/toml.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace anec::compiler {
+using anec::detail::Strict;
+
+const std::vector<std::string> &known_attr_handlers() {
+  static const std::vector<std::string> h = {"none",   "window", "gemm",  "axis",  "axis_last",
+                                             "reduce", "global", "perm",  "slice", "pad",
+                                             "conv",   "pool",   "linear"};
+  return h;
+}
+const std::vector<std::string> &known_costs() {
+  static const std::vector<std::string> c = {"conv", "deconv", "matmul", "elementwise", "pool", "reduction", "softmax", "norm", "data", "attention", "none"};
+  return c;
+}
+
+namespace {
+std::optional<int> floor_of(Strict &r, const Doc &d) {
+  static const std::map<std::string, int> floors = {{"F0", 0}, {"F2", 2}, {"F3", 3}, {"F4", 4}};
+  if (d.as_string() == "none") return std::nullopt;
+  auto it = floors.find(d.as_string());
+  if (it == floors.end()) r.fail(d, "floor '" + d.as_string() + "' is not one of F0, F2, F3, F4, none");
+  return it->second;
+}
+bool known(const std::vector<std::string> &list, const std::string &s) { return std::find(list.begin(), list.end(), s) != list.end(); }
+} // namespace
+
+OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
+  Strict top(doc, source, "ANEC-OPS-001", "operation catalogue");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-ops") top.fail(doc, "not an anec-ops catalogue");
+  top.req("version", Doc::Kind::String);
+  OpCatalog c;
+  for (const Doc &od : top.req("op", Doc::Kind::Array).items()) {
+    Strict r(od, source, "ANEC-OPS-001", "op");
+    OpSpec o;
+    o.name = r.req("name", Doc::Kind::String).as_string();
+    o.unit = r.req("unit", Doc::Kind::String).as_string();
+    o.floor = floor_of(r, r.req("floor", Doc::Kind::String));
+    if (const Doc *f = r.opt("codegen_floor", Doc::Kind::String)) o.codegen_floor = floor_of(r, *f);
+    if (const Doc *k = r.opt("skip", Doc::Kind::String)) {
+      o.skip = k->as_string();
+      if (!known(known_skips(), o.skip))
+        r.fail(*k, "op " + o.name + ": unknown skip rule '" + o.skip + "'");
+    }
+    o.cost = r.req("cost", Doc::Kind::String).as_string();
+    if (!known(known_costs(), o.cost)) r.fail(od, "op " + o.name + ": unknown cost form '" + o.cost + "'");
+    for (const Doc &rd : r.req("rules", Doc::Kind::Array).items()) {
+      if (!rd.is(Doc::Kind::String) || !known(known_rules(), rd.as_string())) r.fail(rd, "op " + o.name + ": unknown rule");
+      o.rules.push_back(rd.as_string());
+    }
+    if (const Doc *gs = r.opt("gates", Doc::Kind::Array))
+      for (const Doc &gd : gs->items()) {
+        Strict g(gd, source, "ANEC-OPS-001", "gate");
+        Gate x;
+        x.field = g.req("field", Doc::Kind::String).as_string();
+        const std::string &otherwise = g.req("otherwise", Doc::Kind::String).as_string();
+        if (otherwise != "reject" && otherwise != "decompose") g.fail(gd, "otherwise must be reject or decompose");
+        x.reject = otherwise == "reject";
+        x.with = g.req("with", Doc::Kind::String).as_string();
+        g.finish();
+        o.gates.push_back(std::move(x));
+      }
+    if (const Doc *d = r.opt("decompose_with", Doc::Kind::String)) o.decompose_with = d->as_string();
+    if (const Doc *d = r.opt("shape", Doc::Kind::String)) o.shape = d->as_string();
+    if (!known(known_shapes(), o.shape))
+      r.fail(od, "op " + o.name + ": unknown shape function '" + o.shape + "'");
+    if (const Doc *d = r.opt("lowered_as", Doc::Kind::String)) o.lowered_as = d->as_string();
+    o.source = r.req("source", Doc::Kind::String).as_string();
+    r.finish();
+    if (c.ops_.count(o.name)) r.fail(od, "duplicate op " + o.name);
+    std::string name = o.name;
+    c.ops_.emplace(name, std::move(o));
+  }
+  top.finish();
+  return c;
+}
+
+namespace {
+// Operator names match without regard to case or underscores ("Neuron/ReLU" = "neuron/relu").
+std::string folded(const std::string &name) {
+  std::string out;
+  for (char c : name)
+    if (c != '_') out += char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+} // namespace
+
+void OpCatalog::add_front_end(const Doc &doc, const std::string &source) {
+  Strict top(doc, source, "ANEC-OPS-001", "front-end map");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-frontend")
+    top.fail(doc, "not an anec-frontend map");
+  top.req("version", Doc::Kind::String);
+  auto &map = front_ends_[top.req("front_end", Doc::Kind::String).as_string()];
+  for (const Doc &md : top.req("map", Doc::Kind::Array).items()) {
+    Strict r(md, source, "ANEC-OPS-001", "map");
+    FrontEndOp row;
+    row.op = r.req("op", Doc::Kind::String).as_string();
+    if (!find(row.op)) r.fail(md, "'" + row.op + "' is not a catalogue operation");
+    if (const Doc *a = r.opt("attrs", Doc::Kind::String)) row.attrs = a->as_string();
+    if (!known(known_attr_handlers(), row.attrs)) r.fail(md, "unknown attribute handler '" + row.attrs + "'");
+    if (const Doc *w = r.opt("weights", Doc::Kind::Bool)) row.weights = w->as_bool();
+    if (const Doc *p = r.opt("params", Doc::Kind::Table))
+      for (const auto &[key, value] : p->members()) {
+        if (!value.is(Doc::Kind::String)) r.fail(value, "params map a Params key to an attribute name");
+        row.params[key] = value.as_string();
+      }
+    if (const Doc *s = r.opt("source", Doc::Kind::String)) row.source = s->as_string();
+    for (const Doc &name : r.req("from", Doc::Kind::Array).items()) {
+      if (!name.is(Doc::Kind::String)) r.fail(name, "from lists operator names");
+      if (!map.emplace(folded(name.as_string()), row).second)
+        r.fail(name, "'" + name.as_string() + "' is mapped twice");
+    }
+    r.finish();
+  }
+  top.finish();
+}
+
+const FrontEndOp *OpCatalog::front_end(const std::string &format, const std::string &name) const {
+  auto f = front_ends_.find(format);
+  if (f == front_ends_.end()) return nullptr;
+  auto it = f->second.find(folded(name));
+  return it == f->second.end() ? nullptr : &it->second;
+}
+
+void OpCatalog::set_backends(const Doc &doc, const std::string &source) {
+  Strict top(doc, source, "ANEC-OPS-001", "placement model");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-placement")
+    top.fail(doc, "not an anec-placement table");
+  top.req("version", Doc::Kind::String);
+  backends_.clear();
+  auto number = [](Strict &r, const char *key) {
+    const Doc &d = r.req_any(key);
+    if (!d.is(Doc::Kind::Int) && !d.is(Doc::Kind::Float)) r.fail(d, std::string(key) + " must be a number");
+    return d.is(Doc::Kind::Int) ? double(d.as_int()) : d.as_float();
+  };
+  for (const Doc &bd : top.req("backend", Doc::Kind::Array).items()) {
+    Strict r(bd, source, "ANEC-OPS-001", "backend");
+    Backend b;
+    b.name = r.req("name", Doc::Kind::String).as_string();
+    b.gflops = number(r, "gflops");
+    b.gbps = number(r, "gbps");
+    b.launch_units = number(r, "launch_units");
+    b.transfer_units = number(r, "transfer_units");
+    b.source = r.req("source", Doc::Kind::String).as_string();
+    if (b.gflops <= 0 || b.gbps <= 0) r.fail(bd, "gflops and gbps must be positive");
+    r.finish();
+    backends_.push_back(std::move(b));
+  }
+  top.finish();
+  if (backends_.empty() || backends_[0].name != "engine")
+    top.fail(doc, "the first backend must be the engine");
+}
+
+OpCatalog OpCatalog::load(const std::filesystem::path &path) {
+  OpCatalog c = from_doc(toml::parse_file(path), path.string());
+  std::filesystem::path dir = path.parent_path() / "frontend";
+  for (const char *name : {"onnx.toml", "plist.toml"})
+    if (std::filesystem::exists(dir / name))
+      c.add_front_end(toml::parse_file(dir / name), (dir / name).string());
+  if (std::filesystem::path p = path.parent_path() / "placement.toml"; std::filesystem::exists(p))
+    c.set_backends(toml::parse_file(p), p.string());
+  return c;
+}
+
+const OpSpec *OpCatalog::find(const std::string &name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+} // namespace anec::compiler

@@ -1,0 +1,101 @@
+#include "anec/compiler/ir/skip.hpp"
+
+#include "anec/support/error.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace anec::compiler {
+
+namespace {
+
+const Shape &shape_of(const Graph &g, const std::string &name) {
+  return g.tensor(name)->shape;
+}
+
+bool always(const Graph &, const Op &) {
+  return true;
+}
+
+bool same_shape(const Graph &g, const Op &op) {
+  return op.inputs.size() == 1 && shape_of(g, op.inputs[0]).d == shape_of(g, op.outputs[0]).d;
+}
+
+// A permutation moves no data when the axes longer than 1 keep their order and the width (the
+// engine's row) keeps its extent: [128,1,32,64] under [0,2,1,3] is a relabelling, [128,2,32,64] is not.
+bool unit_axes(const Graph &g, const Op &op) {
+  auto perm = op.attrs_of("perm", {0, 1, 2, 3, 4});
+  const Shape &in = shape_of(g, op.inputs[0]);
+  if (perm.size() != 5 || in.d[kW] != shape_of(g, op.outputs[0]).d[kW])
+    return false;
+  int64_t last = -1;
+  for (int64_t axis : perm) {
+    if (axis < 0 || axis > 4 || in.d[size_t(axis)] == 1)
+      continue;
+    if (axis < last)
+      return false;
+    last = axis;
+  }
+  return true;
+}
+
+using MovesNoData = bool (*)(const Graph &, const Op &);
+
+const std::map<std::string, MovesNoData> &skip_table() {
+  static const std::map<std::string, MovesNoData> t = {
+      {"always", always}, {"same_shape", same_shape}, {"unit_axes", unit_axes}};
+  return t;
+}
+
+bool dynamic(const Graph &g, const std::string &name) {
+  const Tensor &t = *g.tensor(name);
+  return t.dynamic || t.shape.symbolic();
+}
+
+} // namespace
+
+const std::vector<std::string> &known_skips() {
+  static const std::vector<std::string> names = keys_of(skip_table());
+  return names;
+}
+
+void mark_skippable(Graph &g, Op &op, const OpCatalog &catalog) {
+  bool dyn =
+      std::any_of(op.inputs.begin(), op.inputs.end(), [&](const std::string &n) { return dynamic(g, n); });
+  for (const std::string &n : op.outputs)
+    g.tensor(n)->dynamic = dyn;
+  const OpSpec *spec = catalog.find(op.type);
+  if (!spec || spec->skip.empty() || op.inputs.empty()) {
+    op.optimized = op.runtime_skippable = false;
+    return;
+  }
+  op.runtime_skippable = dyn;
+  op.optimized = dyn || moves_no_data(g, op, spec->skip);
+}
+
+void mark_skippable(Graph &g, const OpCatalog &catalog) {
+  for (Op &op : g.ops)
+    mark_skippable(g, op, catalog);
+}
+
+bool moves_no_data(const Graph &g, const Op &op, const std::string &rule) {
+  return !op.inputs.empty() && skip_table().at(rule)(g, op);
+}
+
+bool skipped(const Graph &g, const Op &op, const OpCatalog &catalog) {
+  if (op.runtime_skippable && !op.optimized)
+    throw Error("ANEC-INTERNAL", "op '" + op.name +
+                                     "' is marked runtime_skippable but not optimized, "
+                                     "an invalid combination of the runtime-skip flags");
+  if (!op.optimized)
+    return false;
+  if (!op.runtime_skippable)
+    return true; // decided at compile time
+  for (const std::string &n : op.inputs)
+    if (shape_of(g, n).symbolic())
+      return false; // not yet known: it runs
+  const OpSpec *spec = catalog.find(op.type);
+  return spec && !spec->skip.empty() && moves_no_data(g, op, spec->skip);
+}
+
+} // namespace anec::compiler
