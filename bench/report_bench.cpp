@@ -2,8 +2,8 @@
 // check, estimate and placement are made once, before the loop) and `anec-desc dump --format html`
 // of the real gemm.hwx (the dump document made once). Items are operations or tree nodes; bytes are
 // the page written.
+#include "anec/descriptors/program.hpp"
 #include "desc_html.hpp"
-#include "desc_program.hpp"
 #include "report_html.hpp"
 #include "synthetic.hpp"
 
@@ -44,9 +44,10 @@ BENCHMARK(BM_ReportHtml)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMill
 void BM_DescHtml(benchmark::State &state) {
   std::vector<uint8_t> file =
       read_file(std::filesystem::path(ANEC_BENCH_SHARED_DIR) / "testdata/external/tinygrad/gemm.hwx");
-  tools::Databases databases(kTables);
-  tools::DescProgram p = tools::read_program(databases, file, -1, tools::RawChain::Tree, [](auto &) {});
-  Doc dump = tools::program_doc(p);
+  desc::Databases databases(
+      kTables, [](uint32_t subtype) { return hal::generation_of_subtype(kTables / "targets", subtype); });
+  desc::DescProgram p = desc::read_program(databases, file, -1, desc::RawChain::Tree, [](auto &) {});
+  Doc dump = desc::program_doc(p);
   size_t bytes = 0;
   for (auto _ : state) {
     std::string page = tools::desc_html(dump, p.bytes, "gemm.hwx");

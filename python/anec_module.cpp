@@ -1,31 +1,31 @@
 // The Python module `_anec` (re-exported by the package python/anec): thin bindings over the
 // libraries, giving what the command-line tools give. check, estimate and place return the documents
-// `anec ... --format json` prints (tools/model_docs.hpp), as Python objects; eval returns NumPy arrays.
-// A descriptor program is the document `anec-desc dump --format json` prints and encodes back as
-// `anec-desc encode` does (tools/desc_program.hpp); a firmware command is encoded, decoded and
-// validated as `anec-fw` does (tools/fw_docs.hpp). Every anec::Error becomes anec.Error carrying its
+// `anec ... --format json` prints (anec/compiler/pipeline/documents.hpp), as Python objects; eval returns
+// NumPy arrays. A descriptor program is the document `anec-desc dump --format json` prints and encodes back
+// as `anec-desc encode` does (anec/descriptors/program.hpp); a firmware command is encoded, decoded and
+// validated as `anec-fw` does (anec/firmware/wire.hpp). Every anec::Error becomes anec.Error carrying its
 // reason code.
-#include "anec/compiler/cost/calibration.hpp"
 #include "anec/compiler/check/check.hpp"
+#include "anec/compiler/cost/calibration.hpp"
 #include "anec/compiler/cost/cost.hpp"
 #include "anec/compiler/eval/eval.hpp"
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/passes/place.hpp"
+#include "anec/descriptors/program.hpp"
 #include "anec/firmware/commands.hpp"
 #include "anec/firmware/wire.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/hal/schema.hpp"
 #include "anec/hal/target.hpp"
+#include "anec/support/document.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/half.hpp"
 #include "anec/support/json.hpp"
-#include "desc_program.hpp"
-#include "document.hpp"
-#include "fw_docs.hpp"
-#include "model_context.hpp"
-#include "model_docs.hpp"
-#include "tables_path.hpp"
+
+#include "anec/compiler/pipeline/context.hpp"
+#include "anec/compiler/pipeline/documents.hpp"
+#include "anec/support/tables_path.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -46,19 +46,21 @@ namespace fs = std::filesystem;
 namespace anec::python {
 namespace {
 
-// The tables and what is read from them (tools/model_context.hpp, as the anec tool reads them),
+// The tables and what is read from them (anec/compiler/pipeline/context.hpp, as the anec tool reads them),
 // loaded on first use and again when the tables folder changes (set_tables, $ANEC_TABLES). Held by
 // shared_ptr: a Target object keeps the schema it was read with.
-using Session = tools::ModelContext;
+using Session = compiler::ModelContext;
 
 // What the descriptor and firmware functions read from the tables: the register databases (each
 // loaded when first needed) and the firmware command table.
 struct ProgramTables {
   std::filesystem::path tables;
-  tools::Databases databases;
+  desc::Databases databases;
   std::optional<fw::CommandTable> commands;
 
-  explicit ProgramTables(const fs::path &t) : tables(t), databases(t) {}
+  explicit ProgramTables(const fs::path &t)
+      : tables(t),
+        databases(t, [t](uint32_t subtype) { return hal::generation_of_subtype(t / "targets", subtype); }) {}
   const fw::CommandTable &command_table() {
     if (!commands)
       commands = fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml");
@@ -86,7 +88,7 @@ fs::path tables_dir() {
   const State &s = state();
   const char *env = std::getenv("ANEC_TABLES");
   bool chosen = !s.tables_option.empty() || (env && *env);
-  return tools::find_tables(chosen || s.packaged.empty() ? s.tables_option : s.packaged);
+  return use_tables(chosen || s.packaged.empty() ? s.tables_option : s.packaged);
 }
 
 std::shared_ptr<Session> session() {
@@ -174,13 +176,13 @@ py::tuple load_program(const py::object &program, std::optional<int> generation)
   Input in = input_of(program, 256ull << 20, "a program");
   py::list warnings;
   auto warn = [&](const std::string &w) { warnings.append(w); };
-  tools::DescProgram p =
-      tools::read_program(t->databases, in.bytes, generation.value_or(-1), tools::RawChain::Tree, warn);
-  return py::make_tuple(to_python(tools::document("anec-desc.dump", tools::program_doc(p))), warnings);
+  desc::DescProgram p =
+      desc::read_program(t->databases, in.bytes, generation.value_or(-1), desc::RawChain::Tree, warn);
+  return py::make_tuple(to_python(document("anec-desc.dump", desc::program_doc(p))), warnings);
 }
 
 py::bytes encode_program(const py::object &dump) {
-  auto bytes = tools::encode_program(program_tables()->tables, from_python(dump, "<program>"), "<program>");
+  auto bytes = desc::encode_program(program_tables()->tables, from_python(dump, "<program>"), "<program>");
   return py::bytes(reinterpret_cast<const char *>(bytes.data()), bytes.size());
 }
 
@@ -188,10 +190,10 @@ py::bytes encode_program(const py::object &dump) {
 py::bytes fw_encode(const py::object &command) {
   auto tables = program_tables(); // held: reading the argument may run Python code (set_tables)
   const fw::CommandTable &t = tables->command_table();
-  auto bytes = fw::encode(fw::command_from_doc(tools::document_body(from_python(command, "<command>"),
-                                                                    "anec-fw.command", "<command>"),
-                                               t, "<command>"),
-                          t);
+  auto bytes = fw::encode(
+      fw::command_from_doc(document_body(from_python(command, "<command>"), "anec-fw.command", "<command>"),
+                           t, "<command>"),
+      t);
   return py::bytes(reinterpret_cast<const char *>(bytes.data()), bytes.size());
 }
 
@@ -206,8 +208,7 @@ py::object fw_validate(const py::object &data, const std::string &channel) {
   auto tables = program_tables(); // held: reading the argument may run Python code (set_tables)
   const fw::CommandTable &t = tables->command_table();
   Input in = input_of(data, 1ull << 24, "a command");
-  return to_python(
-      tools::document("anec-fw.validate", tools::validation_doc(fw::validate(in.bytes, t, on), t)));
+  return to_python(document("anec-fw.validate", fw::validation_doc(fw::validate(in.bytes, t, on), t)));
 }
 
 py::object fw_decode(const py::object &data) {
@@ -220,7 +221,7 @@ py::object fw_decode(const py::object &data) {
         v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
     throw Error("ANEC-FW-020", in.name + ": cannot be decoded (" + why + ")");
   }
-  return to_python(tools::document("anec-fw.command", fw::command_to_doc(v.command, t)));
+  return to_python(document("anec-fw.command", fw::command_to_doc(v.command, t)));
 }
 
 // Symbolic dimensions bound by name ("batch") or by input and axis ("x:1"), as `anec --dim` binds them.
@@ -323,9 +324,9 @@ py::object check(const py::object &model, const std::string &target, const Dims 
   Placed p = placed(model, target, dims);
   py::list out;
   for (size_t i = 0; i < p.checks.size(); ++i) {
-    Doc d = tools::check_doc(p.checks[i]);
-    d.set("placement", tools::place_doc(p.g, p.placements[i]));
-    out.append(to_python(tools::document("anec.check", std::move(d))));
+    Doc d = compiler::check_doc(p.checks[i]);
+    d.set("placement", compiler::place_doc(p.g, p.placements[i]));
+    out.append(to_python(document("anec.check", std::move(d))));
   }
   return one_or_all(out, target);
 }
@@ -345,7 +346,7 @@ py::object estimate(const py::object &model, const std::string &target, const Di
       compiler::estimate(g, s->catalog, targets, calibration ? &*calibration : nullptr, chip);
   py::list out;
   for (const compiler::Estimate &e : es)
-    out.append(to_python(tools::document("anec.estimate", tools::estimate_doc(e))));
+    out.append(to_python(document("anec.estimate", compiler::estimate_doc(e))));
   return one_or_all(out, target);
 }
 
@@ -353,7 +354,7 @@ py::object place(const py::object &model, const std::string &target, const Dims 
   Placed p = placed(model, target, dims);
   py::list out;
   for (const compiler::Placement &placement : p.placements)
-    out.append(to_python(tools::document("anec.place", tools::place_doc(p.g, placement))));
+    out.append(to_python(document("anec.place", compiler::place_doc(p.g, placement))));
   return one_or_all(out, target);
 }
 
@@ -399,7 +400,7 @@ py::tuple eval(const py::object &model, const std::optional<std::map<std::string
   py::dict out;
   for (const auto &[name, v] : r.outputs)
     out[py::str(name)] = output_array(v, options.precision);
-  return py::make_tuple(out, to_python(tools::document("anec.eval", tools::eval_doc(g, r, options))));
+  return py::make_tuple(out, to_python(document("anec.eval", compiler::eval_doc(g, r, options))));
 }
 
 // A target as Python sees it: the fields as typed attributes, their provenance on request.

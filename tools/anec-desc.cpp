@@ -4,20 +4,20 @@
 #include "anec/descriptors/dump.hpp"
 #include "anec/descriptors/encode.hpp"
 #include "anec/descriptors/hwx.hpp"
+#include "anec/descriptors/program.hpp"
 #include "anec/descriptors/td.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/bytes.hpp"
 #include "anec/support/checked.hpp"
+#include "anec/support/corpus.hpp"
+#include "anec/support/document.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/text_out.hpp"
-#include "corpus.hpp"
 #include "desc_html.hpp"
-#include "desc_program.hpp"
-#include "document.hpp"
 #include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
@@ -72,19 +72,25 @@ generation 7 (H13).
     "Exit codes: 0 success, 1 audit findings, 2 bad input.\n"};
 
 // A program file read as an hwx container (by its magic), an anec container (by its header) or
-// else as a raw chain (tools/desc_program.hpp), mapped: a 48 MB chain is not copied.
-struct Program : tools::DescProgram {
+// else as a raw chain (anec/descriptors/program.hpp), mapped: a 48 MB chain is not copied.
+struct Program : desc::DescProgram {
   InputFile file;
 };
 
-using tools::Databases;
-using tools::RawChain;
+using desc::Databases;
+using desc::RawChain;
+
+// The register databases, an hwx's generation told by the target index.
+Databases databases_of(const std::filesystem::path &tables) {
+  return Databases(
+      tables, [tables](uint32_t subtype) { return hal::generation_of_subtype(tables / "targets", subtype); });
+}
 
 Program load(Databases &databases, const std::string &file, int generation, RawChain raw = RawChain::Tree) {
   InputFile input = InputFile::open(file, 256ull << 20);
   std::span<const uint8_t> bytes = input.bytes();
   auto warn = [](const std::string &w) { std::fprintf(stderr, "anec-desc: warning: %s\n", w.c_str()); };
-  return {tools::read_program(databases, bytes, generation, raw, warn), std::move(input)};
+  return {desc::read_program(databases, bytes, generation, raw, warn), std::move(input)};
 }
 
 // A numeric option given as text (po::value<int> takes "-1" and a negative --td used to mean
@@ -114,7 +120,7 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
   if (file.empty()) throw Error("ANEC-CLI-001", "dump needs a FILE");
   if (format != "text" && format != "json" && format != "html")
     throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, html");
-  Databases databases(tables);
+  Databases databases = databases_of(tables);
   Program p = load(databases, file, generation);
   const desc::TdSchema &schema = *p.schema;
   std::optional<size_t> only;
@@ -128,9 +134,9 @@ int dump(const std::filesystem::path &tables, const std::vector<std::string> &ar
   if (format == "text") {
     out = p.hwx ? desc::hwx_text(*p.hwx, schema, only) : desc::anec_text(*p.anec, schema, only);
   } else {
-    Doc d = tools::program_doc(p, only);
-    out = format == "html" ? tools::desc_html(d, p.bytes, file)
-                           : tools::json_document("anec-desc.dump", std::move(d));
+    Doc d = desc::program_doc(p, only);
+    out =
+        format == "html" ? tools::desc_html(d, p.bytes, file) : json_document("anec-desc.dump", std::move(d));
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
@@ -175,7 +181,7 @@ int audit_one(Databases &databases, const std::string &file, int generation, con
     Doc d = Doc::table();
     d.set("descriptors", Doc::integer(int64_t(a.descriptors)));
     d.set("findings", findings_doc(a.findings));
-    out = tools::json_document("anec-desc.audit", std::move(d));
+    out = json_document("anec-desc.audit", std::move(d));
   } else {
     out = findings_lines(a.findings, format);
     if (format == "text")
@@ -193,7 +199,7 @@ int audit_many(Databases &databases, const std::vector<std::filesystem::path> &f
                const std::string &format) {
   std::vector<Audited> results(files.size());
   std::vector<std::string> errors(files.size());
-  tools::spread_over_cores(files.size(), [&](size_t i) {
+  spread_over_cores(files.size(), [&](size_t i) {
     try {
       results[i] = audit_file(databases, files[i].string(), generation);
     } catch (const Error &e) {
@@ -220,9 +226,9 @@ int audit_many(Databases &databases, const std::vector<std::filesystem::path> &f
   }
   std::string out;
   if (format == "json") {
-    Doc d = tools::corpus_doc(files.size(), "with_findings", with_findings, unreadable, table);
+    Doc d = corpus_doc(files.size(), "with_findings", with_findings, unreadable, table);
     d.set("findings", findings_doc(findings));
-    out = tools::json_document("anec-desc.audit-corpus", std::move(d));
+    out = json_document("anec-desc.audit-corpus", std::move(d));
   } else {
     out = findings_lines(findings, format);
     if (format == "text")
@@ -247,10 +253,10 @@ int audit(const std::filesystem::path &tables, const std::vector<std::string> &a
     throw Error("ANEC-CLI-001", "audit needs a FILE");
   if (format != "text" && format != "json" && format != "csv")
     throw Error("ANEC-CLI-002", "--format '" + excerpt(format) + "' (expected text, json or csv)");
-  Databases databases(tables);
+  Databases databases = databases_of(tables);
   if (files.size() == 1 && !std::filesystem::is_directory(files[0]))
     return audit_one(databases, files[0], generation, format);
-  return audit_many(databases, tools::input_files(files, {".bin", ".hwx", ".anec"}), generation, format);
+  return audit_many(databases, input_files(files, {".bin", ".hwx", ".anec"}), generation, format);
 }
 
 int explain(const std::filesystem::path &tables, const std::vector<std::string> &args) {
@@ -263,7 +269,7 @@ int explain(const std::filesystem::path &tables, const std::vector<std::string> 
   if (pos.size() != 2) throw Error("ANEC-CLI-001", "explain needs FILE and OFFSET");
   // Strict: stoull read "-1" as 2^64-1 and a leading 0 as octal.
   uint64_t offset = parse_uint(pos[1], 0, UINT64_MAX, "OFFSET");
-  Databases databases(tables);
+  Databases databases = databases_of(tables);
   Program p = load(databases, pos[0], generation);
   if (offset >= p.bytes.size())
     throw Error("ANEC-CLI-002", "OFFSET " + quote_arg(pos[1]) + " (" + hex(offset) +
@@ -283,7 +289,7 @@ int convert(const std::filesystem::path &tables, const std::vector<std::string> 
   if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "convert needs FILE.hwx and -o FILE.anec");
   if (header != "0x800" && header != "0x1000" && header != "2048" && header != "4096")
     throw Error("ANEC-CLI-002", "--header-bytes " + header + " is not 0x800 or 0x1000");
-  Databases databases(tables);
+  Databases databases = databases_of(tables);
   Program p = load(databases, file, -1);
   if (!p.hwx) throw Error("ANEC-CONV-001", file + " is not an hwx container");
   auto bytes = desc::hwx_to_anec(*p.hwx, p.bytes, uint32_t(std::stoul(header, nullptr, 0)));
@@ -302,7 +308,7 @@ int encode(const std::filesystem::path &tables, const std::vector<std::string> &
   po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
   po::notify(vm);
   if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs DUMP.json and -o FILE");
-  auto bytes = tools::encode_program(tables, json::parse(read_text_file(file), file), file);
+  auto bytes = desc::encode_program(tables, json::parse(read_text_file(file), file), file);
   write_output(out, bytes);
   std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
   return 0;

@@ -5,16 +5,16 @@
 #include "anec/firmware/image.hpp"
 #include "anec/firmware/simulate.hpp"
 #include "anec/firmware/wire.hpp"
+#include "anec/support/corpus.hpp"
 #include "anec/support/diagnostic.hpp"
+#include "anec/support/document.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
-#include "corpus.hpp"
-#include "document.hpp"
-#include "fw_docs.hpp"
+
 #include "tool_main.hpp"
 
 #include <algorithm>
@@ -112,7 +112,7 @@ std::string command_text(const fw::Command &c, const fw::CommandTable &t) {
   return out;
 }
 
-using tools::validation_doc;
+using fw::validation_doc;
 
 int commands(const fs::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
@@ -134,7 +134,7 @@ int commands(const fs::path &tables, const std::vector<std::string> &args) {
       d.set("body_layout", Doc::boolean(t.body(c.name) != nullptr));
       a.push(std::move(d));
     }
-    out = tools::json_list_document("anec-fw.commands", "commands", std::move(a));
+    out = json_list_document("anec-fw.commands", "commands", std::move(a));
   } else {
     Table table{{"id", "name", "direction", "subsystem", "body_layout", "purpose"}, {}, {}};
     for (const fw::CommandSpec &c : t.commands()) {
@@ -158,7 +158,7 @@ int encode(const fs::path &tables, const std::vector<std::string> &args) {
   if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs CMD.toml|CMD.json and -o FILE");
   fw::CommandTable t = table(tables);
   Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
-  d = tools::document_body(std::move(d), "anec-fw.command", file);
+  d = document_body(std::move(d), "anec-fw.command", file);
   auto bytes = fw::encode(fw::command_from_doc(d, t, file), t);
   write_output(out, bytes);
   std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
@@ -201,7 +201,7 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
       first.push(std::move(x));
     }
     d.set("first_findings", std::move(first));
-    out = tools::json_document("anec-fw.validate-stream", std::move(d));
+    out = json_document("anec-fw.validate-stream", std::move(d));
   } else {
     out = "stream " + file + ": " + std::to_string(s.messages) + " message(s) in " + std::to_string(s.bytes) +
           " bytes, " + std::to_string(s.accepted) + " accepted";
@@ -275,8 +275,7 @@ std::vector<std::string> verdict_row(const fs::path &file, const FileVerdict &v)
 int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t, fw::Channel on, bool stream,
                   const std::string &format) {
   std::vector<FileVerdict> verdicts(files.size());
-  tools::spread_over_cores(files.size(),
-                           [&](size_t i) { verdicts[i] = validate_file(files[i], t, on, stream); });
+  spread_over_cores(files.size(), [&](size_t i) { verdicts[i] = validate_file(files[i], t, on, stream); });
   Table table{{"file", "messages", "accepted"}, {}, {}};
   for (fw::Disposition d : kDispositions)
     table.columns.push_back(fw::disposition_name(d));
@@ -290,8 +289,8 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
   size_t failed = count(1), unreadable = count(2);
   std::string out;
   if (format == "json") {
-    out = tools::json_document("anec-fw.validate-corpus",
-                               tools::corpus_doc(files.size(), "failed", failed, unreadable, table));
+    out = json_document("anec-fw.validate-corpus",
+                        corpus_doc(files.size(), "failed", failed, unreadable, table));
   } else {
     out = table_text(table) + std::to_string(files.size()) +
           " file(s): " + std::to_string(files.size() - failed - unreadable) + " without a finding, " +
@@ -317,7 +316,7 @@ int decode_or_validate(const fs::path &tables, const std::vector<std::string> &a
   fw::Channel on = channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring;
   const std::string &file = files.front();
   if (verdict && (files.size() > 1 || fs::is_directory(file)))
-    return validate_many(tools::input_files(files, {".bin"}), t, on, stream, format);
+    return validate_many(input_files(files, {".bin"}), t, on, stream, format);
   if (stream) return validate_stream(file, t, on, format);
   InputFile input = InputFile::open(file, 1ull << 24);
   fw::Validation v = fw::validate(input.bytes(), t, on);
@@ -327,8 +326,8 @@ int decode_or_validate(const fs::path &tables, const std::vector<std::string> &a
   }
   std::string out;
   if (format == "json") {
-    out = verdict ? tools::json_document("anec-fw.validate", validation_doc(v, t))
-                  : tools::json_document("anec-fw.command", fw::command_to_doc(v.command, t));
+    out = verdict ? json_document("anec-fw.validate", validation_doc(v, t))
+                  : json_document("anec-fw.command", fw::command_to_doc(v.command, t));
   } else {
     out = command_text(v.command, t);
     if (verdict) {
@@ -394,7 +393,7 @@ int tables_cmd(const std::vector<std::string> &args) {
   if (file.empty()) throw Error("ANEC-CLI-001", "tables needs IMAGE");
   check_format(format, {"toml", "json"});
   Doc d = fw::tables_doc(fw::extract_tables(InputFile::open(file, 1ull << 30).bytes(), file));
-  std::string text = format == "json" ? tools::json_document("anec-fw.tables", std::move(d)) : toml::write(d);
+  std::string text = format == "json" ? json_document("anec-fw.tables", std::move(d)) : toml::write(d);
   if (out.empty()) std::fwrite(text.data(), 1, text.size(), stdout);
   else write_output(out, text);
   return 0;
@@ -430,8 +429,7 @@ int simulate_cmd(const std::vector<std::string> &args) {
   Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
   auto [config, events] = fw::script_from_doc(d, file);
   fw::SimResult r = fw::simulate(config, events);
-  std::string out =
-      format == "json" ? tools::json_document("anec-fw.simulate", fw::sim_doc(r)) : fw::sim_text(r);
+  std::string out = format == "json" ? json_document("anec-fw.simulate", fw::sim_doc(r)) : fw::sim_text(r);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }

@@ -9,12 +9,12 @@
 #include "anec/hal/validate.hpp"
 #include "anec/hal/xref.hpp"
 #include "anec/support/checked.hpp"
+#include "anec/support/document.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
-#include "document.hpp"
 #include "tool_main.hpp"
 
 #include <boost/program_options.hpp>
@@ -151,7 +151,7 @@ int cmd_list(Ctx &c, const std::vector<std::string> &args) {
   if (format == "json") {
     Doc arr = Doc::array();
     for (auto &t : ts) arr.push(to_doc(c.schema, t));
-    emit(tools::json_list_document("anec-hal.list", "targets", std::move(arr)), "");
+    emit(json_list_document("anec-hal.list", "targets", std::move(arr)), "");
     return 0;
   }
   Table table;
@@ -270,7 +270,7 @@ int cmd_diff(Ctx &c, const std::vector<std::string> &args) {
     d.append("b", Doc::string(b.name));
     d.append("differing", Doc::integer(int64_t(differing)));
     d.append("fields", std::move(rows));
-    emit(tools::json_document("anec-hal.diff", std::move(d)), "");
+    emit(json_document("anec-hal.diff", std::move(d)), "");
   } else {
     std::string head = pad("offset", 8) + pad("field", 34) + pad(a.name, 26) + "  " + b.name + "\n";
     emit(head + text + std::to_string(differing) + " fields differ\n", "");
@@ -379,7 +379,7 @@ int cmd_schema(Ctx &c, const std::vector<std::string> &args) {
     text += pad(f.in_blob() ? hex(*f.offset) + "+" + std::to_string(f.width) : "-", 12) + pad(type_name(f.type), 8) +
             pad(f.name, 34) + pad(confidence_name(f.confidence), 12) + f.meaning + "\n";
   }
-  emit(format == "json" ? tools::json_list_document("anec-hal.schema", "fields", std::move(arr)) : text, "");
+  emit(format == "json" ? json_list_document("anec-hal.schema", "fields", std::move(arr)) : text, "");
   return 0;
 }
 
@@ -468,7 +468,7 @@ int cmd_xref(Ctx &c, const std::vector<std::string> &args) {
     arr.push(std::move(d));
   }
   text += std::to_string(readers.size()) + " reader function(s) taking " + type + " const&\n";
-  emit(format == "json" ? tools::json_list_document("anec-hal.xref", "readers", std::move(arr)) : text, "");
+  emit(format == "json" ? json_list_document("anec-hal.xref", "readers", std::move(arr)) : text, "");
   return 0;
 }
 

@@ -1,18 +1,22 @@
 // anec: check a model against one target or all 28, and estimate its latency. Argument parsing
 // and printing only; the work is in anec::compiler.
-#include "anec/compiler/check/check.hpp"
 #include "anec/compiler/calibrate/fit.hpp"
-#include "anec/compiler/pipeline/summary.hpp"
-#include "anec/compiler/frontends/anec_graph.hpp"
-#include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/check/check.hpp"
 #include "anec/compiler/cost/cost.hpp"
 #include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/ir/shapes.hpp"
 #include "anec/compiler/passes/place.hpp"
 #include "anec/compiler/passes/tune.hpp"
+#include "anec/compiler/pipeline/context.hpp"
+#include "anec/compiler/pipeline/documents.hpp"
+#include "anec/compiler/pipeline/summary.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/checked.hpp"
+#include "anec/support/corpus.hpp"
+#include "anec/support/document.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
@@ -21,10 +25,6 @@
 #include "anec/support/npy.hpp"
 #include "anec/support/reasons.hpp"
 #include "anec/support/table.hpp"
-#include "corpus.hpp"
-#include "document.hpp"
-#include "model_context.hpp"
-#include "model_docs.hpp"
 #include "report_html.hpp"
 #include "tool_main.hpp"
 
@@ -41,12 +41,6 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using namespace anec;
 using namespace anec::compiler;
-using tools::check_doc;
-using tools::estimate_doc;
-using tools::input_files;
-using tools::json_document;
-using tools::place_doc;
-using tools::spread_over_cores;
 
 namespace {
 
@@ -165,7 +159,7 @@ std::string fmt(double v, int prec = 1) {
 
 // What a command needs from the tables, each read on first use: a single-target command reads one
 // target table (through the index), `--target all` and `calibrate` the line-up.
-using Ctx = tools::ModelContext;
+using Ctx = compiler::ModelContext;
 
 std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &t) {
   std::string out;
@@ -265,7 +259,7 @@ std::string percent(double part, double whole) { return whole > 0 ? fmt(100.0 * 
 // The placement report of one target.
 std::string place_text(const Graph &g, const Placement &p) {
   std::string out = "place " + g.source + " on " + p.target + ": " +
-                    tools::place_summary_text(p, percent(p.engine_flops, p.flops)) + "\n";
+                    compiler::place_summary_text(p, percent(p.engine_flops, p.flops)) + "\n";
   out += "partitions:\n";
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     const Partition &part = p.partitions[k];
@@ -314,7 +308,7 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
   d.set("model", Doc::string(model));
   Doc rows = Doc::array();
   for (const Placement &p : ps) {
-    Doc r = tools::place_summary_doc(p);
+    Doc r = compiler::place_summary_doc(p);
     r.set("boundaries", Doc::integer(int64_t(p.boundaries.size())));
     r.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
     rows.push(std::move(r));
@@ -540,8 +534,7 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
          unreadable = size_t(std::count(outcome.begin(), outcome.end(), 2));
   std::string out;
   if (format == "json") {
-    out = json_document("anec.corpus",
-                        tools::corpus_doc(files.size(), "rejected", rejected, unreadable, table));
+    out = json_document("anec.corpus", corpus_doc(files.size(), "rejected", rejected, unreadable, table));
   } else if (format == "csv") {
     out = table_csv(table);
   } else {
@@ -688,7 +681,7 @@ int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
     }
     write_output_set(out_dir, files);
   }
-  Doc d = tools::eval_doc(g, r, options);
+  Doc d = compiler::eval_doc(g, r, options);
   std::string text = format == "json" ? json_document("anec.eval", std::move(d)) : eval_text(d);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return r.outputs.size() == g.outputs.size() ? 0 : 1;

@@ -1,7 +1,7 @@
 #include "report_html.hpp"
 
+#include "anec/compiler/pipeline/documents.hpp"
 #include "html.hpp"
-#include "model_docs.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,9 +4,9 @@
 // is given or missing; an unknown command is ANEC-CLI-001; else `run(command, tables, remaining_args)`
 // inside the error boundary.
 #pragma once
+#include "anec/support/tables_path.hpp"
 #include "command_table.hpp"
 #include "guarded.hpp"
-#include "tables_path.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -55,7 +55,7 @@ template <typename Run> int tool_main(const ToolTable &tool, int argc, char **ar
     }
     std::string cmd = args[0];
     args.erase(args.begin());
-    return run(cmd, find_tables(tables), args);
+    return run(cmd, use_tables(tables), args);
   });
 }
 

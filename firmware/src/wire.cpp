@@ -382,4 +382,26 @@ StreamValidation validate_stream(std::span<const uint8_t> capture, const Command
   return s;
 }
 
+Doc validation_doc(const Validation &v, const CommandTable &t) {
+  Doc d = Doc::table();
+  d.set("accepted", Doc::boolean(v.accepted()));
+  d.set("decoded", Doc::boolean(v.decoded));
+  d.set("bytes", Doc::integer(v.total_bytes));
+  d.set("command", command_to_doc(v.command, t));
+  Doc vs = Doc::array();
+  for (const Violation &x : v.violations) {
+    Doc e = Doc::table();
+    e.set("check", Doc::string(x.check));
+    e.set("code", Doc::string(x.code));
+    e.set("disposition", Doc::string(disposition_name(x.disposition)));
+    if (x.status)
+      e.set("status", Doc::integer(x.status, true));
+    e.set("offset", Doc::integer(int64_t(x.offset)));
+    e.set("message", Doc::string(x.message));
+    vs.push(std::move(e));
+  }
+  d.set("violations", std::move(vs));
+  return d;
+}
+
 } // namespace anec::fw

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace anec::hal {
 
@@ -139,6 +140,24 @@ std::vector<IndexEntry> load_index(const std::filesystem::path &targets_dir) {
     out.push_back(std::move(e));
   }
   return out;
+}
+
+int generation_of_subtype(const std::filesystem::path &targets_dir, uint64_t subtype) {
+  std::set<uint64_t> generations;
+  std::string names;
+  for (const IndexEntry &t : hal::load_index(targets_dir)) {
+    if (t.cpusubtype != subtype)
+      continue;
+    generations.insert(t.td_generation);
+    names += (names.empty() ? "" : ", ") + t.name;
+  }
+  if (generations.size() != 1)
+    throw Error("ANEC-DESC-003",
+                "cpusubtype " + hex(subtype) +
+                    (names.empty() ? " is no target's"
+                                   : " is shared by targets of several generations (" + names + ")") +
+                    "; pass --generation N");
+  return int(*generations.begin());
 }
 
 const IndexEntry *find_indexed(const std::vector<IndexEntry> &index, std::string_view name) {

@@ -71,6 +71,8 @@ struct Validation {
 // Every check (the table's compiled rules, wire_rules.hpp), then the named fields as far as they
 // could be read.
 Validation validate(std::span<const uint8_t> message, const CommandTable &t, Channel channel = Channel::Ring);
+// A verdict as `anec-fw validate FILE --format json` and the Python module give it.
+Doc validation_doc(const Validation &v, const CommandTable &t);
 
 // A capture of commands laid back to back, as a ring dump holds them: each message is its header,
 // body, envelope and zero padding to the 16-byte granule, as long as its header's size says. A

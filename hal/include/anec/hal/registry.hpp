@@ -44,6 +44,9 @@ struct IndexEntry {
 std::string index_text(const std::vector<Target> &targets);
 // ANEC-HAL-009 when the file is missing or malformed (regenerate with anec-hal generate).
 std::vector<IndexEntry> load_index(const std::filesystem::path &targets_dir);
+// The descriptor generation of the targets whose hwx cpusubtype is `subtype`, from the index alone.
+// ANEC-DESC-003 when no target has it or targets of several generations share it.
+int generation_of_subtype(const std::filesystem::path &targets_dir, uint64_t subtype);
 // The entry whose name or alias is `name_or_alias`, matched as Registry::find matches, or null.
 const IndexEntry *find_indexed(const std::vector<IndexEntry> &index, std::string_view name_or_alias);
 

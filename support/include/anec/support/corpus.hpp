@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace anec::tools {
+namespace anec {
 
 // Files as given; for a directory, its regular files whose extension is one of `extensions`
 // (not recursive), sorted.
@@ -64,4 +64,4 @@ inline Doc corpus_doc(size_t files, const char *failed_key, size_t failed, size_
   return d;
 }
 
-} // namespace anec::tools
+} // namespace anec

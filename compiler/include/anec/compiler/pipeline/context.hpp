@@ -13,17 +13,17 @@
 #include <string>
 #include <vector>
 
-namespace anec::tools {
+namespace anec::compiler {
 
 class ModelContext {
 public:
   std::filesystem::path tables;
   hal::Schema schema;
-  compiler::OpCatalog catalog;
+  OpCatalog catalog;
 
   explicit ModelContext(const std::filesystem::path &t)
       : tables(t), schema(hal::Schema::load(t / "schema" / "hal.toml")),
-        catalog(compiler::OpCatalog::load(t / "schema" / "ops.toml")), target_tables_(schema, t) {}
+        catalog(OpCatalog::load(t / "schema" / "ops.toml")), target_tables_(schema, t) {}
   ModelContext(const ModelContext &) = delete; // the target tables refer to `schema`
   ModelContext &operator=(const ModelContext &) = delete;
 
@@ -31,10 +31,10 @@ public:
   const hal::Target &target(const std::string &name_or_alias) const {
     return target_tables_.get(name_or_alias);
   }
-  const std::vector<compiler::Chip> &chips() const {
+  const std::vector<Chip> &chips() const {
     if (!chips_)
-      chips_ = compiler::load_chips(tables / "reference" / "chips.toml",
-                                    [this](std::string_view t) { return target_tables_.known(t); });
+      chips_ = load_chips(tables / "reference" / "chips.toml",
+                          [this](std::string_view t) { return target_tables_.known(t); });
     return *chips_;
   }
   // --target: "all", a target, a chip or a model identifier (then `chip` names the chip).
@@ -43,7 +43,7 @@ public:
     if (which == "all") {
       for (const hal::Target &t : registry().targets())
         out.push_back(&t);
-    } else if (const compiler::Chip *c = compiler::find_chip(chips(), which)) {
+    } else if (const Chip *c = find_chip(chips(), which)) {
       out.push_back(&target_tables_.get(c->target));
       if (chip)
         *chip = c->name;
@@ -53,18 +53,17 @@ public:
     return out;
   }
   // The calibration in `file`, or the shipped one when it is empty.
-  compiler::Calibration calibration(const std::string &file) const {
-    return compiler::Calibration::load(file.empty() ? tables / "calibration" / "fitted.toml"
-                                                    : std::filesystem::path(file));
+  Calibration calibration(const std::string &file) const {
+    return Calibration::load(file.empty() ? tables / "calibration" / "fitted.toml"
+                                          : std::filesystem::path(file));
   }
 
   // Each target's placement, from its check and its estimate (the analytic one: only `estimate`
   // calibrates).
-  std::vector<compiler::Placement> place(const compiler::Graph &g,
-                                         const std::vector<const hal::Target *> &targets,
-                                         const std::vector<compiler::CheckResult> &checks,
-                                         const std::vector<compiler::Estimate> &estimates) const {
-    std::vector<compiler::Placement> out;
+  std::vector<Placement> place(const Graph &g, const std::vector<const hal::Target *> &targets,
+                               const std::vector<CheckResult> &checks,
+                               const std::vector<Estimate> &estimates) const {
+    std::vector<Placement> out;
     for (size_t i = 0; i < targets.size(); ++i)
       out.push_back(compiler::place(g, catalog, *targets[i], checks[i], estimates[i]));
     return out;
@@ -72,7 +71,7 @@ public:
 
 private:
   mutable hal::TargetTables target_tables_; // loads as it is asked: a cache, not state
-  mutable std::optional<std::vector<compiler::Chip>> chips_;
+  mutable std::optional<std::vector<Chip>> chips_;
 };
 
-} // namespace anec::tools
+} // namespace anec::compiler

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-namespace anec::tools {
+namespace anec {
 
 struct SchemaVersion {
   std::string_view name;
@@ -93,4 +93,4 @@ inline std::string json_list_document(std::string_view schema, const char *key, 
   return json_document(schema, std::move(body));
 }
 
-} // namespace anec::tools
+} // namespace anec

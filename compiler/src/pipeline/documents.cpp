@@ -1,22 +1,8 @@
-// The documents `anec check`, `estimate`, `place` and `eval` print with --format json, shared by the
-// tool and the Python module (python/), so that both give the same fields.
-#pragma once
-#include "anec/compiler/check/check.hpp"
-#include "anec/compiler/cost/cost.hpp"
-#include "anec/compiler/eval/eval.hpp"
-#include "anec/compiler/ir/graph.hpp"
-#include "anec/compiler/passes/place.hpp"
-#include "anec/support/diagnostic.hpp"
-#include "anec/support/doc.hpp"
+#include "anec/compiler/pipeline/documents.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <string>
+namespace anec::compiler {
 
-namespace anec::tools {
-
-inline Doc check_doc(const compiler::CheckResult &r) {
+Doc check_doc(const CheckResult &r) {
   Doc d = Doc::table();
   d.set("target", Doc::string(r.target));
   d.set("verdict", Doc::string(verdict_name(r.verdict)));
@@ -24,34 +10,37 @@ inline Doc check_doc(const compiler::CheckResult &r) {
   d.set("decompositions", Doc::integer(int64_t(r.count(Severity::Decompose))));
   d.set("warnings", Doc::integer(int64_t(r.count(Severity::Warning))));
   Doc ops = Doc::array();
-  for (const compiler::OpVerdict &v : r.ops) {
+  for (const OpVerdict &v : r.ops) {
     Doc o = Doc::table();
     o.set("op", Doc::string(v.op));
     o.set("type", Doc::string(v.type));
     o.set("verdict", Doc::string(verdict_name(v.verdict)));
-    if (!v.decompose_with.empty()) o.set("decompose_with", Doc::string(v.decompose_with));
+    if (!v.decompose_with.empty())
+      o.set("decompose_with", Doc::string(v.decompose_with));
     ops.push(std::move(o));
   }
   d.set("ops", std::move(ops));
   Doc fs = Doc::array();
-  for (const compiler::Finding &f : r.findings) fs.push(diagnostic_doc(f));
+  for (const Finding &f : r.findings)
+    fs.push(diagnostic_doc(f));
   d.set("findings", std::move(fs));
   return d;
 }
 
-inline Doc param_doc(const compiler::Param &p) {
+Doc param_doc(const Param &p) {
   Doc d = Doc::table();
   d.set("value", Doc::number(p.value));
   d.set("provenance", Doc::string(p.provenance));
   return d;
 }
 
-inline Doc estimate_doc(const compiler::Estimate &e) {
+Doc estimate_doc(const Estimate &e) {
   Doc d = Doc::table();
   d.set("target", Doc::string(e.target));
   d.set("latency_us", e.complete() ? Doc::number(e.latency_us) : Doc());
   Doc unknown = Doc::array();
-  for (const std::string &n : e.unknown) unknown.push(Doc::string(n));
+  for (const std::string &n : e.unknown)
+    unknown.push(Doc::string(n));
   d.set("unknown_ops", std::move(unknown));
   Doc skipped = Doc::array();
   for (const std::string &n : e.skipped)
@@ -80,10 +69,11 @@ inline Doc estimate_doc(const compiler::Estimate &e) {
   }
   d.set("parameters", std::move(p));
   Doc un = Doc::array();
-  for (const std::string &n : e.unestimated) un.push(Doc::string(n));
+  for (const std::string &n : e.unestimated)
+    un.push(Doc::string(n));
   d.set("unestimated_ops", std::move(un));
   Doc ops = Doc::array();
-  for (const compiler::OpCost &c : e.ops) {
+  for (const OpCost &c : e.ops) {
     Doc o = Doc::table();
     o.set("op", Doc::string(c.op));
     o.set("type", Doc::string(c.type));
@@ -110,9 +100,7 @@ inline Doc estimate_doc(const compiler::Estimate &e) {
   return d;
 }
 
-// What a placement comes to on its target: the partitions on the engine, the ops per backend and
-// the engine's share of the FLOPs (`place` prints it first, the placement matrix as a row).
-inline Doc place_summary_doc(const compiler::Placement &p) {
+Doc place_summary_doc(const Placement &p) {
   Doc d = Doc::table();
   d.set("target", Doc::string(p.target));
   d.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
@@ -122,21 +110,19 @@ inline Doc place_summary_doc(const compiler::Placement &p) {
   return d;
 }
 
-// The placement in one sentence, as `anec place` and `anec report` print it; `share` is the engine's
-// share of the FLOPs as the caller writes numbers.
-inline std::string place_summary_text(const compiler::Placement &p, const std::string &share) {
+std::string place_summary_text(const Placement &p, const std::string &share) {
   return std::to_string(p.partitions_on("engine")) + " engine partition(s), " +
          std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) +
          " operation(s) on the engine (" + share + " of the FLOPs), " + std::to_string(p.count("gpu")) +
          " on the GPU, " + std::to_string(p.count("cpu")) + " on the CPU";
 }
 
-inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
+Doc place_doc(const Graph &g, const Placement &p) {
   Doc d = place_summary_doc(p);
   d.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
   d.set("transfer_us", Doc::number(p.transfer_us));
   Doc parts = Doc::array();
-  for (const compiler::Partition &part : p.partitions) {
+  for (const Partition &part : p.partitions) {
     Doc x = Doc::table();
     x.set("backend", Doc::string(part.backend));
     x.set("first_op", Doc::string(p.ops[part.first].op));
@@ -147,20 +133,21 @@ inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
   }
   d.set("partitions", std::move(parts));
   Doc ops = Doc::array();
-  for (const compiler::PlacedOp &o : p.ops) {
+  for (const PlacedOp &o : p.ops) {
     Doc x = Doc::table();
     x.set("op", Doc::string(o.op));
     x.set("type", Doc::string(o.type));
     x.set("backend", Doc::string(o.backend));
     x.set("verdict", Doc::string(verdict_name(o.verdict)));
     Doc reasons = Doc::array();
-    for (const compiler::Finding *f : o.reasons) reasons.push(diagnostic_doc(*f));
+    for (const Finding *f : o.reasons)
+      reasons.push(diagnostic_doc(*f));
     x.set("reasons", std::move(reasons));
     ops.push(std::move(x));
   }
   d.set("ops", std::move(ops));
   Doc bs = Doc::array();
-  for (const compiler::Boundary &b : p.boundaries) {
+  for (const Boundary &b : p.boundaries) {
     Doc x = Doc::table();
     x.set("tensor", Doc::string(b.tensor));
     x.set("shape", Doc::string(g.tensor(b.tensor)->shape.str()));
@@ -173,18 +160,17 @@ inline Doc place_doc(const compiler::Graph &g, const compiler::Placement &p) {
   }
   d.set("boundaries", std::move(bs));
   Doc unbound = Doc::array();
-  for (const std::string &u : p.unbound) unbound.push(Doc::string(u));
+  for (const std::string &u : p.unbound)
+    unbound.push(Doc::string(u));
   d.set("unbound", std::move(unbound));
   return d;
 }
 
-// What `anec eval` reports: each graph output (computed or not, its shape and infinities), the
-// operations not evaluated and why, the tensors seeded, the fp16 events and the skipped operations.
-inline Doc eval_doc(const compiler::Graph &g, const compiler::EvalResult &r, const compiler::EvalOptions &o) {
+Doc eval_doc(const Graph &g, const EvalResult &r, const EvalOptions &o) {
   Doc d = Doc::table();
   d.set("model", Doc::string(g.source));
-  d.set("precision", Doc::string(o.precision == compiler::Precision::fp16 ? "fp16" : "fp32"));
-  d.set("gemm", Doc::string(o.gemm == compiler::Gemm::openblas ? "openblas" : "reference"));
+  d.set("precision", Doc::string(o.precision == Precision::fp16 ? "fp16" : "fp32"));
+  d.set("gemm", Doc::string(o.gemm == Gemm::openblas ? "openblas" : "reference"));
   d.set("gflop", Doc::number(r.report.flops / 1e9));
   auto strings = [](const std::vector<std::string> &v) {
     Doc a = Doc::array();
@@ -224,4 +210,4 @@ inline Doc eval_doc(const compiler::Graph &g, const compiler::EvalResult &r, con
   return d;
 }
 
-} // namespace anec::tools
+} // namespace anec::compiler
