@@ -160,34 +160,14 @@ Audited audit_file(Databases &databases, const std::string &file, int generation
   return {flat.tds.size(), desc::audit_chain(flat, *p.schema)};
 }
 
-// The findings as a JSON array, or as CSV (with its header) or text lines.
-Doc findings_doc(const std::vector<Diagnostic> &findings) {
-  Doc list = Doc::array();
-  for (auto &f : findings)
-    list.push(diagnostic_doc(f));
-  return list;
-}
-std::string findings_lines(const std::vector<Diagnostic> &findings, const std::string &format) {
-  std::string out = format == "csv" ? diagnostic_csv_header() : "";
-  for (auto &f : findings)
-    out += format == "csv" ? diagnostic_csv_row(f) : diagnostic_text(f) + "\n";
-  return out;
-}
-
 int audit_one(Databases &databases, const std::string &file, int generation, const std::string &format) {
   Audited a = audit_file(databases, file, generation);
-  std::string out;
-  if (format == "json") {
-    Doc d = Doc::table();
-    d.set("descriptors", Doc::integer(int64_t(a.descriptors)));
-    d.set("findings", findings_doc(a.findings));
-    out = json_document("anec-desc.audit", std::move(d));
-  } else {
-    out = findings_lines(a.findings, format);
-    if (format == "text")
-      out += std::to_string(a.descriptors) + " descriptor(s) audited, " + std::to_string(a.findings.size()) +
-             " finding(s)\n";
-  }
+  std::string out = render(format, "anec-desc.audit", [&](Printer &p) {
+    p.data("descriptors", a.descriptors);
+    print(p, a.findings, "findings");
+    p.text(std::to_string(a.descriptors) + " descriptor(s) audited, " + std::to_string(a.findings.size()) +
+           " finding(s)\n");
+  });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return a.findings.empty() ? 0 : 1;
 }
@@ -213,32 +193,28 @@ int audit_many(Databases &databases, const std::vector<std::filesystem::path> &f
     for (Diagnostic &f : results[i].findings)
       f.object = files[i].string();
   });
-  Table table{{"file", "descriptors", "findings", "error"}, {}, {}};
+  Corpus corpus{{{"file", "descriptors", "findings", "error"}, {}, {}},
+                files.size(), 0, 0, "with_findings", "without a finding", "with findings"};
   std::vector<Diagnostic> findings;
-  size_t with_findings = 0, unreadable = 0;
   for (size_t i = 0; i < files.size(); ++i) {
     bool failed = !errors[i].empty();
-    unreadable += failed;
-    with_findings += !failed && !results[i].findings.empty();
-    table.rows.push_back({files[i].string(), failed ? "" : std::to_string(results[i].descriptors),
-                          failed ? "" : std::to_string(results[i].findings.size()), errors[i]});
+    corpus.unreadable += failed;
+    corpus.failed += !failed && !results[i].findings.empty();
+    corpus.rows.rows.push_back({files[i].string(), failed ? "" : std::to_string(results[i].descriptors),
+                                failed ? "" : std::to_string(results[i].findings.size()), errors[i]});
     findings.insert(findings.end(), results[i].findings.begin(), results[i].findings.end());
   }
-  std::string out;
-  if (format == "json") {
-    Doc d = corpus_doc(files.size(), "with_findings", with_findings, unreadable, table);
-    d.set("findings", findings_doc(findings));
-    out = json_document("anec-desc.audit-corpus", std::move(d));
-  } else {
-    out = findings_lines(findings, format);
-    if (format == "text")
-      out += table_text(table) + std::to_string(files.size()) +
-             " file(s): " + std::to_string(files.size() - with_findings - unreadable) +
-             " without a finding, " + std::to_string(with_findings) + " with findings, " +
-             std::to_string(unreadable) + " unreadable\n";
-  }
+  // The findings come first in the text and CSV forms, after the counts in the document; the CSV
+  // form has no rows per file.
+  std::string out = render(format, "anec-desc.audit-corpus", [&](Printer &p) {
+    if (p.form() == Form::Json)
+      print(p, corpus);
+    print(p, findings, "findings");
+    if (p.text_form())
+      print(p, corpus);
+  });
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return unreadable ? 2 : with_findings ? 1 : 0;
+  return corpus.unreadable ? 2 : corpus.failed ? 1 : 0;
 }
 
 int audit(const std::filesystem::path &tables, const std::vector<std::string> &args) {

@@ -114,6 +114,34 @@ std::string command_text(const fw::Command &c, const fw::CommandTable &t) {
 
 using fw::validation_doc;
 
+// The command table: a line per command in text (id, name, direction, subsystem, [body]), a list of
+// documents, or in the CSV form a row per command.
+void print_commands(Printer &p, const fw::CommandTable &t) {
+  if (p.form() == Form::Csv) {
+    Table table{{"id", "name", "direction", "subsystem", "body_layout", "purpose"}, {}, {}};
+    for (const fw::CommandSpec &c : t.commands())
+      table.rows.push_back(
+          {hex(c.id), c.name, c.direction, c.subsystem, t.body(c.name) ? "yes" : "no", c.purpose});
+    print(p, table);
+    return;
+  }
+  List list(p, "commands");
+  for (const fw::CommandSpec &c : t.commands()) {
+    Object o(p);
+    bool body = t.body(c.name) != nullptr;
+    p.field("id", Hex{c.id, 2});
+    p.text("  ");
+    p.field("name", c.name);
+    p.text(std::string(c.name.size() < 48 ? 48 - c.name.size() : 1, ' '));
+    p.data("direction", c.direction);
+    p.text(c.direction == "host-to-firmware" ? "H->FW " : c.direction == "both" ? "FW<>H " : "FW->H ");
+    p.field("subsystem", c.subsystem);
+    p.data("purpose", c.purpose);
+    p.data("body_layout", body);
+    p.text(body ? " [body]\n" : "\n");
+  }
+}
+
 int commands(const fs::path &tables, const std::vector<std::string> &args) {
   po::options_description o;
   std::string format = "text";
@@ -121,31 +149,7 @@ int commands(const fs::path &tables, const std::vector<std::string> &args) {
   parse(args, o);
   check_format(format, {"text", "json", "csv"});
   fw::CommandTable t = table(tables);
-  std::string out;
-  if (format == "json") {
-    Doc a = Doc::array();
-    for (const fw::CommandSpec &c : t.commands()) {
-      Doc d = Doc::table();
-      d.set("id", Doc::integer(c.id, true));
-      d.set("name", Doc::string(c.name));
-      d.set("direction", Doc::string(c.direction));
-      d.set("subsystem", Doc::string(c.subsystem));
-      d.set("purpose", Doc::string(c.purpose));
-      d.set("body_layout", Doc::boolean(t.body(c.name) != nullptr));
-      a.push(std::move(d));
-    }
-    out = json_list_document("anec-fw.commands", "commands", std::move(a));
-  } else {
-    Table table{{"id", "name", "direction", "subsystem", "body_layout", "purpose"}, {}, {}};
-    for (const fw::CommandSpec &c : t.commands()) {
-      bool body = t.body(c.name) != nullptr;
-      table.rows.push_back({hex(c.id), c.name, c.direction, c.subsystem, body ? "yes" : "no", c.purpose});
-      std::string name = c.name + std::string(c.name.size() < 48 ? 48 - c.name.size() : 1, ' ');
-      out += hex(c.id, 2) + "  " + name + (c.direction == "host-to-firmware" ? "H->FW " : c.direction == "both" ? "FW<>H " : "FW->H ") +
-             c.subsystem + (body ? " [body]" : "") + "\n";
-    }
-    if (format == "csv") out = table_csv(table);
-  }
+  std::string out = render(format, "anec-fw.commands", [&](Printer &p) { print_commands(p, t); });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
@@ -194,7 +198,7 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
     d.set("by_disposition", std::move(by));
     Doc first = Doc::array();
     for (const auto &f : s.first) {
-      Doc x = diagnostic_doc(f.violation);
+      Doc x = printed_doc([&](Printer &p) { print(p, static_cast<const Diagnostic &>(f.violation)); });
       x.set("message_offset", Doc::integer(int64_t(f.offset)));
       x.set("check", Doc::string(f.violation.check));
       x.set("disposition", Doc::string(fw::disposition_name(f.violation.disposition)));
@@ -286,18 +290,10 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
     return size_t(
         std::count_if(verdicts.begin(), verdicts.end(), [&](auto &v) { return v.outcome == outcome; }));
   };
-  size_t failed = count(1), unreadable = count(2);
-  std::string out;
-  if (format == "json") {
-    out = json_document("anec-fw.validate-corpus",
-                        corpus_doc(files.size(), "failed", failed, unreadable, table));
-  } else {
-    out = table_text(table) + std::to_string(files.size()) +
-          " file(s): " + std::to_string(files.size() - failed - unreadable) + " without a finding, " +
-          std::to_string(failed) + " with one, " + std::to_string(unreadable) + " unreadable\n";
-  }
+  Corpus corpus{std::move(table), files.size(), count(1), count(2), "failed", "without a finding", "with one"};
+  std::string out = render(format, "anec-fw.validate-corpus", [&](Printer &p) { print(p, corpus); });
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return unreadable ? 2 : failed ? 1 : 0;
+  return corpus.unreadable ? 2 : corpus.failed ? 1 : 0;
 }
 
 int decode_or_validate(const fs::path &tables, const std::vector<std::string> &args, bool verdict) {

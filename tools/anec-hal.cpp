@@ -164,14 +164,11 @@ int cmd_list(Ctx &c, const std::vector<std::string> &args) {
     for (auto &col : cols) r.push_back(cell(t, col));
     table.rows.push_back(std::move(r));
   }
-  std::string out;
-  if (format == "csv") {
-    out = table_csv(table);
-  } else {
-    out = table_text(table);
-    out += std::to_string(ts.size()) + " targets\n";
-  }
-  emit(out, "");
+  emit(render(format, "anec-hal.list", [&](Printer &p) {
+         print(p, table);
+         p.text(std::to_string(ts.size()) + " targets\n");
+       }),
+       "");
   return 0;
 }
 
@@ -279,7 +276,7 @@ int cmd_diff(Ctx &c, const std::vector<std::string> &args) {
 }
 
 void print_findings(const std::vector<Finding> &fs) {
-  for (auto &f : fs) std::printf("%s\n", diagnostic_text(f, false).c_str());
+  for (auto &f : fs) std::printf("%s\n", diagnostic_text(f, {.in_file = false}).c_str());
 }
 
 int cmd_validate(Ctx &c, const std::vector<std::string> &args) {

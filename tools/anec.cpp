@@ -150,12 +150,7 @@ int explain(const fs::path &tables, const std::vector<std::string> &args) {
   return 0;
 }
 
-// Fixed-point text, as printf's "%.*f" writes it (to_chars rounds the same way, without the locale).
-std::string fmt(double v, int prec = 1) {
-  char b[400]; // the longest double in fixed notation, with its sign and fraction
-  auto [end, ec] = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, prec);
-  return ec == std::errc() ? std::string(b, end) : std::to_string(v);
-}
+std::string fmt(double v, int digits = 1) { return fixed(v, digits); }
 
 // What a command needs from the tables, each read on first use: a single-target command reads one
 // target table (through the index), `--target all` and `calibrate` the line-up.
@@ -298,23 +293,17 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
                "boundaries", "latency_us"},
               {},
               {}};
+  table.keys = table.columns;
+  table.keys[5] = "engine_flops_share";
   for (const Placement &p : ps)
-    table.rows.push_back({p.target, std::to_string(p.partitions_on("engine")),
-                          std::to_string(p.count("engine")), std::to_string(p.count("gpu")),
-                          std::to_string(p.count("cpu")), percent(p.engine_flops, p.flops),
-                          std::to_string(p.boundaries.size()), p.complete ? fmt(p.latency_us) : "unknown"});
-  if (format != "json") return format == "csv" ? table_csv(table) : table_text(table);
-  Doc d = Doc::table();
-  d.set("model", Doc::string(model));
-  Doc rows = Doc::array();
-  for (const Placement &p : ps) {
-    Doc r = compiler::place_summary_doc(p);
-    r.set("boundaries", Doc::integer(int64_t(p.boundaries.size())));
-    r.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
-    rows.push(std::move(r));
-  }
-  d.set("targets", std::move(rows));
-  return json_document("anec.place-matrix", std::move(d));
+    table.add({p.target, p.partitions_on("engine"), p.count("engine"), p.count("gpu"), p.count("cpu"),
+               {percent(p.engine_flops, p.flops), p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc()},
+               p.boundaries.size(),
+               {p.complete ? fmt(p.latency_us) : "unknown", p.complete ? Doc::number(p.latency_us) : Doc()}});
+  return render(format, "anec.place-matrix", [&](Printer &p) {
+    p.data("model", model);
+    print(p, table, "targets");
+  });
 }
 
 // Where the estimate's rates come from (the compute rate's provenance stands for the set).
@@ -322,47 +311,29 @@ std::string rates_provenance(const Estimate &e) {
   return e.model == "calibrated" ? e.rates.at(0).second.provenance : e.peak_tflops.provenance;
 }
 
-std::string band(const Estimate &e, double v) {
-  return e.complete() && e.model == "calibrated" ? fmt(v) : "-";
-}
-
 // The target matrix: one row per target.
 std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimate> &es,
                    const std::string &format, const std::string &model) {
-  if (format == "json") {
-    Doc d = Doc::table();
-    d.set("model", Doc::string(model));
-    Doc rows = Doc::array();
-    for (size_t i = 0; i < cs.size(); ++i) {
-      Doc r = Doc::table();
-      r.set("target", Doc::string(cs[i].target));
-      r.set("verdict", Doc::string(verdict_name(cs[i].verdict)));
-      r.set("rejects", Doc::integer(int64_t(cs[i].count(Severity::Reject))));
-      r.set("decompositions", Doc::integer(int64_t(cs[i].count(Severity::Decompose))));
-      r.set("warnings", Doc::integer(int64_t(cs[i].count(Severity::Warning))));
-      r.set("latency_us", es[i].complete() ? Doc::number(es[i].latency_us) : Doc());
-      bool banded = es[i].complete() && es[i].model == "calibrated";
-      r.set("latency_low_us", banded ? Doc::number(es[i].latency_low_us) : Doc());
-      r.set("latency_high_us", banded ? Doc::number(es[i].latency_high_us) : Doc());
-      r.set("bound", Doc::string(es[i].bound));
-      r.set("parameters", Doc::string(rates_provenance(es[i])));
-      rows.push(std::move(r));
-    }
-    d.set("targets", std::move(rows));
-    return json_document("anec.matrix", std::move(d));
-  }
   Table table{{"target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "latency_low_us",
                "latency_high_us", "bound", "parameters"},
               {},
               {}};
-  for (size_t i = 0; i < cs.size(); ++i)
-    table.rows.push_back(
-        {cs[i].target, verdict_name(cs[i].verdict), std::to_string(cs[i].count(Severity::Reject)),
-         std::to_string(cs[i].count(Severity::Decompose)), std::to_string(cs[i].count(Severity::Warning)),
-         es[i].complete() ? fmt(es[i].latency_us) : "unknown", band(es[i], es[i].latency_low_us),
-         band(es[i], es[i].latency_high_us), es[i].complete() ? es[i].bound : "unknown",
-         rates_provenance(es[i])});
-  return format == "csv" ? table_csv(table) : table_text(table);
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const Estimate &e = es[i];
+    auto banded = [&](double v) -> Cell {
+      bool known = e.complete() && e.model == "calibrated";
+      return {known ? fmt(v) : "-", known ? Doc::number(v) : Doc()};
+    };
+    table.add({cs[i].target, verdict_name(cs[i].verdict), cs[i].count(Severity::Reject),
+               cs[i].count(Severity::Decompose), cs[i].count(Severity::Warning),
+               {e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? Doc::number(e.latency_us) : Doc()},
+               banded(e.latency_low_us), banded(e.latency_high_us), {e.complete() ? e.bound : "unknown", Doc::string(e.bound)},
+               rates_provenance(e)});
+  }
+  return render(format, "anec.matrix", [&](Printer &p) {
+    p.data("model", model);
+    print(p, table, "targets");
+  });
 }
 
 // The error table of a fit, one row per key: rows, then median, p90 and worst relative error of
@@ -452,44 +423,27 @@ int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
                              : calibrate(rows, ModelSpec::load(ctx.tables / "calibration" / "model.toml"),
                                          ctx.chips(), ctx.registry(), credit);
   ErrorTable by_chip = error_table(rep, rows, "chip"), by_family = error_table(rep, rows, "family");
-  std::string text;
-  if (format == "json") {
-    Doc d = Doc::table();
-    d.set("rows", Doc::integer(int64_t(rows.size())));
-    Doc sk = Doc::array();
-    for (const std::string &s : skipped)
-      sk.push(Doc::string(s));
-    d.set("skipped", std::move(sk));
-    Doc outl = Doc::array();
-    for (const std::string &m : rep.outlier_machines)
-      outl.push(Doc::string(m));
-    d.set("outlier_machines", std::move(outl));
-    d.set("by_chip", table_doc(error_rows(by_chip, "chip")));
-    d.set("by_family", table_doc(error_rows(by_family, "family")));
-    if (per_row)
-      d.set("per_row", table_doc(row_rows(rep, rows)));
-    if (!only_check)
-      d.set("chips", table_doc(rates_rows(rep.calibration)));
-    if (!only_check)
-      d.set("families", table_doc(family_rows(rep.calibration)));
-    text = json_document("anec.calibrate", std::move(d));
-  } else {
-    text = (only_check ? "check " : "calibrate ") + file + ": " + std::to_string(rows.size()) +
-           " rows used";
-    text += skipped.empty() ? "\n" : ", " + std::to_string(skipped.size()) + " skipped:\n";
-    for (const std::string &s : skipped) text += "  skipped " + s + "\n";
-    for (const std::string &m : rep.outlier_machines)
-      text += "outlier machine left out of the fit: " + m + "\n";
-    text += "\nrelative error by chip" + std::string(only_check ? "" : " (fit, and leave-one-chip-out)") +
-            ":\n" + table_text(error_rows(by_chip, "chip"));
-    text += "\nrelative error by op family (the family that takes most of the time):\n" +
-            table_text(error_rows(by_family, "family"));
-    if (per_row)
-      text += "\nper row:\n" + table_text(row_rows(rep, rows));
-    if (!only_check)
-      text += "\nrates per chip:\n" + table_text(rates_rows(rep.calibration)) +
-              "\nfamily factors and error bands:\n" + table_text(family_rows(rep.calibration));
-  }
+  std::string text = render(format, "anec.calibrate", [&](Printer &p) {
+    p.text((only_check ? "check " : "calibrate ") + file + ": ");
+    p.field("rows", rows.size());
+    p.text(" rows used" + (skipped.empty() ? "\n" : ", " + std::to_string(skipped.size()) + " skipped:\n"));
+    print_list(p, "skipped", skipped, "  skipped ");
+    print_list(p, "outlier_machines", rep.outlier_machines, "outlier machine left out of the fit: ");
+    p.text("\nrelative error by chip" + std::string(only_check ? "" : " (fit, and leave-one-chip-out)") + ":\n");
+    print(p, error_rows(by_chip, "chip"), "by_chip");
+    p.text("\nrelative error by op family (the family that takes most of the time):\n");
+    print(p, error_rows(by_family, "family"), "by_family");
+    if (per_row) {
+      p.text("\nper row:\n");
+      print(p, row_rows(rep, rows), "per_row");
+    }
+    if (!only_check) {
+      p.text("\nrates per chip:\n");
+      print(p, rates_rows(rep.calibration), "chips");
+      p.text("\nfamily factors and error bands:\n");
+      print(p, family_rows(rep.calibration), "families");
+    }
+  });
   if (!out.empty())
     write_output(out, fitted_toml(rep, rows));
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -525,25 +479,20 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
       rows[i].push_back({files[i].string(), "", "error", "", "", "", "", "", e.what()});
     }
   });
-  Table table{
-      {"file", "target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "bound", "error"},
-      {},
-      {}};
-  for (auto &r : rows) table.rows.insert(table.rows.end(), r.begin(), r.end());
-  size_t rejected = size_t(std::count(outcome.begin(), outcome.end(), 1)),
-         unreadable = size_t(std::count(outcome.begin(), outcome.end(), 2));
-  std::string out;
-  if (format == "json") {
-    out = json_document("anec.corpus", corpus_doc(files.size(), "rejected", rejected, unreadable, table));
-  } else if (format == "csv") {
-    out = table_csv(table);
-  } else {
-    out = table_text(table) + std::to_string(files.size()) +
-          " file(s): " + std::to_string(files.size() - rejected - unreadable) + " without a reject, " +
-          std::to_string(rejected) + " with one, " + std::to_string(unreadable) + " unreadable\n";
-  }
+  Corpus corpus{
+      {{"file", "target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "bound", "error"},
+       {},
+       {}},
+      files.size(),
+      size_t(std::count(outcome.begin(), outcome.end(), 1)),
+      size_t(std::count(outcome.begin(), outcome.end(), 2)),
+      "rejected",
+      "without a reject",
+      "with one"};
+  for (auto &r : rows) corpus.rows.rows.insert(corpus.rows.rows.end(), r.begin(), r.end());
+  std::string out = render(format, "anec.corpus", [&](Printer &p) { print(p, corpus); });
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return unreadable ? 2 : cmd == "check" && rejected ? 1 : 0;
+  return corpus.unreadable ? 2 : cmd == "check" && corpus.failed ? 1 : 0;
 }
 
 DimBindings dim_bindings(const std::vector<std::string> &dim_args) {

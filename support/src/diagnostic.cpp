@@ -9,56 +9,65 @@ const char *severity_name(Severity s) {
   return names[static_cast<int>(s)];
 }
 
-std::string diagnostic_text(const Diagnostic &d, bool with_offset) {
-  std::string where = d.object + (d.field.empty() ? "" : (d.object.empty() ? "" : ".") + d.field);
-  std::string out = d.code + " " + severity_name(d.severity);
+void print(Printer &p, const Diagnostic &d, const DiagnosticContext &c) {
+  p.field("code", d.code);
+  p.text(" ");
+  p.field("severity", severity_name(d.severity));
+  std::string where = c.object_shown ? d.field : d.object + (d.field.empty() || d.object.empty() ? "" : ".") + d.field;
   if (!where.empty())
-    out += " " + where;
-  if (with_offset)
-    out += " at " + hex(d.offset);
-  return out + ": " + d.message;
-}
-
-Doc diagnostic_doc(const Diagnostic &d) {
-  Doc out = Doc::table();
-  out.set("code", Doc::string(d.code));
-  out.set("severity", Doc::string(severity_name(d.severity)));
-  out.set("message", Doc::string(d.message));
-  const std::pair<const char *, const std::string *> text[] = {{"object", &d.object},
-                                                               {"field", &d.field},
-                                                               {"value", &d.value},
-                                                               {"limit", &d.limit},
-                                                               {"limit_field", &d.limit_field},
-                                                               {"limit_confidence", &d.confidence},
-                                                               {"fix", &d.fix}};
-  for (auto [key, value] : text)
+    p.text(" " + where);
+  if (c.in_file)
+    p.text(" at " + hex(d.offset));
+  p.text(": ");
+  p.field("message", d.message);
+  if (!d.limit_field.empty())
+    p.text(" [" + d.limit_field + " = " + d.limit + ", " + d.confidence + "]");
+  if (!d.fix.empty())
+    p.text("; fix: " + d.fix);
+  const std::pair<const char *, const std::string *> parts[] = {{"object", &d.object},
+                                                                {"field", &d.field},
+                                                                {"value", &d.value},
+                                                                {"limit", &d.limit},
+                                                                {"limit_field", &d.limit_field},
+                                                                {"limit_confidence", &d.confidence},
+                                                                {"fix", &d.fix}};
+  for (auto [key, value] : parts)
     if (!value->empty())
-      out.set(key, Doc::string(*value));
+      p.data(key, *value);
   if (d.offset)
-    out.set("offset", Doc::integer(int64_t(d.offset), true));
-  return out;
+    p.data("offset", Hex{d.offset});
 }
 
-std::string csv_field(const std::string &s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos)
-    return s;
-  std::string out = "\"";
-  for (char c : s)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+std::string diagnostic_text(const Diagnostic &d, const DiagnosticContext &c) {
+  return printed_text([&](Printer &p) { print(p, d, c); });
 }
 
-std::string diagnostic_csv_header() {
-  return "code,severity,object,field,offset,message,value,limit,limit_field,limit_confidence,fix\n";
+Table diagnostic_table() {
+  return Table{{"code", "severity", "object", "field", "offset", "message", "value", "limit", "limit_field",
+                "limit_confidence", "fix"},
+               {},
+               {}};
 }
 
-std::string diagnostic_csv_row(const Diagnostic &d) {
-  std::string out;
-  for (const std::string &f :
-       {d.code, std::string(severity_name(d.severity)), d.object, d.field, hex(d.offset), d.message, d.value,
-        d.limit, d.limit_field, d.confidence, d.fix})
-    out += (out.empty() ? "" : ",") + csv_field(f);
-  return out + "\n";
+void add_row(Table &t, const Diagnostic &d) {
+  t.rows.push_back({d.code, severity_name(d.severity), d.object, d.field, hex(d.offset), d.message, d.value,
+                    d.limit, d.limit_field, d.confidence, d.fix});
+}
+
+void print(Printer &p, std::span<const Diagnostic> findings, std::string_view key, const DiagnosticContext &c) {
+  if (p.form() == Form::Csv) {
+    Table t = diagnostic_table();
+    for (const Diagnostic &f : findings)
+      add_row(t, f);
+    print(p, t, key);
+    return;
+  }
+  List list(p, key);
+  for (const Diagnostic &f : findings) {
+    Object o(p);
+    print(p, f, c);
+    p.text("\n");
+  }
 }
 
 } // namespace anec

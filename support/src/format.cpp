@@ -1,6 +1,7 @@
 #include "anec/support/format.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 namespace anec {
@@ -9,6 +10,21 @@ std::string hex(uint64_t v, int width) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
   return buf;
+}
+
+std::string fixed(double v, int digits) {
+  char b[400]; // the longest double in fixed notation, with its sign and fraction
+  auto [end, ec] = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, digits);
+  return ec == std::errc() ? std::string(b, end) : std::to_string(v);
+}
+
+std::string csv_field(const std::string &s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos)
+    return s;
+  std::string out = "\"";
+  for (char c : s)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 
 std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset) {

@@ -1,7 +1,9 @@
 #include "anec/support/diagnostic.hpp"
 #include "anec/support/doc.hpp"
+#include "anec/support/document.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 #include "anec/support/plist.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
@@ -392,31 +394,80 @@ TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
   d.value = "14";
   d.limit = "13";
   d.fix = "split the kernel, say \"7 + 7\"";
-  EXPECT_EQ(diagnostic_text(d, false), "ANEC-CHK-001 reject conv 1.kernel_width: kernel width 14, it should be in [1,13]");
+  EXPECT_EQ(diagnostic_text(d, {.in_file = false}),
+            "ANEC-CHK-001 reject conv 1.kernel_width: kernel width 14, it should be in [1,13]; fix: split the "
+            "kernel, say \"7 + 7\"");
+  EXPECT_EQ(diagnostic_text(d, {.object_shown = true, .in_file = false}),
+            "ANEC-CHK-001 reject kernel_width: kernel width 14, it should be in [1,13]; fix: split the kernel, "
+            "say \"7 + 7\"");
   EXPECT_EQ(diagnostic_text(finding_at("ANEC-TD-101", 0x4030, "no block")), "ANEC-TD-101 warn at 0x4030: no block");
-  Doc doc = diagnostic_doc(d);
+  Doc doc = printed_doc([&](Printer &p) { print(p, d); });
   ASSERT_TRUE(doc.find("severity") && doc.find("limit"));
   EXPECT_EQ(doc.find("severity")->as_string(), "reject");
   EXPECT_EQ(doc.find("limit")->as_string(), "13");
   EXPECT_EQ(doc.find("limit_field"), nullptr) << "unset parts are left out";
-  EXPECT_EQ(diagnostic_csv_header().substr(0, 14), "code,severity,");
-  EXPECT_EQ(diagnostic_csv_row(d),
-            "ANEC-CHK-001,reject,conv 1,kernel_width,0x0,\"kernel width 14, it should be in [1,13]\",14,13,,,"
-            "\"split the kernel, say \"\"7 + 7\"\"\"\n");
+  std::vector<Diagnostic> findings = {d};
+  std::string csv = render(Form::Csv, "", [&](Printer &p) { print(p, findings, "findings"); });
+  EXPECT_EQ(csv, "code,severity,object,field,offset,message,value,limit,limit_field,limit_confidence,fix\n"
+                 "ANEC-CHK-001,reject,conv 1,kernel_width,0x0,\"kernel width 14, it should be in [1,13]\",14,13,,,"
+                 "\"split the kernel, say \"\"7 + 7\"\"\"\n");
   EXPECT_EQ(csv_field("a\nb"), "\"a\nb\"");
 }
 
-// The one table printer: aligned text with capped columns, CSV with quoting, a row per object.
+// The one table printer: aligned text with capped columns, CSV with quoting, a row per object;
+// typed cells keep their type in the document form.
 TEST(Table, RendersAsTextCsvAndDocument) {
   Table t{{"target", "class", "note"}, {{"h13", "A13, M1 base", "say \"hi\""}, {"h17s", "A17 Pro-class, the M5 part", ""}}, {0, 10, 0}};
-  EXPECT_EQ(table_text(t), "target  class       note\n"
-                           "h13     A13, M1 b~  say \"hi\"\n"
-                           "h17s    A17 Pro-c~\n");
-  EXPECT_EQ(table_csv(t), "target,class,note\n"
-                          "h13,\"A13, M1 base\",\"say \"\"hi\"\"\"\n"
-                          "h17s,\"A17 Pro-class, the M5 part\",\n");
-  Doc d = table_doc(t);
+  auto table = [&](Printer &p) { print(p, t); };
+  EXPECT_EQ(render(Form::Text, "", table), "target  class       note\n"
+                                            "h13     A13, M1 b~  say \"hi\"\n"
+                                            "h17s    A17 Pro-c~\n");
+  EXPECT_EQ(render(Form::Csv, "", table), "target,class,note\n"
+                                           "h13,\"A13, M1 base\",\"say \"\"hi\"\"\"\n"
+                                           "h17s,\"A17 Pro-class, the M5 part\",\n");
+  Doc d = printed_doc(table);
   ASSERT_EQ(d.items().size(), 2u);
   ASSERT_NE(d.items()[1].find("class"), nullptr);
   EXPECT_EQ(d.items()[1].find("class")->as_string(), "A17 Pro-class, the M5 part");
+  Table typed{{"target", "latency_us"}, {}, {}};
+  typed.add({"h13", {"unknown", Doc()}});
+  typed.add({"h16", {"110.0", Doc::number(110)}});
+  EXPECT_EQ(render(Form::Text, "", [&](Printer &p) { print(p, typed); }), "target  latency_us\nh13     unknown\nh16     110.0\n");
+  Doc rows = printed_doc([&](Printer &p) { print(p, typed); });
+  ASSERT_EQ(rows.items().size(), 2u);
+  ASSERT_NE(rows.items()[0].find("latency_us"), nullptr);
+  EXPECT_TRUE(rows.items()[0].find("latency_us")->is(Doc::Kind::Null));
+  EXPECT_TRUE(rows.items()[1].find("latency_us")->is(Doc::Kind::Float));
+}
+
+// The printer renders each value one way for every document: hex as 0x... in text and a number in a
+// document, a named value as its name in text and its name and raw value in a document; text words
+// stay out of the document, data() out of the text; scopes nest.
+TEST(Printer, OneDescriptionTwoForms) {
+  auto doc = [](Printer &p) {
+    p.text("state ");
+    p.field("name", "image");
+    p.text(" ");
+    p.field("direction", Named{"input", 1});
+    p.text(" at ");
+    p.field("vmaddr", Hex{0x30004000, 8});
+    p.data("bytes", 4096);
+    p.text("\n");
+    List l(p, "dims");
+    for (int v : {1, 3}) {
+      p.text(" ");
+      p.item(v);
+    }
+  };
+  EXPECT_EQ(printed_text(doc), "state image input at 0x30004000\n 1 3");
+  Doc d = printed_doc(doc);
+  ASSERT_TRUE(d.find("vmaddr") && d.find("direction") && d.find("direction_value") && d.find("dims"));
+  EXPECT_EQ(d.find("vmaddr")->as_int(), 0x30004000);
+  EXPECT_TRUE(d.find("vmaddr")->hex);
+  EXPECT_EQ(d.find("direction")->as_string(), "input");
+  EXPECT_EQ(d.find("direction_value")->as_int(), 1);
+  EXPECT_EQ(d.find("bytes")->as_int(), 4096);
+  EXPECT_EQ(d.find("dims")->items().size(), 2u);
+  EXPECT_EQ(anec::test::code_of([] { printed_doc([](Printer &p) { p.end(); }); }), "ANEC-INTERNAL");
+  EXPECT_EQ(anec::test::code_of([] { printed_doc([](Printer &p) { p.begin_object("x"); }); }), "ANEC-INTERNAL");
 }

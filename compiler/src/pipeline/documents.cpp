@@ -22,7 +22,7 @@ Doc check_doc(const CheckResult &r) {
   d.set("ops", std::move(ops));
   Doc fs = Doc::array();
   for (const Finding &f : r.findings)
-    fs.push(diagnostic_doc(f));
+    fs.push(printed_doc([&](Printer &p) { print(p, f); }));
   d.set("findings", std::move(fs));
   return d;
 }
@@ -141,7 +141,7 @@ Doc place_doc(const Graph &g, const Placement &p) {
     x.set("verdict", Doc::string(verdict_name(o.verdict)));
     Doc reasons = Doc::array();
     for (const Finding *f : o.reasons)
-      reasons.push(diagnostic_doc(*f));
+      reasons.push(printed_doc([&](Printer &p) { print(p, *f); }));
     x.set("reasons", std::move(reasons));
     ops.push(std::move(x));
   }

@@ -52,16 +52,27 @@ template <typename Work> void spread_over_cores(size_t n, Work &&work) {
     t.join();
 }
 
-// The JSON summary of a run over many files: how many, how many failed (under `failed_key`: a
-// reject, a finding), how many could not be read, and the per-file rows.
-inline Doc corpus_doc(size_t files, const char *failed_key, size_t failed, size_t unreadable,
-                      const Table &rows) {
-  Doc d = Doc::table();
-  d.set("files", Doc::integer(int64_t(files)));
-  d.set(failed_key, Doc::integer(int64_t(failed)));
-  d.set("unreadable", Doc::integer(int64_t(unreadable)));
-  d.set("rows", table_doc(rows));
-  return d;
+// A run over many files: a row per file, how many failed (a reject, a finding) and how many could
+// not be read.
+struct Corpus {
+  Table rows;                                 // a row per file (or several: one per target)
+  size_t files = 0, failed = 0, unreadable = 0;
+  const char *failed_key;  // the document's name for the failed count ("rejected", "failed")
+  const char *passed_text; // the text summary's words for the others ("without a reject")
+  const char *failed_text; // and for the failed ("with one")
+};
+
+// The text form: the rows, then "N file(s): P without a reject, F with one, U unreadable". The
+// document form: files, the failed count, unreadable and the rows. The CSV form: the rows.
+inline void print(Printer &p, const Corpus &c) {
+  size_t files = c.files;
+  p.data("files", files);
+  p.data(c.failed_key, c.failed);
+  p.data("unreadable", c.unreadable);
+  print(p, c.rows, "rows");
+  p.text(std::to_string(files) + " file(s): " + std::to_string(files - c.failed - c.unreadable) + " " +
+         c.passed_text + ", " + std::to_string(c.failed) + " " + c.failed_text + ", " +
+         std::to_string(c.unreadable) + " unreadable\n");
 }
 
 } // namespace anec

@@ -4,9 +4,11 @@
 // from, and what to change. One printer renders it as a text line, a document (JSON/TOML) or a CSV
 // row, so every tool reports findings the same way.
 #pragma once
-#include "anec/support/doc.hpp"
+#include "anec/support/printer.hpp"
+#include "anec/support/table.hpp"
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace anec {
@@ -48,14 +50,25 @@ inline Diagnostic finding_about(std::string code, std::string object, std::strin
   return d;
 }
 
-// "CODE severity object.field at 0xOFFSET: message" with the parts that are set.
-std::string diagnostic_text(const Diagnostic &d, bool with_offset = true);
-// Every set member, keyed by its name (severity by name).
-Doc diagnostic_doc(const Diagnostic &d);
-// CSV: the header line and one row per diagnostic, fields quoted and escaped (RFC 4180).
-std::string diagnostic_csv_header();
-std::string diagnostic_csv_row(const Diagnostic &d);
-// One CSV field: quoted when it holds a comma, quote, CR or LF, quotes doubled.
-std::string csv_field(const std::string &s);
+// What the reader of a diagnostic has already: the object (findings listed under it), and whether
+// the diagnostic is about a place in a file (its offset is shown).
+struct DiagnosticContext {
+  bool object_shown = false;
+  bool in_file = true;
+};
+
+// The text form: "CODE severity object.field at 0xOFFSET: message [limit_field = limit, confidence];
+// fix: FIX" with the parts that are set (the object unless shown, the offset of a diagnostic in a
+// file). The document form: every set member, keyed by its name (severity by name).
+void print(Printer &p, const Diagnostic &d, const DiagnosticContext &c = {});
+std::string diagnostic_text(const Diagnostic &d, const DiagnosticContext &c = {});
+
+// Findings as a table (a CSV row each): every part a column, unset ones empty.
+Table diagnostic_table();
+void add_row(Table &t, const Diagnostic &d);
+
+// Findings: a line each, a list (under `key`) of their documents, or in the CSV form their table.
+void print(Printer &p, std::span<const Diagnostic> findings, std::string_view key,
+           const DiagnosticContext &c = {});
 
 } // namespace anec

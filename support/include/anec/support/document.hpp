@@ -5,6 +5,8 @@
 #include "anec/support/doc.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/printer.hpp"
+#include "anec/support/toml.hpp"
 
 #include <string>
 #include <string_view>
@@ -91,6 +93,32 @@ inline std::string json_list_document(std::string_view schema, const char *key, 
   Doc body = Doc::table(1);
   body.append(key, std::move(items));
   return json_document(schema, std::move(body));
+}
+
+// What `print` prints, in the form a tool's --format names; the JSON form is the document `schema`.
+inline void render(Form form, std::string_view schema, const PrintFn &print, TextOut &out) {
+  if (form == Form::Text) {
+    TextPrinter p(out);
+    print(p);
+  } else if (form == Form::Csv) {
+    CsvPrinter p(out);
+    print(p);
+  } else if (form == Form::Json) {
+    out << json_document(schema, printed_doc(print));
+  } else {
+    out << toml::write(printed_doc(print));
+  }
+}
+inline std::string render(Form form, std::string_view schema, const PrintFn &print) {
+  std::string out;
+  {
+    TextOut text(out);
+    render(form, schema, print, text);
+  }
+  return out;
+}
+inline std::string render(std::string_view form, std::string_view schema, const PrintFn &print) {
+  return render(form_named(form), schema, print);
 }
 
 } // namespace anec

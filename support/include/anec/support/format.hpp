@@ -11,6 +11,12 @@ namespace anec {
 // "0x1f" ("0x001f" with width 4).
 std::string hex(uint64_t v, int width = 0);
 
+// One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled.
+std::string csv_field(const std::string &s);
+
+// Fixed-point text with `digits` after the point, as printf's "%.*f" writes it, without the locale.
+std::string fixed(double v, int digits = 1);
+
 // Bytes as hex rows of 16, each led by its offset ("0x4000: 00 00 47 00 ..."), for a part whose
 // layout is unknown.
 std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset);
