@@ -20,7 +20,6 @@
 #include "desc_html.hpp"
 #include "tool_main.hpp"
 
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -28,48 +27,9 @@
 #include <optional>
 #include <set>
 
-namespace po = boost::program_options;
 using namespace anec;
 
 namespace {
-
-const tools::Command kCommands[] = {
-    {"dump", "FILE [--format text|json|html] [--td N] [--generation N]",
-     R"(`dump` decodes a task-descriptor program, its container detected from its bytes: an hwx
-container (magic 0xbeefface: load commands, segments, tensor names, the program state's buffer
-slots, tensor states, banner, symbols, __text relocations resolved to the registers they patch, then
-the descriptor chain in __text), an anec container (the Linux driver's header, 0x800 or 0x1000
-bytes, then the chain and kernel data), or a raw chain (descriptors back to back, the last marked
-EON, then kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register
-streams are printed, each register word with its raw value and decoded fields; unknown registers
-and set reserved bits are reported. --td N prints descriptor N only. --format html writes one
-self-contained page: the JSON dump's tree beside a hex view of the file, a selected node's bytes
-highlighted, a selected byte's nodes opened (#sel=NODE-ID or #byte=OFFSET in the address selects as
-a click does).
-)"},
-    {"encode", "DUMP.json -o FILE",
-     R"(`encode` rebuilds the file from a full JSON dump, packing each register word from its fields
-(edit a value to patch the program).
-)"},
-    {"audit", "FILE... [--generation N] [--format text|json|csv]",
-     R"(`audit` runs the named checks (EON, TIDs, NextPointer, relocation targets, kernel bounds,
-program state, buffer slots, strides, anec header sizes) and exits 1 on findings; given several
-FILEs or a directory (its .bin, .hwx and .anec files), it spreads them over the cores and prints
-their findings, one row per file and one summary (exit 2 if a file could not be read, else 1 if any
-has a finding).
-)"},
-    {"explain", "FILE OFFSET [--generation N]", "`explain` says what lies at a byte offset of FILE.\n"},
-    {"convert", "FILE.hwx -o FILE.anec [--header-bytes 0x800|0x1000]",
-     "`convert` writes an hwx as the anec container the Linux driver loads.\n"},
-};
-
-const tools::ToolTable kTool{
-    "anec-desc", kCommands,
-    R"(Decodes, encodes, audits and converts task-descriptor programs. The register database is
-chosen by --generation N, else for an hwx by its cpusubtype through the target tables, else
-generation 7 (H13).
-)",
-    "Exit codes: 0 success, 1 audit findings, 2 bad input.\n"};
 
 // A program file read as an hwx container (by its magic), an anec container (by its header) or
 // else as a raw chain (anec/descriptors/program.hpp), mapped: a 48 MB chain is not copied.
@@ -93,33 +53,20 @@ Program load(Databases &databases, const std::string &file, int generation, RawC
   return {desc::read_program(databases, bytes, generation, raw, warn), std::move(input)};
 }
 
-// A numeric option given as text (po::value<int> takes "-1" and a negative --td used to mean
+// A numeric option given as text (an int option took "-1" and a negative --td used to mean
 // "every descriptor"): -1 when absent, else a whole number up to `max` (ANEC-CLI-002).
 int option_number(const std::string &text, uint64_t max, const char *what) {
   return text.empty() ? -1 : int(parse_uint(text, 0, max, what));
 }
 constexpr uint64_t kMaxGeneration = 255, kMaxTd = 1u << 24;
 
-po::variables_map parse(const std::vector<std::string> &args, po::options_description &o, const char *positional, int n) {
-  po::positional_options_description p;
-  p.add(positional, n);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
-  return vm;
-}
-
-int dump(const std::filesystem::path &tables, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string file, format = "text", td_text, generation_text;
-  o.add_options()("file", po::value(&file))("format", po::value(&format))("td", po::value(&td_text))(
-      "generation", po::value(&generation_text));
-  parse(args, o, "file", 1);
-  int td = option_number(td_text, kMaxTd, "--td");
-  int generation = option_number(generation_text, kMaxGeneration, "--generation");
-  if (file.empty()) throw Error("ANEC-CLI-001", "dump needs a FILE");
-  if (format != "text" && format != "json" && format != "html")
-    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, html");
+int dump(const std::filesystem::path &tables, const tools::Args &args) {
+  const std::string &format = args.value("format");
+  int td = option_number(args.value("td"), kMaxTd, "--td");
+  int generation = option_number(args.value("generation"), kMaxGeneration, "--generation");
+  if (args.positional().empty())
+    throw Error("ANEC-CLI-001", "dump needs a FILE");
+  const std::string &file = args.positional()[0];
   Databases databases = databases_of(tables);
   Program p = load(databases, file, generation);
   const desc::TdSchema &schema = *p.schema;
@@ -217,31 +164,21 @@ int audit_many(Databases &databases, const std::vector<std::filesystem::path> &f
   return corpus.unreadable ? 2 : corpus.failed ? 1 : 0;
 }
 
-int audit(const std::filesystem::path &tables, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::vector<std::string> files;
-  std::string generation_text, format = "text";
-  o.add_options()("file", po::value(&files))("generation", po::value(&generation_text))("format",
-                                                                                        po::value(&format));
-  parse(args, o, "file", -1);
-  int generation = option_number(generation_text, kMaxGeneration, "--generation");
+int audit(const std::filesystem::path &tables, const tools::Args &args) {
+  const std::vector<std::string> &files = args.positional();
+  const std::string &format = args.value("format");
+  int generation = option_number(args.value("generation"), kMaxGeneration, "--generation");
   if (files.empty())
     throw Error("ANEC-CLI-001", "audit needs a FILE");
-  if (format != "text" && format != "json" && format != "csv")
-    throw Error("ANEC-CLI-002", "--format '" + excerpt(format) + "' (expected text, json or csv)");
   Databases databases = databases_of(tables);
   if (files.size() == 1 && !std::filesystem::is_directory(files[0]))
     return audit_one(databases, files[0], generation, format);
   return audit_many(databases, input_files(files, {".bin", ".hwx", ".anec"}), generation, format);
 }
 
-int explain(const std::filesystem::path &tables, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::vector<std::string> pos;
-  std::string generation_text;
-  o.add_options()("pos", po::value(&pos))("generation", po::value(&generation_text));
-  parse(args, o, "pos", 2);
-  int generation = option_number(generation_text, kMaxGeneration, "--generation");
+int explain(const std::filesystem::path &tables, const tools::Args &args) {
+  const std::vector<std::string> &pos = args.positional();
+  int generation = option_number(args.value("generation"), kMaxGeneration, "--generation");
   if (pos.size() != 2) throw Error("ANEC-CLI-001", "explain needs FILE and OFFSET");
   // Strict: stoull read "-1" as 2^64-1 and a leading 0 as octal.
   uint64_t offset = parse_uint(pos[1], 0, UINT64_MAX, "OFFSET");
@@ -257,14 +194,11 @@ int explain(const std::filesystem::path &tables, const std::vector<std::string> 
   return 0;
 }
 
-int convert(const std::filesystem::path &tables, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string file, out, header = "0x1000";
-  o.add_options()("file", po::value(&file))("output,o", po::value(&out))("header-bytes", po::value(&header));
-  parse(args, o, "file", 1);
-  if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "convert needs FILE.hwx and -o FILE.anec");
-  if (header != "0x800" && header != "0x1000" && header != "2048" && header != "4096")
-    throw Error("ANEC-CLI-002", "--header-bytes " + header + " is not 0x800 or 0x1000");
+int convert(const std::filesystem::path &tables, const tools::Args &args) {
+  const std::string &out = args.value("output"), &header = args.value("header-bytes");
+  if (args.positional().empty() || out.empty())
+    throw Error("ANEC-CLI-001", "convert needs FILE.hwx and -o FILE.anec");
+  const std::string &file = args.positional()[0];
   Databases databases = databases_of(tables);
   Program p = load(databases, file, -1);
   if (!p.hwx) throw Error("ANEC-CONV-001", file + " is not an hwx container");
@@ -274,38 +208,98 @@ int convert(const std::filesystem::path &tables, const std::vector<std::string> 
   return 0;
 }
 
-int encode(const std::filesystem::path &tables, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string file, out;
-  o.add_options()("file", po::value(&file))("output,o", po::value(&out));
-  po::positional_options_description p;
-  p.add("file", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
-  if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs DUMP.json and -o FILE");
+int encode(const std::filesystem::path &tables, const tools::Args &args) {
+  const std::string &out = args.value("output");
+  if (args.positional().empty() || out.empty())
+    throw Error("ANEC-CLI-001", "encode needs DUMP.json and -o FILE");
+  const std::string &file = args.positional()[0];
   auto bytes = desc::encode_program(tables, json::parse(read_text_file(file), file), file);
   write_output(out, bytes);
   std::fprintf(stderr, "encode: %zu bytes written to %s\n", bytes.size(), out.c_str());
   return 0;
 }
 
+using tools::Completion;
+using tools::Option;
+using tools::Positional;
+
+const Option kGeneration{
+    .name = "generation", .value = "N", .help = "the register database's generation (7 is H13), 0 to 255"};
+const Option kOutput{.name = "output",
+                     .short_name = 'o',
+                     .value = "FILE",
+                     .required = true,
+                     .completes = Completion::files,
+                     .help = "the file written"};
+
+const Positional kFile[] = {{.name = "FILE"}};
+const Positional kDump[] = {{.name = "DUMP.json"}};
+const Positional kFiles[] = {{.name = "FILE", .max = -1}};
+const Positional kFileOffset[] = {{.name = "FILE"}, {.name = "OFFSET", .completes = Completion::none}};
+const Positional kHwx[] = {{.name = "FILE.hwx"}};
+
+const Option kDumpOptions[] = {
+    {.name = "format", .choices = "text|json|html", .fallback = "text", .help = "the output format"},
+    {.name = "td", .value = "N", .help = "print descriptor N only"},
+    kGeneration};
+const Option kEncodeOptions[] = {kOutput};
+const Option kAuditOptions[] = {kGeneration, tools::kFormatTextJsonCsv};
+const Option kExplainOptions[] = {kGeneration};
+const Option kConvertOptions[] = {{.name = "output",
+                                   .short_name = 'o',
+                                   .value = "FILE.anec",
+                                   .required = true,
+                                   .completes = Completion::files,
+                                   .help = "the anec container written"},
+                                  {.name = "header-bytes",
+                                   .choices = "0x800|0x1000|2048|4096",
+                                   .fallback = "0x1000",
+                                   .help = "the size of the anec header"}};
+
+const tools::Command kCommands[] = {
+    {"dump", kFile, kDumpOptions,
+     R"(`dump` decodes a task-descriptor program, its container detected from its bytes: an hwx
+container (magic 0xbeefface: load commands, segments, tensor names, the program state's buffer
+slots, tensor states, banner, symbols, __text relocations resolved to the registers they patch, then
+the descriptor chain in __text), an anec container (the Linux driver's header, 0x800 or 0x1000
+bytes, then the chain and kernel data), or a raw chain (descriptors back to back, the last marked
+EON, then kernel data: the H13 layout of the eiln kernels). Every descriptor's header and register
+streams are printed, each register word with its raw value and decoded fields; unknown registers
+and set reserved bits are reported. --td N prints descriptor N only. --format html writes one
+self-contained page: the JSON dump's tree beside a hex view of the file, a selected node's bytes
+highlighted, a selected byte's nodes opened (#sel=NODE-ID or #byte=OFFSET in the address selects as
+a click does).
+)",
+     dump},
+    {"encode", kDump, kEncodeOptions,
+     R"(`encode` rebuilds the file from a full JSON dump, packing each register word from its fields
+(edit a value to patch the program).
+)",
+     encode},
+    {"audit", kFiles, kAuditOptions,
+     R"(`audit` runs the named checks (EON, TIDs, NextPointer, relocation targets, kernel bounds,
+program state, buffer slots, strides, anec header sizes) and exits 1 on findings; given several
+FILEs or a directory (its .bin, .hwx and .anec files), it spreads them over the cores and prints
+their findings, one row per file and one summary (exit 2 if a file could not be read, else 1 if any
+has a finding).
+)",
+     audit},
+    {"explain", kFileOffset, kExplainOptions, "`explain` says what lies at a byte offset of FILE.\n",
+     explain},
+    {"convert", kHwx, kConvertOptions,
+     "`convert` writes an hwx as the anec container the Linux driver loads.\n", convert},
+};
+
+const tools::ToolTable kTool{
+    "anec-desc", kCommands,
+    R"(Decodes, encodes, audits and converts task-descriptor programs. The register database is
+chosen by --generation N, else for an hwx by its cpusubtype through the target tables, else
+generation 7 (H13).
+)",
+    "Exit codes: 0 success, 1 audit findings, 2 bad input.\n"};
+
 } // namespace
 
 int main(int argc, char **argv) {
-  return anec::tools::tool_main(
-      kTool, argc, argv,
-      [](const std::string &cmd, const std::filesystem::path &tables, std::vector<std::string> &args) -> int {
-        if (cmd == "dump")
-          return dump(tables, args);
-        if (cmd == "encode")
-          return encode(tables, args);
-        if (cmd == "audit")
-          return audit(tables, args);
-        if (cmd == "explain")
-          return explain(tables, args);
-        if (cmd == "convert")
-          return convert(tables, args);
-        throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-desc --help)");
-      });
+  return anec::tools::tool_main(kTool, argc, argv);
 }

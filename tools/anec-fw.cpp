@@ -18,77 +18,14 @@
 #include "tool_main.hpp"
 
 #include <algorithm>
-#include <boost/program_options.hpp>
 #include <cstdio>
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using namespace anec;
 
 namespace {
 
-const tools::Command kCommands[] = {
-    {"commands", "[--format text|json|csv]", "`commands` lists the commands the wire table knows.\n"},
-    {"encode", "CMD.toml|CMD.json -o FILE", "`encode` writes a command described in TOML or JSON.\n"},
-    {"decode", "FILE [--format text|json]", "`decode` prints one command.\n"},
-    {"validate", "FILE... [--stream] [--channel ring|exeloop] [--format text|json]",
-     R"(`validate` applies every check — length, magic, checksum, padding, known id, direction,
-priority band, program/process/procedure ranges, body size, field limits, events, chained buffers,
-and on the exeloop channel the accepted ids — each with its reason code and the firmware's
-disposition (reject with a status, drop, fault and reset, warn); `validate --stream` walks a
-capture of commands laid back to back (a ring dump), framing each by its header's size, and prints
-one summary: messages, accepted, per-disposition counts, granules that could not be framed (the walk
-resumes at the next granule), and the first findings. `validate` with several FILEs or a directory
-(its .bin files) spreads them over the cores and prints one row per file (messages, accepted,
-per-disposition counts, unframed granules, the first finding or why the file could not be read) and
-one summary; exit 2 if a file is unreadable, else 1 if one has a finding.
-)"},
-    {"package build", "SPEC.toml|SPEC.json|FILE.hwx -o FILE",
-     R"(`package build` builds a program container (ANEH -> ANEP -> ANES,
-docs/firmware-container.md) from a description or from an hwx program.
-)"},
-    {"package read", "FILE", "`package read` prints a program container.\n"},
-    {"package audit", "FILE",
-     R"(`package audit` audits a program container as the firmware does at load (section bounds,
-overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR indices, the
-task-descriptor chain of text sections).
-)"},
-    {"tables", "IMAGE [-o FILE] [--format toml|json]",
-     R"(`tables` recovers the command-name string table, the {name, id} wire-enum array and the
-register-init blocks from a firmware Mach-O, bare or in an IM4P of type `anef`.
-)"},
-    {"im4p wrap", "PAYLOAD -o FILE [--type anef] [--description TEXT]", "`im4p wrap` wraps a payload.\n"},
-    {"im4p unwrap", "FILE -o PAYLOAD", "`im4p unwrap` takes the payload out of an IM4P.\n"},
-    {"simulate", "SCRIPT.toml|SCRIPT.json [--format text|json]",
-     R"(`simulate` replays a timed script of commands and faults through the execution-loop model
-(docs/firmware-simulation.md).
-)"},
-};
-
-const tools::ToolTable kTool{
-    "anec-fw", kCommands,
-    R"(Host-to-firmware commands (docs/firmware-wire.md): the 24-byte header (id, size, priority,
-programId, processId, procedureId), the body laid out as tables/schema/firmware/commands.toml
-gives, the envelope (magic word, CRC-32) and zero padding to the 16-byte granule.
-)",
-    "Exit codes: 0 accepted, 1 a check fired, 2 bad input.\n"};
-
 fw::CommandTable table(const fs::path &tables) { return fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml"); }
-
-po::variables_map parse(const std::vector<std::string> &args, po::options_description &o, int files = 1) {
-  po::positional_options_description p;
-  p.add("file", files);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
-  return vm;
-}
-
-void check_format(const std::string &f, std::initializer_list<const char *> ok) {
-  for (const char *x : ok)
-    if (f == x) return;
-  throw Error("ANEC-CLI-002", "--format " + f + " is not supported here");
-}
 
 std::string command_text(const fw::Command &c, const fw::CommandTable &t) {
   const fw::CommandSpec *spec = t.by_id(c.id);
@@ -142,24 +79,19 @@ void print_commands(Printer &p, const fw::CommandTable &t) {
   }
 }
 
-int commands(const fs::path &tables, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string format = "text";
-  o.add_options()("format", po::value(&format));
-  parse(args, o);
-  check_format(format, {"text", "json", "csv"});
+int commands(const fs::path &tables, const tools::Args &args) {
+  const std::string &format = args.value("format");
   fw::CommandTable t = table(tables);
   std::string out = render(format, "anec-fw.commands", [&](Printer &p) { print_commands(p, t); });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
 
-int encode(const fs::path &tables, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string file, out;
-  o.add_options()("file", po::value(&file))("output,o", po::value(&out));
-  parse(args, o);
-  if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs CMD.toml|CMD.json and -o FILE");
+int encode(const fs::path &tables, const tools::Args &args) {
+  const std::string &out = args.value("output");
+  if (args.positional().empty() || out.empty())
+    throw Error("ANEC-CLI-001", "encode needs CMD.toml|CMD.json and -o FILE");
+  const std::string &file = args.positional()[0];
   fw::CommandTable t = table(tables);
   Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
   d = document_body(std::move(d), "anec-fw.command", file);
@@ -296,18 +228,12 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
   return corpus.unreadable ? 2 : corpus.failed ? 1 : 0;
 }
 
-int decode_or_validate(const fs::path &tables, const std::vector<std::string> &args, bool verdict) {
-  po::options_description o;
-  std::vector<std::string> files;
-  std::string format = "text", channel = "ring";
-  bool stream = false;
-  o.add_options()("file", po::value(&files))("format", po::value(&format))("channel", po::value(&channel));
-  if (verdict) o.add_options()("stream", po::bool_switch(&stream));
-  parse(args, o, verdict ? -1 : 1);
+int decode_or_validate(const fs::path &tables, const tools::Args &args, bool verdict) {
+  const std::vector<std::string> &files = args.positional();
+  const std::string &format = args.value("format"), &channel = args.value("channel");
+  bool stream = verdict && args.given("stream");
   if (files.empty())
     throw Error("ANEC-CLI-001", std::string(verdict ? "validate" : "decode") + " needs FILE");
-  check_format(format, {"text", "json"});
-  if (channel != "ring" && channel != "exeloop") throw Error("ANEC-CLI-002", "--channel " + channel + " is not ring or exeloop");
   fw::CommandTable t = table(tables);
   fw::Channel on = channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring;
   const std::string &file = files.front();
@@ -336,17 +262,14 @@ int decode_or_validate(const fs::path &tables, const std::vector<std::string> &a
   return verdict ? command_outcome(v) : 0;
 }
 
-int package(const fs::path &tables, std::vector<std::string> args) {
-  if (args.empty()) throw Error("ANEC-CLI-001", "package needs build, read or audit");
-  std::string sub = args[0];
-  args.erase(args.begin());
-  po::options_description o;
-  std::string file, out;
-  o.add_options()("file", po::value(&file))("output,o", po::value(&out));
-  parse(args, o);
-  if (file.empty()) throw Error("ANEC-CLI-001", "package " + sub + " needs FILE");
+int package(const fs::path &tables, const tools::Args &args) {
+  std::string sub(args.command().substr(args.command().find(' ') + 1));
+  if (args.positional().empty())
+    throw Error("ANEC-CLI-001", "package " + sub + " needs FILE");
+  const std::string &file = args.positional()[0];
   auto schema = desc::TdSchema::load(tables / "schema" / "td" / "gen7.toml");
   if (sub == "build") {
+    const std::string &out = args.value("output");
     if (out.empty()) throw Error("ANEC-CLI-001", "package build needs -o FILE");
     fs::path in(file);
     fw::Package p = in.extension() == ".hwx"    ? fw::package_from_hwx(read_file(in, 256ull << 20), schema)
@@ -381,13 +304,11 @@ int package(const fs::path &tables, std::vector<std::string> args) {
   throw Error("ANEC-CLI-001", "package " + sub + " is not build, read or audit");
 }
 
-int tables_cmd(const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string file, out, format = "toml";
-  o.add_options()("file", po::value(&file))("output,o", po::value(&out))("format", po::value(&format));
-  parse(args, o);
-  if (file.empty()) throw Error("ANEC-CLI-001", "tables needs IMAGE");
-  check_format(format, {"toml", "json"});
+int tables_cmd(const tools::Args &args) {
+  const std::string &out = args.value("output"), &format = args.value("format");
+  if (args.positional().empty())
+    throw Error("ANEC-CLI-001", "tables needs IMAGE");
+  const std::string &file = args.positional()[0];
   Doc d = fw::tables_doc(fw::extract_tables(InputFile::open(file, 1ull << 30).bytes(), file));
   std::string text = format == "json" ? json_document("anec-fw.tables", std::move(d)) : toml::write(d);
   if (out.empty()) std::fwrite(text.data(), 1, text.size(), stdout);
@@ -395,16 +316,14 @@ int tables_cmd(const std::vector<std::string> &args) {
   return 0;
 }
 
-int im4p_cmd(std::vector<std::string> args) {
-  if (args.empty()) throw Error("ANEC-CLI-001", "im4p needs wrap or unwrap");
-  std::string sub = args[0];
-  args.erase(args.begin());
-  po::options_description o;
-  std::string file, out, type = "anef", description = "ANE firmware";
-  o.add_options()("file", po::value(&file))("output,o", po::value(&out))("type", po::value(&type))("description", po::value(&description));
-  parse(args, o);
-  if (file.empty() || out.empty()) throw Error("ANEC-CLI-001", "im4p " + sub + " needs FILE and -o FILE");
+int im4p_cmd(const tools::Args &args) {
+  std::string sub(args.command().substr(args.command().find(' ') + 1));
+  const std::string &out = args.value("output");
+  if (args.positional().empty() || out.empty())
+    throw Error("ANEC-CLI-001", "im4p " + sub + " needs FILE and -o FILE");
+  const std::string &file = args.positional()[0];
   if (sub == "wrap") {
+    const std::string &type = args.value("type"), &description = args.value("description");
     if (type.size() != 4) throw Error("ANEC-CLI-002", "--type " + type + " is not a four-character type");
     write_output(out, fw::write_im4p({type, description, read_file(file, 1ull << 30)}));
   } else if (sub == "unwrap") {
@@ -415,13 +334,11 @@ int im4p_cmd(std::vector<std::string> args) {
   return 0;
 }
 
-int simulate_cmd(const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string file, format = "text";
-  o.add_options()("file", po::value(&file))("format", po::value(&format));
-  parse(args, o);
-  if (file.empty()) throw Error("ANEC-CLI-001", "simulate needs SCRIPT");
-  check_format(format, {"text", "json"});
+int simulate_cmd(const tools::Args &args) {
+  const std::string &format = args.value("format");
+  if (args.positional().empty())
+    throw Error("ANEC-CLI-001", "simulate needs SCRIPT");
+  const std::string &file = args.positional()[0];
   Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
   auto [config, events] = fw::script_from_doc(d, file);
   fw::SimResult r = fw::simulate(config, events);
@@ -430,28 +347,113 @@ int simulate_cmd(const std::vector<std::string> &args) {
   return 0;
 }
 
+using tools::Completion;
+using tools::kFormatTextJson;
+using tools::Option;
+using tools::Positional;
+
+const Option kChannel{.name = "channel",
+                      .choices = "ring|exeloop",
+                      .fallback = "ring",
+                      .help = "the channel the commands arrive on"};
+
+const Positional kFile[] = {{.name = "FILE"}};
+const Positional kFiles[] = {{.name = "FILE", .max = -1}};
+const Positional kCmd[] = {{.name = "CMD.toml|CMD.json"}};
+const Positional kSpec[] = {{.name = "SPEC.toml|SPEC.json|FILE.hwx"}};
+const Positional kImage[] = {{.name = "IMAGE"}};
+const Positional kPayload[] = {{.name = "PAYLOAD"}};
+const Positional kScript[] = {{.name = "SCRIPT.toml|SCRIPT.json"}};
+
+const Option kCommandsOptions[] = {tools::kFormatTextJsonCsv};
+const Option kOutputOptions[] = {{.name = "output",
+                                  .short_name = 'o',
+                                  .value = "FILE",
+                                  .required = true,
+                                  .completes = Completion::files,
+                                  .help = "the file written"}};
+const Option kDecodeOptions[] = {kFormatTextJson, kChannel};
+const Option kValidateOptions[] = {
+    {.name = "stream", .help = "FILE is a capture of commands back to back: one summary"},
+    kChannel,
+    kFormatTextJson};
+const Option kTablesOptions[] = {
+    {.name = "output",
+     .short_name = 'o',
+     .value = "FILE",
+     .completes = Completion::files,
+     .help = "the file written (default: standard output)"},
+    {.name = "format", .choices = "toml|json", .fallback = "toml", .help = "the output format"}};
+const Option kWrapOptions[] = {
+    kOutputOptions[0],
+    {.name = "type", .value = "TYPE", .fallback = "anef", .help = "the IM4P's four-character type"},
+    {.name = "description", .value = "TEXT", .fallback = "ANE firmware", .help = "the IM4P's description"}};
+const Option kUnwrapOptions[] = {{.name = "output",
+                                  .short_name = 'o',
+                                  .value = "PAYLOAD",
+                                  .required = true,
+                                  .completes = Completion::files,
+                                  .help = "the payload written"}};
+const Option kSimulateOptions[] = {kFormatTextJson};
+
+const tools::Command kCommands[] = {
+    {"commands", {}, kCommandsOptions, "`commands` lists the commands the wire table knows.\n", commands},
+    {"encode", kCmd, kOutputOptions, "`encode` writes a command described in TOML or JSON.\n", encode},
+    {"decode", kFile, kDecodeOptions, "`decode` prints one command.\n",
+     [](const fs::path &t, const tools::Args &a) { return decode_or_validate(t, a, false); }},
+    {"validate", kFiles, kValidateOptions,
+     R"(`validate` applies every check — length, magic, checksum, padding, known id, direction,
+priority band, program/process/procedure ranges, body size, field limits, events, chained buffers,
+and on the exeloop channel the accepted ids — each with its reason code and the firmware's
+disposition (reject with a status, drop, fault and reset, warn); `validate --stream` walks a
+capture of commands laid back to back (a ring dump), framing each by its header's size, and prints
+one summary: messages, accepted, per-disposition counts, granules that could not be framed (the walk
+resumes at the next granule), and the first findings. `validate` with several FILEs or a directory
+(its .bin files) spreads them over the cores and prints one row per file (messages, accepted,
+per-disposition counts, unframed granules, the first finding or why the file could not be read) and
+one summary; exit 2 if a file is unreadable, else 1 if one has a finding.
+)",
+     [](const fs::path &t, const tools::Args &a) { return decode_or_validate(t, a, true); }},
+    {"package build", kSpec, kOutputOptions,
+     R"(`package build` builds a program container (ANEH -> ANEP -> ANES,
+docs/firmware-container.md) from a description or from an hwx program.
+)",
+     package},
+    {"package read", kFile, {}, "`package read` prints a program container.\n", package},
+    {"package audit",
+     kFile,
+     {},
+     R"(`package audit` audits a program container as the firmware does at load (section bounds,
+overlaps, alignment, the 0xE0000000 window, buffer and operation counts, BAR indices, the
+task-descriptor chain of text sections).
+)",
+     package},
+    {"tables", kImage, kTablesOptions,
+     R"(`tables` recovers the command-name string table, the {name, id} wire-enum array and the
+register-init blocks from a firmware Mach-O, bare or in an IM4P of type `anef`.
+)",
+     [](const fs::path &, const tools::Args &a) { return tables_cmd(a); }},
+    {"im4p wrap", kPayload, kWrapOptions, "`im4p wrap` wraps a payload.\n",
+     [](const fs::path &, const tools::Args &a) { return im4p_cmd(a); }},
+    {"im4p unwrap", kFile, kUnwrapOptions, "`im4p unwrap` takes the payload out of an IM4P.\n",
+     [](const fs::path &, const tools::Args &a) { return im4p_cmd(a); }},
+    {"simulate", kScript, kSimulateOptions,
+     R"(`simulate` replays a timed script of commands and faults through the execution-loop model
+(docs/firmware-simulation.md).
+)",
+     [](const fs::path &, const tools::Args &a) { return simulate_cmd(a); }},
+};
+
+const tools::ToolTable kTool{
+    "anec-fw", kCommands,
+    R"(Host-to-firmware commands (docs/firmware-wire.md): the 24-byte header (id, size, priority,
+programId, processId, procedureId), the body laid out as tables/schema/firmware/commands.toml
+gives, the envelope (magic word, CRC-32) and zero padding to the 16-byte granule.
+)",
+    "Exit codes: 0 accepted, 1 a check fired, 2 bad input.\n"};
+
 } // namespace
 
 int main(int argc, char **argv) {
-  return anec::tools::tool_main(
-      kTool, argc, argv,
-      [](const std::string &cmd, const fs::path &t, std::vector<std::string> &args) -> int {
-        if (cmd == "commands")
-          return commands(t, args);
-        if (cmd == "encode")
-          return encode(t, args);
-        if (cmd == "decode")
-          return decode_or_validate(t, args, false);
-        if (cmd == "validate")
-          return decode_or_validate(t, args, true);
-        if (cmd == "package")
-          return package(t, args);
-        if (cmd == "tables")
-          return tables_cmd(args);
-        if (cmd == "im4p")
-          return im4p_cmd(args);
-        if (cmd == "simulate")
-          return simulate_cmd(args);
-        throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-fw --help)");
-      });
+  return anec::tools::tool_main(kTool, argc, argv);
 }

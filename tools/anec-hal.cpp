@@ -17,50 +17,16 @@
 #include "anec/support/toml.hpp"
 #include "tool_main.hpp"
 
-#include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <unistd.h>
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using namespace anec;
 using namespace anec::hal;
 
 namespace {
-
-const tools::Command kCommands[] = {
-    {"list", "[--format text|json|csv]", "`list` prints the 28 targets in one table.\n"},
-    {"show", "TARGET [--format text|toml|json]", "`show` prints one target definition.\n"},
-    {"encode", "TARGET|FILE.toml -o BLOB", "`encode` packs a target into its 0x938-byte HAL blob.\n"},
-    {"decode", "BLOB --target TARGET [--format toml|json|text] [-o FILE]",
-     "`decode` unpacks a blob, its identity and provenance from TARGET.\n"},
-    {"diff", "A B [--all] [--target-a TARGET] [--target-b TARGET] [--format text|json]",
-     R"(`diff` compares two targets, target files (.toml) or blobs (.bin, whose targets --target-a
-and --target-b name) field by field; --all prints the fields that agree too.
-)"},
-    {"validate", "FILE... | --all", "`validate` checks target definitions (exit 1 on findings).\n"},
-    {"generate", "[-o DIR] [--check]",
-     R"(`generate` makes tables/targets/*.toml from tables/reference through the blob (DIR is replaced
-as a whole: it may hold only tables); --check says whether they are stale.
-)"},
-    {"schema", "[--format text|json]", "`schema` prints the HAL field map, gaps included.\n"},
-    {"extract", "BINARY -o DIR [--targets T,...] [--max-instructions N] [--timeout-ms N]",
-     R"(`extract` runs the per-target constructors of a compiler binary (Mach-O or ELF) and writes
-DIR/<name>.toml (DIR is new or holds only tables: it is replaced); limits per constructor:
---max-instructions 1 to 10^12 (default 5000000), --timeout-ms 1 to 3600000 (default 20000); 0,
-negative or larger values are rejected (ANEC-CLI-002), never wrapped or unlimited.
-)"},
-    {"xref", "BINARY [--type NAME] [--format text|json]",
-     "`xref` says which table offsets each reader function of a compiler binary reads.\n"},
-};
-
-const tools::ToolTable kTool{
-    "anec-hal", kCommands,
-    R"(The ANE target tables. Target names are case-insensitive and accept aliases (m1, m5-pro, ...).
-)",
-    "Exit codes: 0 success, 1 validation findings or stale tables, 2 bad input.\n"};
 
 // What a command reads of the tables, each part on first use: a command on one target reads that
 // target's table only (TargetTables).
@@ -80,27 +46,11 @@ struct Ctx {
   }
 };
 
-void check_format(const std::string &f, std::initializer_list<const char *> allowed) {
-  for (auto *a : allowed)
-    if (f == a) return;
-  std::string list;
-  for (auto *a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-  throw Error("ANEC-CLI-002", "--format " + f + " is not one of " + list);
-}
-
 void emit(const std::string &text, const std::string &out) {
   if (out.empty() || out == "-")
     std::fwrite(text.data(), 1, text.size(), stdout);
   else
     write_output(out, text);
-}
-
-po::variables_map parse(const std::vector<std::string> &args, po::options_description &opts,
-                        const po::positional_options_description &pos) {
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  return vm;
 }
 
 // A target named on the command line: a definition file (a path, or a name ending in .toml), or a
@@ -115,12 +65,8 @@ std::string pad(std::string s, size_t n) {
   return s;
 }
 
-int cmd_list(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string format = "text";
-  o.add_options()("format", po::value(&format));
-  parse(args, o, {});
-  check_format(format, {"text", "json", "csv"});
+int cmd_list(Ctx &c, const tools::Args &args) {
+  const std::string &format = args.value("format");
   struct Col {
     const char *title, *field;
   };
@@ -172,29 +118,20 @@ int cmd_list(Ctx &c, const std::vector<std::string> &args) {
   return 0;
 }
 
-int cmd_show(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string format = "text", target;
-  o.add_options()("format", po::value(&format))("target", po::value(&target));
-  po::positional_options_description p;
-  p.add("target", 1);
-  parse(args, o, p);
-  check_format(format, {"text", "toml", "json"});
-  if (target.empty()) throw Error("ANEC-CLI-001", "show needs a TARGET");
-  Target t = resolve_target(c, target);
+int cmd_show(Ctx &c, const tools::Args &args) {
+  const std::string &format = args.value("format");
+  if (args.positional().empty())
+    throw Error("ANEC-CLI-001", "show needs a TARGET");
+  Target t = resolve_target(c, args.positional()[0]);
   emit(format == "toml" ? to_toml(c.schema, t) : format == "json" ? to_json(c.schema, t) : to_text(c.schema, t), "");
   return 0;
 }
 
-int cmd_encode(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string target, out;
-  o.add_options()("target", po::value(&target))("output,o", po::value(&out));
-  po::positional_options_description p;
-  p.add("target", 1);
-  parse(args, o, p);
-  if (target.empty() || out.empty()) throw Error("ANEC-CLI-001", "encode needs TARGET|FILE.toml and -o BLOB");
-  Bytes blob = encode(c.schema, resolve_target(c, target));
+int cmd_encode(Ctx &c, const tools::Args &args) {
+  const std::string &out = args.value("output");
+  if (args.positional().empty() || out.empty())
+    throw Error("ANEC-CLI-001", "encode needs TARGET|FILE.toml and -o BLOB");
+  Bytes blob = encode(c.schema, resolve_target(c, args.positional()[0]));
   write_output(out, blob);
   std::fprintf(stderr, "wrote %zu bytes to %s (sha256 %s)\n", blob.size(), out.c_str(), sha256_hex(blob).c_str());
   return 0;
@@ -207,32 +144,21 @@ Target decode_file(Ctx &c, const std::string &path, const std::string &target) {
                 {"decoded from blob sha256:" + sha256_hex(blob), Confidence::Decoded});
 }
 
-int cmd_decode(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string blob, target, out, format = "toml";
-  o.add_options()("blob", po::value(&blob))("target", po::value(&target))("format", po::value(&format))(
-      "output,o", po::value(&out));
-  po::positional_options_description p;
-  p.add("blob", 1);
-  parse(args, o, p);
-  check_format(format, {"text", "toml", "json"});
-  if (blob.empty() || target.empty()) throw Error("ANEC-CLI-001", "decode needs BLOB and --target TARGET");
-  Target t = decode_file(c, blob, target);
+int cmd_decode(Ctx &c, const tools::Args &args) {
+  const std::string &target = args.value("target"), &out = args.value("output"),
+                    &format = args.value("format");
+  if (args.positional().empty() || target.empty())
+    throw Error("ANEC-CLI-001", "decode needs BLOB and --target TARGET");
+  Target t = decode_file(c, args.positional()[0], target);
   emit(format == "toml" ? to_toml(c.schema, t) : format == "json" ? to_json(c.schema, t) : to_text(c.schema, t), out);
   return 0;
 }
 
-int cmd_diff(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::vector<std::string> ab;
-  std::string format = "text", ta, tb;
-  bool all = false;
-  o.add_options()("ab", po::value(&ab))("all", po::bool_switch(&all))("format", po::value(&format))(
-      "target-a", po::value(&ta))("target-b", po::value(&tb));
-  po::positional_options_description p;
-  p.add("ab", 2);
-  parse(args, o, p);
-  check_format(format, {"text", "json"});
+int cmd_diff(Ctx &c, const tools::Args &args) {
+  const std::vector<std::string> &ab = args.positional();
+  const std::string &format = args.value("format"), &ta = args.value("target-a"),
+                    &tb = args.value("target-b");
+  bool all = args.given("all");
   if (ab.size() != 2) throw Error("ANEC-CLI-001", "diff needs two targets or files");
   auto load = [&](const std::string &arg, const std::string &t) {
     if (arg.ends_with(".bin")) {
@@ -279,16 +205,10 @@ void print_findings(const std::vector<Finding> &fs) {
   for (auto &f : fs) std::printf("%s\n", diagnostic_text(f, {.in_file = false}).c_str());
 }
 
-int cmd_validate(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::vector<std::string> files;
-  bool all = false;
-  o.add_options()("files", po::value(&files))("all", po::bool_switch(&all));
-  po::positional_options_description p;
-  p.add("files", -1);
-  parse(args, o, p);
+int cmd_validate(Ctx &c, const tools::Args &args) {
+  const std::vector<std::string> &files = args.positional();
   std::vector<Target> ts;
-  if (all)
+  if (args.given("all"))
     ts = c.reg().targets();
   for (auto &f : files) ts.push_back(load_target(c.schema, f));
   if (ts.empty()) throw Error("ANEC-CLI-001", "validate needs FILE... or --all");
@@ -304,12 +224,9 @@ int cmd_validate(Ctx &c, const std::vector<std::string> &args) {
   return findings.empty() ? 0 : 1;
 }
 
-int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string out;
-  bool check = false, quiet = false;
-  o.add_options()("output,o", po::value(&out))("check", po::bool_switch(&check))("quiet,q", po::bool_switch(&quiet));
-  parse(args, o, {});
+int cmd_generate(Ctx &c, const tools::Args &args) {
+  const std::string &out = args.value("output");
+  bool check = args.given("check"), quiet = args.given("quiet");
   fs::path dir = out.empty() ? c.tables / "targets" : fs::path(out);
   std::vector<Target> ref = load_reference(c.schema, c.lineup(), c.tables / "reference");
   std::vector<Target> generated;
@@ -351,12 +268,8 @@ int cmd_generate(Ctx &c, const std::vector<std::string> &args) {
   return 0;
 }
 
-int cmd_schema(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string format = "text";
-  o.add_options()("format", po::value(&format));
-  parse(args, o, {});
-  check_format(format, {"text", "json"});
+int cmd_schema(Ctx &c, const tools::Args &args) {
+  const std::string &format = args.value("format");
   Doc arr = Doc::array();
   std::string text;
   for (const Field &f : c.schema.fields()) {
@@ -394,23 +307,17 @@ std::vector<std::string> split_list(const std::string &s) {
   return out;
 }
 
-int cmd_extract(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string binary, out, targets;
+int cmd_extract(Ctx &c, const tools::Args &args) {
+  const std::string &out = args.value("output");
   ExtractOptions opt;
-  // Read as text: program_options reads "-1" into an unsigned as 2^64-1, and Unicorn takes a 0
-  // timeout as none.
-  std::string max_instructions, timeout_ms;
-  o.add_options()("binary", po::value(&binary))("output,o", po::value(&out))("targets", po::value(&targets))(
-      "max-instructions", po::value(&max_instructions))("timeout-ms", po::value(&timeout_ms));
-  po::positional_options_description p;
-  p.add("binary", 1);
-  po::variables_map vm = parse(args, o, p);
-  if (vm.count("max-instructions"))
-    opt.limits.max_instructions = parse_uint(max_instructions, 1, 1'000'000'000'000, "--max-instructions");
-  if (vm.count("timeout-ms")) opt.limits.timeout_ms = parse_uint(timeout_ms, 1, 3'600'000, "--timeout-ms");
-  if (binary.empty() || out.empty()) throw Error("ANEC-CLI-001", "extract needs a BINARY and -o DIR");
-  opt.targets = split_list(targets);
+  // Strict: a "-1" must not wrap to 2^64-1, and Unicorn takes a 0 timeout as none.
+  opt.limits.max_instructions =
+      parse_uint(args.value("max-instructions"), 1, 1'000'000'000'000, "--max-instructions");
+  opt.limits.timeout_ms = parse_uint(args.value("timeout-ms"), 1, 3'600'000, "--timeout-ms");
+  if (args.positional().empty() || out.empty())
+    throw Error("ANEC-CLI-001", "extract needs a BINARY and -o DIR");
+  const std::string &binary = args.positional()[0];
+  opt.targets = split_list(args.value("targets"));
   if (::isatty(2))
     opt.progress = [](size_t done, size_t total, const std::string &t) {
       std::fprintf(stderr, "\r[%zu/%zu] %-8s", done, total, t.c_str());
@@ -427,16 +334,11 @@ int cmd_extract(Ctx &c, const std::vector<std::string> &args) {
   return 0;
 }
 
-int cmd_xref(Ctx &c, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string binary, type = "ZinIrHalParameters", format = "text";
-  o.add_options()("binary", po::value(&binary))("type", po::value(&type))("format", po::value(&format));
-  po::positional_options_description p;
-  p.add("binary", 1);
-  parse(args, o, p);
-  check_format(format, {"text", "json"});
-  if (binary.empty()) throw Error("ANEC-CLI-001", "xref needs a BINARY");
-  decode::Binary bin = decode::Binary::load(binary);
+int cmd_xref(Ctx &c, const tools::Args &args) {
+  const std::string &type = args.value("type"), &format = args.value("format");
+  if (args.positional().empty())
+    throw Error("ANEC-CLI-001", "xref needs a BINARY");
+  decode::Binary bin = decode::Binary::load(args.positional()[0]);
   auto readers = find_readers(c.schema, bin, type);
   Doc arr = Doc::array();
   std::string text;
@@ -469,33 +371,129 @@ int cmd_xref(Ctx &c, const std::vector<std::string> &args) {
   return 0;
 }
 
+// A command's handler, run on the context of the tables.
+template <int (*Run)(Ctx &, const tools::Args &)>
+int on_tables(const fs::path &tables, const tools::Args &args) {
+  Ctx c(tables);
+  return Run(c, args);
+}
+
+using tools::Completion;
+using tools::kFormatTextJson;
+using tools::Option;
+using tools::Positional;
+
+const Positional kTarget[] = {{.name = "TARGET", .completes = Completion::targets}};
+const Positional kTargetOrFile[] = {{.name = "TARGET|FILE.toml", .completes = Completion::targets_or_files}};
+const Positional kBlob[] = {{.name = "BLOB"}};
+const Positional kTwo[] = {{.name = "A"}, {.name = "B"}};
+const Positional kFiles[] = {{.name = "FILE", .min = 0, .max = -1}};
+const Positional kBinary[] = {{.name = "BINARY"}};
+
+const Option kListOptions[] = {tools::kFormatTextJsonCsv};
+const Option kShowOptions[] = {
+    {.name = "format", .choices = "text|toml|json", .fallback = "text", .help = "the output format"}};
+const Option kEncodeOptions[] = {{.name = "output",
+                                  .short_name = 'o',
+                                  .value = "BLOB",
+                                  .required = true,
+                                  .completes = Completion::files,
+                                  .help = "the blob written"}};
+const Option kDecodeOptions[] = {
+    {.name = "target",
+     .value = "TARGET",
+     .required = true,
+     .completes = Completion::targets,
+     .help = "the target whose identity and provenance the blob takes"},
+    {.name = "format", .choices = "toml|json|text", .fallback = "toml", .help = "the output format"},
+    {.name = "output",
+     .short_name = 'o',
+     .value = "FILE",
+     .completes = Completion::files,
+     .help = "the file written (default: standard output)"}};
+const Option kDiffOptions[] = {
+    {.name = "all", .help = "print the fields that agree too"},
+    {.name = "target-a", .value = "TARGET", .completes = Completion::targets, .help = "the target of blob A"},
+    {.name = "target-b", .value = "TARGET", .completes = Completion::targets, .help = "the target of blob B"},
+    kFormatTextJson};
+const Option kValidateOptions[] = {{.name = "all", .help = "check every target of the tables"}};
+const Option kGenerateOptions[] = {
+    {.name = "output",
+     .short_name = 'o',
+     .value = "DIR",
+     .completes = Completion::dirs,
+     .help = "the directory written (default: the tables' targets/)"},
+    {.name = "check", .help = "write nothing: say whether the tables are stale (exit 1 if so)"},
+    {.name = "quiet", .short_name = 'q', .help = "no summary on standard error"}};
+const Option kSchemaOptions[] = {kFormatTextJson};
+const Option kExtractOptions[] = {{.name = "output",
+                                   .short_name = 'o',
+                                   .value = "DIR",
+                                   .required = true,
+                                   .completes = Completion::dirs,
+                                   .help = "the directory of the tables written"},
+                                  {.name = "targets",
+                                   .value = "T,...",
+                                   .completes = Completion::targets,
+                                   .help = "the targets extracted (default: all)"},
+                                  {.name = "max-instructions",
+                                   .value = "N",
+                                   .fallback = "5000000",
+                                   .help = "the instructions a constructor may run, 1 to 10^12"},
+                                  {.name = "timeout-ms",
+                                   .value = "N",
+                                   .fallback = "20000",
+                                   .help = "the milliseconds a constructor may run, 1 to 3600000"}};
+const Option kXrefOptions[] = {
+    {.name = "type", .value = "NAME", .fallback = "ZinIrHalParameters", .help = "the table's C++ type"},
+    kFormatTextJson};
+
+const tools::Command kCommands[] = {
+    {"list", {}, kListOptions, "`list` prints the 28 targets in one table.\n", on_tables<cmd_list>},
+    {"show", kTarget, kShowOptions, "`show` prints one target definition.\n", on_tables<cmd_show>},
+    {"encode", kTargetOrFile, kEncodeOptions, "`encode` packs a target into its 0x938-byte HAL blob.\n",
+     on_tables<cmd_encode>},
+    {"decode", kBlob, kDecodeOptions, "`decode` unpacks a blob, its identity and provenance from TARGET.\n",
+     on_tables<cmd_decode>},
+    {"diff", kTwo, kDiffOptions,
+     R"(`diff` compares two targets, target files (.toml) or blobs (.bin, whose targets --target-a
+and --target-b name) field by field; --all prints the fields that agree too.
+)",
+     on_tables<cmd_diff>},
+    {"validate", kFiles, kValidateOptions, "`validate` checks target definitions (exit 1 on findings).\n",
+     on_tables<cmd_validate>},
+    {"generate",
+     {},
+     kGenerateOptions,
+     R"(`generate` makes tables/targets/*.toml from tables/reference through the blob (DIR is replaced
+as a whole: it may hold only tables); --check says whether they are stale.
+)",
+     on_tables<cmd_generate>},
+    {"schema",
+     {},
+     kSchemaOptions,
+     "`schema` prints the HAL field map, gaps included.\n",
+     on_tables<cmd_schema>},
+    {"extract", kBinary, kExtractOptions,
+     R"(`extract` runs the per-target constructors of a compiler binary (Mach-O or ELF) and writes
+DIR/<name>.toml (DIR is new or holds only tables: it is replaced); limits per constructor:
+--max-instructions 1 to 10^12 (default 5000000), --timeout-ms 1 to 3600000 (default 20000); 0,
+negative or larger values are rejected (ANEC-CLI-002), never wrapped or unlimited.
+)",
+     on_tables<cmd_extract>},
+    {"xref", kBinary, kXrefOptions,
+     "`xref` says which table offsets each reader function of a compiler binary reads.\n",
+     on_tables<cmd_xref>},
+};
+
+const tools::ToolTable kTool{
+    "anec-hal", kCommands,
+    R"(The ANE target tables. Target names are case-insensitive and accept aliases (m1, m5-pro, ...).
+)",
+    "Exit codes: 0 success, 1 validation findings or stale tables, 2 bad input.\n"};
+
 } // namespace
 
 int main(int argc, char **argv) {
-  return anec::tools::tool_main(
-      kTool, argc, argv,
-      [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
-        Ctx c(tables);
-        if (cmd == "list")
-          return cmd_list(c, args);
-        if (cmd == "show")
-          return cmd_show(c, args);
-        if (cmd == "encode")
-          return cmd_encode(c, args);
-        if (cmd == "decode")
-          return cmd_decode(c, args);
-        if (cmd == "diff")
-          return cmd_diff(c, args);
-        if (cmd == "validate")
-          return cmd_validate(c, args);
-        if (cmd == "generate")
-          return cmd_generate(c, args);
-        if (cmd == "schema")
-          return cmd_schema(c, args);
-        if (cmd == "extract")
-          return cmd_extract(c, args);
-        if (cmd == "xref")
-          return cmd_xref(c, args);
-        throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec-hal --help)");
-      });
+  return anec::tools::tool_main(kTool, argc, argv);
 }

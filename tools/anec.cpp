@@ -28,7 +28,6 @@
 #include "report_html.hpp"
 #include "tool_main.hpp"
 
-#include <boost/program_options.hpp>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -37,115 +36,19 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using namespace anec;
 using namespace anec::compiler;
 
 namespace {
 
-const tools::Command kCommands[] = {
-    {"check", "MODEL... --target T|all [--format text|json|csv] [--dim NAME=N ...]",
-     R"(`check` validates every operation against the target's tables: native, decomposed (into what) or
-rejected, each finding with its reason code, the offending value, the limit and its provenance, and
-a fix; then padding, group/core, working-set and pitfall warnings.
-)"},
-    {"estimate",
-     "MODEL... --target T|all [--model calibrated|analytic] [--calibration FILE]\n"
-     "[--format text|json|csv] [--dim NAME=N ...]",
-     R"(`estimate` gives the latency with an error band: by default the calibrated model (per-op rooflines
-with separate weight and activation bandwidths, per-family factors and a per-call floor, fitted to
-measured silicon: tables/calibration/fitted.toml or --calibration FILE); --model analytic gives the
-guide's ch.18 form (one roofline for the fused program plus one dispatch floor). Each rate says
-where it comes from: measured-fit, published or predicted-by-rule. With --target all, one row per
-target: verdict, rejects, decompositions, warnings, estimated latency, bound. With an unbound
-dimension no latency is given: the unknown shapes are listed with how to bind them.
-)"},
-    {"place", "MODEL --target T|all [--format text|json|csv] [--dim NAME=N ...]",
-     R"(`place` says where each operation runs on the target (engine, GPU or CPU, ch.18's placement model):
-the engine partitions and their share of the FLOPs, every fallback with its reason codes and the fix
-that would bring it back, the transfer at each boundary, and the estimate of the placed model; with
---target all, one row per target (partitions, operations off the engine, FLOP share, latency).
-)"},
-    {"calibrate",
-     "MEASUREMENTS.tsv [--out FILE] [--check [--model calibrated|analytic]]\n"
-     "[--calibration FILE] [--rows] [--format text|json]",
-     R"(`calibrate` fits the calibrated model to a measurement file (columns chip, model_id, op, params,
-gflop, lat_ms, source_file; see docs/calibration.md) with a robust loss, reports the fit and the
-leave-one-chip-out error per chip and per op family, and with --out writes the calibration table
-(then `anec-hal generate` puts the per-target rates into the target tables). --check fits nothing:
-it reports how the current calibration (or, with --model analytic, the guide's form) predicts the
-file's rows; --rows lists every row.
-)"},
-    {"eval",
-     "MODEL [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]\n"
-     "[--dim NAME=N ...] [--gemm reference|openblas] [-o DIR] [--format text|json]",
-     R"(`eval` runs the model on the host (docs/graph-format.md, "Evaluation"): inputs from .npy files, a
-missing one and every constant without values from seeded random values (said in the report);
---precision fp16 rounds where the engine rounds and applies its cliffs (tables/schema/numerics.toml,
-guide ch.3). -o DIR receives each graph output as NAME.npy (float32, or float16 in fp16 mode). An
-operation the evaluator does not compute is reported with its reason, and what depends on it is not
-computed: the exit code is then 1. GEMMs and convolutions run through anec's reference GEMM, whose
-bits are the same on every host; --gemm openblas is faster, but its last bits depend on the kernel
-OpenBLAS picks for the CPU.
-)"},
-    {"tune",
-     "MODEL --target T|all -o BEST.json [--tolerance X] [--metric max_abs|cosine]\n"
-     "[--rules FILE] [--input NAME=FILE.npy ...] [--precision fp32|fp16] [--seed N]\n"
-     "[--dim NAME=N ...] [--format text|json]",
-     R"(`tune` tries the rewrites of tables/schema/rewrites.toml (or --rules FILE) in order where they
-match, evaluates each rewritten graph against the original on the same inputs (seeded where not
-given, always with the reference GEMM, so the verdict is the same on every host), and keeps it when
-its error is within --tolerance (default 0; --metric max_abs, or cosine: 1 minus the cosine
-similarity), the checker rejects nothing more and the calibrated estimate, summed over the targets,
-falls; it writes the best graph to BEST.json (anec-graph) and reports each rewrite: where, its
-error, the estimate before and after, kept or why not.
-)"},
-    {"report",
-     "MODEL --target T|all -o REPORT.html [--model calibrated|analytic]\n"
-     "[--calibration FILE] [--top N] [--dim NAME=N ...]",
-     R"(`report` writes one self-contained HTML page (no network: its style, script and charts are inline)
-with the target matrix as a heat map (latency over the fastest target's, rejects marked), a roofline
-chart per target (each operation placed by its FLOPs, bytes and estimated time under the estimate's
-rates), the placement partitions and fallbacks as `place` gives them, the --top N (default 10) most
-expensive operations per target, and the check's findings with their catalogue entries.
-)"},
-    {"explain", "CODE | --markdown",
-     R"(`explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
-about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
-)"},
-};
-
-const tools::ToolTable kTool{
-    "anec", kCommands,
-    R"(MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an ONNX
-model (.onnx). `check` and `estimate` take several MODELs or a directory (its .json, .plist and
-.onnx files): they are spread over the cores and reported one row per file and target with one
-summary; an unreadable file is a row with its error (exit 2 if any, else 1 for a reject in check). T
-is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier (Mac16,7): a chip runs its
-target (tables/reference/chips.toml) and, when it was measured, its own calibration. --dim binds a
-symbolic input dimension to a value from 1 to 2^40 (the dimension limit of every model reader;
-anything else is rejected): by name (an ONNX dim_param, --dim batch=1) or, for an unnamed one, by
-input and axis counted in that input's own shape (--dim x:1=512).
-)",
-    "Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.\n"};
-
-// Parses `args` into the options of `o`, the positional arguments into `positional` (up to
-// `count`, -1 for any number).
-void parse_args(const std::vector<std::string> &args, const po::options_description &o,
-                const char *positional, int count) {
-  po::positional_options_description p;
-  p.add(positional, count);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(o).positional(p).run(), vm);
-  po::notify(vm);
-}
-
 // `explain CODE` or `explain --markdown`: the reason catalogue.
-int explain(const fs::path &tables, const std::vector<std::string> &args) {
-  if (args.size() != 1) throw Error("ANEC-CLI-001", "explain needs one CODE (or --markdown)");
+int explain(const fs::path &tables, const tools::Args &args) {
+  bool markdown = args.given("markdown");
+  if (args.positional().size() != (markdown ? 0 : 1))
+    throw Error("ANEC-CLI-001", "explain needs one CODE (or --markdown)");
   ReasonCatalog catalog = ReasonCatalog::load(tables / "schema" / "reasons.toml");
-  std::string out = args[0] == "--markdown" ? catalog.markdown() : catalog.explain(args[0]);
+  std::string out = markdown ? catalog.markdown() : catalog.explain(args.positional()[0]);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
@@ -395,21 +298,14 @@ Table row_rows(const FitReport &rep, const std::vector<Row> &rows) {
   return table;
 }
 
-int calibrate_command(const Ctx &ctx, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string file, out, format = "text", calibration_file, source, cost_model = "calibrated";
-  bool only_check = false, per_row = false;
-  o.add_options()("file", po::value(&file))("out,o", po::value(&out))("format", po::value(&format))(
-      "calibration", po::value(&calibration_file))("source", po::value(&source))(
-      "check", po::bool_switch(&only_check))("rows", po::bool_switch(&per_row))("model",
-                                                                                po::value(&cost_model));
-  parse_args(args, o, "file", 1);
-  if (file.empty())
+int calibrate_command(const Ctx &ctx, const tools::Args &args) {
+  const std::string &out = args.value("out"), &format = args.value("format"),
+                    &calibration_file = args.value("calibration"), &source = args.value("source"),
+                    &cost_model = args.value("model");
+  bool only_check = args.given("check"), per_row = args.given("rows");
+  if (args.positional().empty())
     throw Error("ANEC-CLI-001", "calibrate needs MEASUREMENTS.tsv");
-  if (format != "text" && format != "json")
-    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
-  if (cost_model != "calibrated" && cost_model != "analytic")
-    throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
+  const std::string &file = args.positional()[0];
   if (cost_model == "analytic" && !only_check)
     throw Error("ANEC-CLI-002", "--model analytic has nothing to fit: use it with --check");
   if (only_check && !out.empty())
@@ -531,8 +427,6 @@ std::map<std::string, Values> eval_inputs(const std::vector<std::string> &args) 
 // take them.
 EvalOptions eval_options(const std::string &precision, uint64_t seed, const std::vector<std::string> &inputs,
                          const fs::path &model) {
-  if (precision != "fp32" && precision != "fp16")
-    throw Error("ANEC-CLI-002", "--precision " + quote_arg(precision) + " is not one of fp32, fp16");
   EvalOptions o;
   o.precision = precision == "fp16" ? Precision::fp16 : Precision::fp32;
   o.seed = seed;
@@ -601,22 +495,13 @@ std::string eval_text(const Doc &d) {
   return out;
 }
 
-int eval_command(const Ctx &ctx, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string model, precision = "fp32", out_dir, format = "text", gemm = "reference";
-  std::vector<std::string> dim_args, input_args, models;
-  uint64_t seed = 1;
-  o.add_options()("model-file", po::value(&models))("input", po::value(&input_args)->composing())(
-      "precision", po::value(&precision))("seed", po::value(&seed))("dim", po::value(&dim_args)->composing())(
-      "out,o", po::value(&out_dir))("format", po::value(&format))("gemm", po::value(&gemm));
-  parse_args(args, o, "model-file", -1);
+int eval_command(const Ctx &ctx, const tools::Args &args) {
+  const std::string &out_dir = args.value("out"), &format = args.value("format"), &gemm = args.value("gemm");
+  const std::vector<std::string> &dim_args = args.values("dim"), &models = args.positional();
+  uint64_t seed = parse_uint(args.value("seed"), 0, UINT64_MAX, "--seed");
   if (models.size() != 1)
     throw Error("ANEC-CLI-001", "eval takes one MODEL");
-  if (format != "text" && format != "json")
-    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
-  if (gemm != "reference" && gemm != "openblas")
-    throw Error("ANEC-CLI-002", "--gemm " + quote_arg(gemm) + " is not one of reference, openblas");
-  EvalOptions options = eval_options(precision, seed, input_args, models[0]);
+  EvalOptions options = eval_options(args.value("precision"), seed, args.values("input"), models[0]);
   options.gemm = gemm == "openblas" ? Gemm::openblas : Gemm::reference;
   Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), true);
   EvalResult r = evaluate(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), options);
@@ -717,28 +602,19 @@ std::string tune_text(const Doc &d) {
   return out;
 }
 
-int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string target, metric = "max_abs", precision = "fp32", out, rules, format = "text";
-  std::vector<std::string> dim_args, input_args, models;
+int tune_command(const Ctx &ctx, const tools::Args &args) {
+  const std::string &target = args.value("target"), &metric = args.value("metric"), &out = args.value("out"),
+                    &rules = args.value("rules"), &format = args.value("format");
+  const std::vector<std::string> &dim_args = args.values("dim"), &models = args.positional();
   TuneOptions options;
-  uint64_t seed = 1;
-  o.add_options()("model-file", po::value(&models))("target,t", po::value(&target))(
-      "tolerance", po::value(&options.tolerance))("metric", po::value(&metric))("rules", po::value(&rules))(
-      "input", po::value(&input_args)->composing())("precision", po::value(&precision))("seed",
-                                                                                        po::value(&seed))(
-      "dim", po::value(&dim_args)->composing())("out,o", po::value(&out))("format", po::value(&format));
-  parse_args(args, o, "model-file", -1);
+  options.tolerance = args.number("tolerance");
+  uint64_t seed = parse_uint(args.value("seed"), 0, UINT64_MAX, "--seed");
   if (models.size() != 1 || target.empty() || out.empty())
     throw Error("ANEC-CLI-001", "tune needs one MODEL, --target T|all and -o BEST.json");
-  if (metric != "max_abs" && metric != "cosine")
-    throw Error("ANEC-CLI-002", "--metric " + quote_arg(metric) + " is not one of max_abs, cosine");
   if (!(options.tolerance >= 0))
     throw Error("ANEC-CLI-002", "--tolerance must be 0 or more");
-  if (format != "text" && format != "json")
-    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json");
   options.metric = metric == "cosine" ? Metric::cosine : Metric::max_abs;
-  options.eval = eval_options(precision, seed, input_args, models[0]);
+  options.eval = eval_options(args.value("precision"), seed, args.values("input"), models[0]);
   options.source_dir = options.eval.base;
   std::vector<Rewrite> rewrites =
       load_rewrites(rules.empty() ? ctx.tables / "schema" / "rewrites.toml" : fs::path(rules));
@@ -759,19 +635,13 @@ int tune_command(const Ctx &ctx, const std::vector<std::string> &args) {
 
 // `report`: the check, the estimate (calibrated unless --model analytic) and the placement (the
 // analytic estimate, as `place` uses) on each target, rendered as one page (report_html.cpp).
-int report_command(const Ctx &ctx, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string target, out, cost_model = "calibrated", calibration_file, top_text = "10";
-  std::vector<std::string> dim_args, models;
-  o.add_options()("model-file", po::value(&models))("target,t", po::value(&target))("out,o", po::value(&out))(
-      "model", po::value(&cost_model))("calibration", po::value(&calibration_file))(
-      "top", po::value(&top_text))("dim", po::value(&dim_args)->composing());
-  parse_args(args, o, "model-file", -1);
+int report_command(const Ctx &ctx, const tools::Args &args) {
+  const std::string &target = args.value("target"), &out = args.value("out"),
+                    &cost_model = args.value("model"), &calibration_file = args.value("calibration");
+  const std::vector<std::string> &dim_args = args.values("dim"), &models = args.positional();
   if (models.size() != 1 || target.empty() || out.empty())
     throw Error("ANEC-CLI-001", "report needs one MODEL, --target T|all and -o REPORT.html");
-  if (cost_model != "calibrated" && cost_model != "analytic")
-    throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
-  size_t top = size_t(parse_uint(top_text, 1, 1000000, "--top"));
+  size_t top = size_t(parse_uint(args.value("top"), 1, 1000000, "--top"));
   Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
   std::string chip;
   auto targets = ctx.targets(target, &chip);
@@ -788,21 +658,16 @@ int report_command(const Ctx &ctx, const std::vector<std::string> &args) {
   return 0;
 }
 
-int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &args) {
-  po::options_description o;
-  std::string model, target, format = "text", cost_model = "calibrated", calibration_file;
-  std::vector<std::string> dim_args, models;
-  o.add_options()("model-file", po::value(&models))("target,t", po::value(&target))(
-      "format", po::value(&format))("dim", po::value(&dim_args)->composing());
-  if (cmd == "estimate")
-    o.add_options()("model", po::value(&cost_model))("calibration", po::value(&calibration_file));
-  parse_args(args, o, "model-file", -1);
+// `check`, `estimate` and `place`.
+int run(const Ctx &ctx, const tools::Args &args) {
+  const std::string cmd(args.command());
+  const std::string &target = args.value("target"), &format = args.value("format");
+  const std::vector<std::string> &dim_args = args.values("dim"), &models = args.positional();
+  // Only `estimate` takes a cost model.
+  const std::string cost_model = cmd == "estimate" ? args.value("model") : "calibrated",
+                    calibration_file = cmd == "estimate" ? args.value("calibration") : "";
   if (models.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
-  model = models.front();
-  if (format != "text" && format != "json" && format != "csv")
-    throw Error("ANEC-CLI-002", "--format " + format + " is not one of text, json, csv");
-  if (cost_model != "calibrated" && cost_model != "analytic")
-    throw Error("ANEC-CLI-002", "--model " + quote_arg(cost_model) + " is not one of calibrated, analytic");
+  const std::string &model = models.front();
   DimBindings dims = dim_bindings(dim_args);
   std::optional<Calibration> calibration; // only `estimate` uses the calibrated model
   if (cmd == "estimate" && cost_model == "calibrated")
@@ -854,26 +719,207 @@ int run(const Ctx &ctx, const std::string &cmd, const std::vector<std::string> &
   return cmd == "check" && rejects(cs) ? 1 : 0;
 }
 
+// A command's handler, run on the model context of the tables.
+template <int (*Run)(const Ctx &, const tools::Args &)>
+int on_model(const fs::path &tables, const tools::Args &args) {
+  Ctx ctx(tables);
+  return Run(ctx, args);
+}
+
+using tools::Completion;
+using tools::Option;
+using tools::Positional;
+
+const Option kTarget{.name = "target",
+                     .short_name = 't',
+                     .value = "T|all",
+                     .required = true,
+                     .long_in_usage = true,
+                     .completes = Completion::targets_or_all,
+                     .help = "the target, a chip or a Mac model identifier; all: every target"};
+
+const Option kDim{.name = "dim",
+                  .value = "NAME=N",
+                  .repeatable = true,
+                  .help = "bind a symbolic input dimension (NAME, or INPUT:AXIS) to N"};
+const Option kCostModel{
+    .name = "model", .choices = "calibrated|analytic", .fallback = "calibrated", .help = "the cost model"};
+const Option kCalibration{.name = "calibration",
+                          .value = "FILE",
+                          .completes = Completion::files,
+                          .help = "the calibration table (default: tables/calibration/fitted.toml)"};
+const Option kInput{.name = "input",
+                    .value = "NAME=FILE.npy",
+                    .repeatable = true,
+                    .completes = Completion::files,
+                    .help = "the values of a graph input"};
+const Option kPrecision{.name = "precision",
+                        .choices = "fp32|fp16",
+                        .fallback = "fp32",
+                        .help = "fp16 rounds where the engine rounds"};
+const Option kSeed{.name = "seed", .value = "N", .fallback = "1", .help = "the seed of the random values"};
+
+const Positional kModels[] = {{.name = "MODEL", .max = -1}};
+const Positional kModel[] = {{.name = "MODEL"}};
+const Positional kMeasurements[] = {{.name = "MEASUREMENTS.tsv"}};
+const Positional kCode[] = {{.name = "CODE", .min = 0, .completes = Completion::none}};
+
+const Option kCheckOptions[] = {kTarget, tools::kFormatTextJsonCsv, kDim};
+const Option kEstimateOptions[] = {kTarget, kCostModel, kCalibration, tools::kFormatTextJsonCsv, kDim};
+const Option kCalibrateOptions[] = {
+    {.name = "out",
+     .short_name = 'o',
+     .value = "FILE",
+     .long_in_usage = true,
+     .completes = Completion::files,
+     .help = "the calibration table written"},
+    {.name = "check", .help = "fit nothing: report how the current calibration predicts the file"},
+    {.name = "model",
+     .choices = "calibrated|analytic",
+     .fallback = "calibrated",
+     .help = "the cost model --check reports on"},
+    kCalibration,
+    {.name = "rows", .help = "list every row"},
+    tools::kFormatTextJson,
+    {.name = "source", .value = "TEXT", .help = "the credit of the fit (default: the file's name)"}};
+const Option kEvalOptions[] = {kInput,
+                               kPrecision,
+                               kSeed,
+                               kDim,
+                               {.name = "gemm",
+                                .choices = "reference|openblas",
+                                .fallback = "reference",
+                                .help = "the GEMM of the matrix products"},
+                               {.name = "out",
+                                .short_name = 'o',
+                                .value = "DIR",
+                                .completes = Completion::dirs,
+                                .help = "the directory receiving each output as NAME.npy"},
+                               tools::kFormatTextJson};
+const Option kTuneOptions[] = {
+    kTarget,
+    {.name = "out",
+     .short_name = 'o',
+     .value = "BEST.json",
+     .required = true,
+     .completes = Completion::files,
+     .help = "the best graph written"},
+    {.name = "tolerance", .value = "X", .fallback = "0", .help = "the largest error a kept rewrite may make"},
+    {.name = "metric",
+     .choices = "max_abs|cosine",
+     .fallback = "max_abs",
+     .help = "how the error is measured"},
+    {.name = "rules",
+     .value = "FILE",
+     .completes = Completion::files,
+     .help = "the rewrites (default: tables/schema/rewrites.toml)"},
+    kInput,
+    kPrecision,
+    kSeed,
+    kDim,
+    tools::kFormatTextJson};
+const Option kReportOptions[] = {kTarget,
+                                 {.name = "out",
+                                  .short_name = 'o',
+                                  .value = "REPORT.html",
+                                  .required = true,
+                                  .completes = Completion::files,
+                                  .help = "the page written"},
+                                 kCostModel,
+                                 kCalibration,
+                                 {.name = "top",
+                                  .value = "N",
+                                  .fallback = "10",
+                                  .help = "the most expensive operations listed per target"},
+                                 kDim};
+const Option kExplainOptions[] = {
+    {.name = "markdown", .help = "print the whole catalogue as docs/reasons.md"}};
+
+const tools::Command kCommands[] = {
+    {"check", kModels, kCheckOptions,
+     R"(`check` validates every operation against the target's tables: native, decomposed (into what) or
+rejected, each finding with its reason code, the offending value, the limit and its provenance, and
+a fix; then padding, group/core, working-set and pitfall warnings.
+)",
+     on_model<run>},
+    {"estimate", kModels, kEstimateOptions,
+     R"(`estimate` gives the latency with an error band: by default the calibrated model (per-op rooflines
+with separate weight and activation bandwidths, per-family factors and a per-call floor, fitted to
+measured silicon: tables/calibration/fitted.toml or --calibration FILE); --model analytic gives the
+guide's ch.18 form (one roofline for the fused program plus one dispatch floor). Each rate says
+where it comes from: measured-fit, published or predicted-by-rule. With --target all, one row per
+target: verdict, rejects, decompositions, warnings, estimated latency, bound. With an unbound
+dimension no latency is given: the unknown shapes are listed with how to bind them.
+)",
+     on_model<run>},
+    {"place", kModel, kCheckOptions,
+     R"(`place` says where each operation runs on the target (engine, GPU or CPU, ch.18's placement model):
+the engine partitions and their share of the FLOPs, every fallback with its reason codes and the fix
+that would bring it back, the transfer at each boundary, and the estimate of the placed model; with
+--target all, one row per target (partitions, operations off the engine, FLOP share, latency).
+)",
+     on_model<run>},
+    {"calibrate", kMeasurements, kCalibrateOptions,
+     R"(`calibrate` fits the calibrated model to a measurement file (columns chip, model_id, op, params,
+gflop, lat_ms, source_file; see docs/calibration.md) with a robust loss, reports the fit and the
+leave-one-chip-out error per chip and per op family, and with --out writes the calibration table
+(then `anec-hal generate` puts the per-target rates into the target tables). --check fits nothing:
+it reports how the current calibration (or, with --model analytic, the guide's form) predicts the
+file's rows; --rows lists every row.
+)",
+     on_model<calibrate_command>},
+    {"eval", kModel, kEvalOptions,
+     R"(`eval` runs the model on the host (docs/graph-format.md, "Evaluation"): inputs from .npy files, a
+missing one and every constant without values from seeded random values (said in the report);
+--precision fp16 rounds where the engine rounds and applies its cliffs (tables/schema/numerics.toml,
+guide ch.3). -o DIR receives each graph output as NAME.npy (float32, or float16 in fp16 mode). An
+operation the evaluator does not compute is reported with its reason, and what depends on it is not
+computed: the exit code is then 1. GEMMs and convolutions run through anec's reference GEMM, whose
+bits are the same on every host; --gemm openblas is faster, but its last bits depend on the kernel
+OpenBLAS picks for the CPU.
+)",
+     on_model<eval_command>},
+    {"tune", kModel, kTuneOptions,
+     R"(`tune` tries the rewrites of tables/schema/rewrites.toml (or --rules FILE) in order where they
+match, evaluates each rewritten graph against the original on the same inputs (seeded where not
+given, always with the reference GEMM, so the verdict is the same on every host), and keeps it when
+its error is within --tolerance (default 0; --metric max_abs, or cosine: 1 minus the cosine
+similarity), the checker rejects nothing more and the calibrated estimate, summed over the targets,
+falls; it writes the best graph to BEST.json (anec-graph) and reports each rewrite: where, its
+error, the estimate before and after, kept or why not.
+)",
+     on_model<tune_command>},
+    {"report", kModel, kReportOptions,
+     R"(`report` writes one self-contained HTML page (no network: its style, script and charts are inline)
+with the target matrix as a heat map (latency over the fastest target's, rejects marked), a roofline
+chart per target (each operation placed by its FLOPs, bytes and estimated time under the estimate's
+rates), the placement partitions and fallbacks as `place` gives them, the --top N (default 10) most
+expensive operations per target, and the check's findings with their catalogue entries.
+)",
+     on_model<report_command>},
+    {"explain", kCode, kExplainOptions,
+     R"(`explain` says what a reason code (ANEC-XXX-NNN, from any of the four tools) means and what to do
+about it; --markdown prints the whole catalogue (tables/schema/reasons.toml) as docs/reasons.md.
+)",
+     explain},
+};
+
+const tools::ToolTable kTool{
+    "anec", kCommands,
+    R"(MODEL is an anec-graph JSON file (docs/graph-format.md), an engine network plist (.plist) or an ONNX
+model (.onnx). `check` and `estimate` take several MODELs or a directory (its .json, .plist and
+.onnx files): they are spread over the cores and reported one row per file and target with one
+summary; an unreadable file is a row with its error (exit 2 if any, else 1 for a reject in check). T
+is a target (h13, h17s, ...), a chip ("M4 Pro") or a Mac model identifier (Mac16,7): a chip runs its
+target (tables/reference/chips.toml) and, when it was measured, its own calibration. --dim binds a
+symbolic input dimension to a value from 1 to 2^40 (the dimension limit of every model reader;
+anything else is rejected): by name (an ONNX dim_param, --dim batch=1) or, for an unnamed one, by
+input and axis counted in that input's own shape (--dim x:1=512).
+)",
+    "Exit codes: 0 success, 1 a reject verdict (check), 2 bad input.\n"};
+
 } // namespace
 
 int main(int argc, char **argv) {
-  return anec::tools::tool_main(
-      kTool, argc, argv,
-      [](const std::string &cmd, const fs::path &tables, std::vector<std::string> &args) -> int {
-        if (cmd == "explain")
-          return explain(tables, args);
-        if (cmd != "check" && cmd != "estimate" && cmd != "place" && cmd != "calibrate" && cmd != "eval" &&
-            cmd != "tune" && cmd != "report")
-          throw Error("ANEC-CLI-001", "unknown command '" + cmd + "' (see anec --help)");
-        Ctx ctx(tables);
-        if (cmd == "calibrate")
-          return calibrate_command(ctx, args);
-        if (cmd == "eval")
-          return eval_command(ctx, args);
-        if (cmd == "tune")
-          return tune_command(ctx, args);
-        if (cmd == "report")
-          return report_command(ctx, args);
-        return run(ctx, cmd, args);
-      });
+  return anec::tools::tool_main(kTool, argc, argv);
 }

@@ -6,7 +6,6 @@
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 
-#include <boost/program_options/errors.hpp>
 #include <cstdio>
 #include <exception>
 
@@ -20,8 +19,6 @@ template <typename Body> int guarded(const char *tool, Body &&body) {
   } catch (const Error &e) {
     // A message may quote the input; one line of an error stays readable whatever the input was.
     std::fprintf(stderr, "%s: error: %s\n", tool, excerpt(e.what(), 1000).c_str());
-  } catch (const boost::program_options::error &e) {
-    std::fprintf(stderr, "%s: error: ANEC-CLI-001: %s\n", tool, e.what());
   } catch (const std::exception &e) {
     std::fprintf(stderr, "%s: error: ANEC-INTERNAL: %s\n", tool, excerpt(e.what(), 1000).c_str());
   }

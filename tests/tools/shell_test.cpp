@@ -1,8 +1,12 @@
-// The generated man pages and shell completions of the four tools (tools/completions/): the commands
-// are read here from each tool's --help on their own (not through the generator), the completion is
+// The tools' command tables (tools/command_table.hpp) and the man pages and shell completions generated
+// from them (tools/completions/): the commands are read here from each tool's --help on their own (not
+// through the generator), and the options from each tool's `--command-table`; every option is
+// accepted by its command's parser and shows in its help, man page and completions; the completion is
 // driven in a real bash through `complete -p TOOL` with COMP_WORDS/COMP_CWORD, the man pages are
 // rendered by groff (or man), and the install rules put each file where man, bash-completion and zsh
 // look for it.
+#include "anec/support/json.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fcntl.h>
@@ -134,14 +138,48 @@ Usage usage(const std::string &t) {
   return u;
 }
 
-// The words each tool's source dispatches on (`cmd == "check"`, `sub != "wrap"`).
-std::set<std::string> dispatched(const std::string &t) {
-  std::string src = read_file(fs::path(ANEC_TEST_TOOLS_SOURCE_DIR) / (t + ".cpp"));
+// One option of a command as the tool's `--command-table` gives it.
+struct TableOption {
+  std::string command, name, short_name, choices, fallback;
+  bool flag = false, positional = false; // positional: the command takes positional arguments
+};
+
+// Every option of every command of the tool's table, and the words its commands are named with.
+struct ToolOptions {
+  std::vector<TableOption> options;
   std::set<std::string> words;
-  std::regex re(R"re(\b(?:cmd|sub) [!=]= "([a-z0-9-]+)")re");
-  for (auto it = std::sregex_iterator(src.begin(), src.end(), re); it != std::sregex_iterator(); ++it)
-    words.insert((*it)[1]);
-  return words;
+};
+
+ToolOptions table_options(const std::string &t) {
+  Proc r = run({tool(t).string(), "--command-table"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  ToolOptions out;
+  anec::Doc table = anec::json::parse(r.out, t + " --command-table");
+  for (const anec::Doc &c : table.find("commands")->items()) {
+    std::string command = c.find("name")->as_string();
+    std::istringstream words(command);
+    for (std::string w; words >> w;)
+      out.words.insert(w);
+    for (const anec::Doc &o : c.find("options")->items()) {
+      auto text = [&](const char *key) { return o.find(key)->as_string(); };
+      out.options.push_back({command, text("name"), text("short"), text("choices"), text("default"),
+                             text("value").empty() && text("choices").empty(),
+                             !c.find("positionals")->items().empty()});
+    }
+  }
+  return out;
+}
+
+// `TOOL --tables TABLES COMMAND [no-such-file] --OPTION`: the command line of one option.
+std::vector<std::string> option_line(const std::string &t, const fs::path &tables, const TableOption &o) {
+  std::vector<std::string> out{tool(t).string(), "--tables", tables.string()};
+  std::istringstream in(o.command);
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  if (o.positional)
+    out.push_back("no-such-file");
+  out.push_back("--" + o.name);
+  return out;
 }
 
 std::set<std::string> targets() {
@@ -218,10 +256,10 @@ TEST_F(BashCompletion, ListsEveryCommandOfTheHelp) {
   }
 }
 
-TEST_F(BashCompletion, CoversEveryCommandTheToolsDispatch) {
+TEST_F(BashCompletion, CoversEveryCommandOfTheTable) {
   for (const std::string &t : kTools) {
     SCOPED_TRACE(t);
-    S known = complete({t, ""}), words = dispatched(t);
+    S known = complete({t, ""}), words = table_options(t).words;
     ASSERT_FALSE(words.empty());
     for (const std::string &c : S(known))
       for (const std::string &w : complete({t, c, ""}))
@@ -277,12 +315,15 @@ TEST_F(BashCompletion, CompletesOptionsAndTheirValues) {
   EXPECT_TRUE(generate.count("-o") && generate.count("--check"));
   EXPECT_EQ(complete({"anec-hal", "generate", "-o", ""}), S{"tabs"});
   EXPECT_EQ(complete({"anec-hal", "extract", "x.dylib", "--targets", "h18"}), S{"h18"});
-  EXPECT_EQ(complete({"anec-desc", "convert", "f.hwx", "--header-bytes", ""}), (S{"0x800", "0x1000"}));
+  EXPECT_EQ(complete({"anec-desc", "convert", "f.hwx", "--header-bytes", ""}),
+            (S{"0x800", "0x1000", "2048", "4096"}));
   EXPECT_EQ(complete({"anec-desc", "dump", "f.hwx", "--format", ""}), (S{"text", "json", "html"}));
   EXPECT_EQ(complete({"anec", "report", "m.json", "--model", ""}), (S{"calibrated", "analytic"}));
   EXPECT_EQ(complete({"anec", "report", "m.json", "--target", "h18"}), S{"h18"});
   EXPECT_EQ(complete({"anec-fw", "validate", "f.bin", "--channel", ""}), (S{"ring", "exeloop"}));
-  EXPECT_EQ(complete({"anec-fw", "package", "build", "spec.toml", "-"}), (S{"-o", "--help"}));
+  EXPECT_EQ(complete({"anec-fw", "package", "build", "spec.toml", "-"}), (S{"-o", "--output", "--help"}));
+  EXPECT_EQ(complete({"anec-fw", "decode", "f.bin", "--channel", ""}), (S{"ring", "exeloop"}));
+  EXPECT_EQ(complete({"anec-hal", "generate", "--output", ""}), S{"tabs"});
   EXPECT_EQ(complete({"anec-fw", "simulate", "--format", "t"}), S{"text"});
 }
 
@@ -326,6 +367,87 @@ TEST(ToolHelp, EveryCommandOfTheHelpAnswersItsOwnHelp) {
       EXPECT_NE(r.err.find("ANEC-CLI-001"), std::string::npos) << r.err;
     }
   }
+}
+
+// Every option of every command's table is taken by that command's parser: given with a value it
+// accepts (its first choice, its default, else a word), the command fails for something else than its
+// command line (the tables directory it is given is empty, its input missing); and the handler reads
+// no option its table lacks.
+TEST(ToolTable, EveryOptionIsAcceptedByItsCommand) {
+  fs::path cwd = fs::temp_directory_path() / ("anec-options-" + std::to_string(::getpid()));
+  fs::create_directories(cwd / "no-tables");
+  for (const std::string &t : kTools)
+    for (const TableOption &o : table_options(t).options) {
+      std::vector<std::string> argv = option_line(t, cwd / "no-tables", o);
+      if (!o.flag)
+        argv.push_back(!o.choices.empty()    ? o.choices.substr(0, o.choices.find('|'))
+                       : !o.fallback.empty() ? o.fallback
+                                             : "x");
+      Proc r = run(argv, cwd);
+      EXPECT_EQ(r.status, 2) << t << " " << o.command << " --" << o.name << ": " << r.err;
+      for (const char *parser_error : {"unrecognised option", "is not one of", "more than once",
+                                       "too many positional", "ambiguous", "ANEC-INTERNAL"})
+        EXPECT_EQ(r.err.find(parser_error), std::string::npos)
+            << t << " " << o.command << " --" << o.name << ": " << r.err;
+    }
+  fs::remove_all(cwd);
+}
+
+// A value outside an option's choices is ANEC-CLI-002 naming the option, the value and the choices,
+// exit 2, before the command reads anything.
+TEST(ToolTable, ABadChoiceIsRejected) {
+  size_t checked = 0;
+  for (const std::string &t : kTools)
+    for (const TableOption &o : table_options(t).options) {
+      if (o.choices.empty())
+        continue;
+      std::vector<std::string> argv = option_line(t, ANEC_TEST_TABLES_DIR, o);
+      argv.push_back("nonsense");
+      Proc r = run(argv);
+      std::string listed = std::regex_replace(o.choices, std::regex("\\|"), ", ");
+      EXPECT_EQ(r.status, 2) << t << " " << o.command << " --" << o.name;
+      EXPECT_NE(r.err.find("ANEC-CLI-002: --" + o.name + " 'nonsense' is not one of " + listed),
+                std::string::npos)
+          << t << " " << o.command << ": " << r.err;
+      ++checked;
+    }
+  EXPECT_GE(checked, 20u);
+}
+
+// Each command's help, its man page and its completions name every option of its table.
+TEST(ToolTable, EveryOptionShowsInTheHelpTheManPageAndTheCompletions) {
+  for (const std::string &t : kTools) {
+    SCOPED_TRACE(t);
+    std::string man = std::regex_replace(read_file(man_file(t)), std::regex(R"(\\-)"), "-");
+    std::string bash = read_file(bash_file(t)), zsh = read_file(zsh_file(t));
+    for (const TableOption &o : table_options(t).options) {
+      std::string help = run({tool(t).string(), "help", o.command}).out, names = "--" + o.name;
+      if (!o.short_name.empty())
+        names = "-" + o.short_name + ", " + names;
+      EXPECT_NE(help.find("\n  " + names), std::string::npos) << o.command << " help lacks " << names;
+      EXPECT_NE(man.find("\\fB--" + o.name + "\\fR"), std::string::npos) << "the man page lacks --" << o.name;
+      if (!o.short_name.empty()) {
+        EXPECT_NE(man.find("\\fB-" + o.short_name + "\\fR, \\fB--" + o.name), std::string::npos)
+            << "the man page lacks -" << o.short_name;
+      }
+      if (!o.choices.empty()) {
+        EXPECT_NE(man.find("--" + o.name + "\\fR \\fB" + o.choices.substr(0, o.choices.find('|'))),
+                  std::string::npos)
+            << "the man page lacks the choices of --" << o.name;
+      }
+      std::regex opts("\"" + o.command + "\"\\) opts=\"[^\"]*--" + o.name + "[ \"]");
+      EXPECT_TRUE(std::regex_search(bash, opts)) << "bash: " << o.command << " --" << o.name;
+      EXPECT_TRUE(std::regex_search(zsh, opts)) << "zsh: " << o.command << " --" << o.name;
+    }
+  }
+}
+
+// The generator reads the tables: it parses no help text back.
+TEST(ToolTable, TheGeneratorParsesNoHelpText) {
+  std::string gen = read_file(fs::path(ANEC_TEST_TOOLS_SOURCE_DIR) / "completions" / "anec-shell-gen.cpp");
+  EXPECT_NE(gen.find("--command-table"), std::string::npos);
+  for (const char *help_parsing : {"parse_help", "\"usage: \"", "\"commands:\"", "\" --help\""})
+    EXPECT_EQ(gen.find(help_parsing), std::string::npos) << help_parsing;
 }
 
 TEST(ToolManPage, RendersAndNamesEveryCommandAndOption) {

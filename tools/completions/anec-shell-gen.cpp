@@ -1,23 +1,22 @@
-// anec-shell-gen: one tool's man page and its bash and zsh completions, made from its `--help` text at
-// build time, so that neither can drift from the usage the tool prints.
+// anec-shell-gen: one tool's man page and its bash and zsh completions, made at build time from the
+// tool's command table (tools/command_table.hpp), which the tool prints with `TOOL --command-table`:
+// the same table its parsing and its --help come from, so neither can drift from what the tool takes.
 //
 //   anec-shell-gen --tool PATH --name NAME --summary TEXT --version V --targets-dir DIR
 //                  --man OUT.1 --bash OUT --zsh OUT_NAME
 //
-// Two usage layouts are read. One usage line per command ("usage: anec [--tables DIR] check MODEL...",
-// indented continuation lines, a lower-case word after the command being a subcommand: "package build"),
-// or "usage: TOOL [--tables DIR] COMMAND [ARGS]" followed by a "commands:" table (two-space indented
-// "name ARGS   description", deeper-indented lines continuing the description). The text after the
-// usage block is the description; its "Exit codes:" sentence becomes EXIT STATUS. Each command's
-// options come from its usage (an option followed by a value placeholder takes a value: `a|b|c` are
-// its choices, T or TARGET a target name — the stems of DIR/*.toml —, DIR a directory, N, X, CODE,
-// TEXT, NAME or NAME=N nothing to complete, anything else a file).
+// An option's value completes from its choices, or as its table says: target names (the stems of
+// DIR/*.toml), directories, files or nothing.
+#include "anec/support/json.hpp"
+#include "command_table.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -33,7 +32,6 @@ namespace {
 struct Value { // what completes an option's value or a positional argument
   std::vector<std::string> choices;
   bool targets = false, dirs = false, files = false;
-  bool empty() const { return choices.empty() && !targets && !dirs && !files; }
 };
 
 struct Option {
@@ -43,7 +41,8 @@ struct Option {
 
 struct Command {
   std::string name, sub, args, description; // args: the usage after the command (and subcommand)
-  std::vector<Option> options;
+  std::vector<Option> options;              // every spelling (--output and -o) for the completions
+  std::span<const anec::tools::Option> table_options;
   bool has_positional = false;
   Value first_positional;
   std::string key() const { return sub.empty() ? name : name + " " + sub; }
@@ -60,14 +59,6 @@ struct Help {
 std::string trim(const std::string &s) {
   size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split_ws(const std::string &s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;)
-    out.push_back(w);
-  return out;
 }
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -92,204 +83,124 @@ std::string join(const std::vector<std::string> &v, const std::string &sep) {
   return out;
 }
 
-std::string strip_brackets(std::string w) {
-  w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '[' || c == ']'; }), w.end());
-  return w;
+// The tool's command table, read from `TOOL --command-table`: its texts live in `doc`, the spans of
+// `table` in the vectors.
+struct LoadedTable {
+  anec::Doc doc;
+  std::vector<std::vector<anec::tools::Positional>> positionals;
+  std::vector<std::vector<anec::tools::Option>> options;
+  std::vector<anec::tools::Command> commands;
+  anec::tools::ToolTable table;
+};
+
+std::string_view text_of(const anec::Doc &d, std::string_view key) {
+  return d.find(key)->as_string();
 }
 
-bool is_word(const std::string &w) {
-  return std::regex_match(w, std::regex("[a-z][a-z0-9-]*"));
-}
-bool is_option(const std::string &w) {
-  return std::regex_match(w, std::regex("--?[a-zA-Z][a-zA-Z0-9-]*"));
+anec::tools::Option option_of(const anec::Doc &d) {
+  std::string_view short_name = text_of(d, "short");
+  return {.name = text_of(d, "name"),
+          .short_name = short_name.empty() ? '\0' : short_name[0],
+          .value = text_of(d, "value"),
+          .choices = text_of(d, "choices"),
+          .fallback = text_of(d, "default"),
+          .repeatable = d.find("repeatable")->as_bool(),
+          .required = d.find("required")->as_bool(),
+          .long_in_usage = d.find("long_in_usage")->as_bool(),
+          .completes = anec::tools::completion_named(text_of(d, "completes")),
+          .help = text_of(d, "help")};
 }
 
-Value classify(std::string placeholder) {
-  Value v;
-  for (const char *tail : {",...", "..."})
-    if (placeholder.size() > std::string(tail).size() && placeholder.ends_with(tail))
-      placeholder.resize(placeholder.size() - std::string(tail).size());
-  for (const std::string &alt : split(placeholder, '|')) {
-    if (std::regex_match(alt, std::regex("[a-z0-9][a-z0-9_.-]*")))
-      v.choices.push_back(alt);
-    else if (alt == "T" || alt == "TARGET")
-      v.targets = true;
-    else if (alt == "DIR")
-      v.dirs = true;
-    else if (alt == "N" || alt == "X" || alt == "CODE" || alt == "TEXT" || alt == "NAME" ||
-             std::regex_match(alt, std::regex("[A-Z]+=N")))
-      ;
-    else if (!alt.empty())
-      v.files = true;
+anec::tools::Positional positional_of(const anec::Doc &d) {
+  return {.name = text_of(d, "name"),
+          .min = int(d.find("min")->as_int()),
+          .max = int(d.find("max")->as_int()),
+          .completes = anec::tools::completion_named(text_of(d, "completes"))};
+}
+
+std::unique_ptr<LoadedTable> load_table(const std::string &json, const std::string &source) {
+  auto t = std::make_unique<LoadedTable>();
+  t->doc = anec::json::parse(json, source);
+  const std::vector<anec::Doc> &commands = t->doc.find("commands")->items();
+  for (const anec::Doc &c : commands) {
+    t->positionals.emplace_back();
+    for (const anec::Doc &p : c.find("positionals")->items())
+      t->positionals.back().push_back(positional_of(p));
+    t->options.emplace_back();
+    for (const anec::Doc &o : c.find("options")->items())
+      t->options.back().push_back(option_of(o));
   }
+  for (size_t i = 0; i < commands.size(); ++i)
+    t->commands.push_back({text_of(commands[i], "name"), t->positionals[i], t->options[i],
+                           text_of(commands[i], "about"), nullptr});
+  t->table = {text_of(t->doc, "name"), t->commands, text_of(t->doc, "about"), text_of(t->doc, "epilogue")};
+  return t;
+}
+
+// What completes a value: its choices, or its table's completion.
+Value value_of(anec::tools::Completion completes, std::vector<std::string> choices = {}) {
+  using anec::tools::Completion;
+  Value v{std::move(choices)};
+  if (completes == Completion::targets_or_all)
+    v.choices.push_back("all");
+  v.targets = completes == Completion::targets || completes == Completion::targets_or_all ||
+              completes == Completion::targets_or_files;
+  v.dirs = completes == Completion::dirs;
+  v.files = completes == Completion::files || completes == Completion::targets_or_files;
   return v;
 }
 
-void add_option(Command &c, const Option &o) {
-  for (const Option &have : c.options)
-    if (have.name == o.name)
-      return;
-  c.options.push_back(o);
+// A text's lines joined into one, each trimmed.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (const std::string &l : split(std::string(text), '\n'))
+    if (!trim(l).empty())
+      out += (out.empty() ? "" : " ") + trim(l);
+  return out;
 }
 
-// The options and positional arguments of one usage: `--opt VALUE`, `[--flag]`, `--flag [--other ...]`.
-void parse_args(Command &c) {
-  std::vector<std::string> t = split_ws(c.args);
-  for (size_t i = 0; i < t.size(); ++i) {
-    std::string w = strip_brackets(t[i]);
-    if (w.empty() || w == "|" || w == "..." || w == "...]")
-      continue;
-    if (is_option(w)) {
-      Option o{w, "", {}};
-      bool closed = t[i].ends_with("]");
-      if (!closed && i + 1 < t.size()) {
-        std::string next = strip_brackets(t[i + 1]);
-        if (!next.empty() && next[0] != '-' && next != "|" && next != "...") {
-          o.value = next;
-          o.kind = classify(next);
-          ++i;
-        }
-      }
-      add_option(c, o);
-    } else if (!c.has_positional) {
-      c.has_positional = true;
-      c.first_positional = classify(w);
-    }
+Command command_of(const anec::tools::Command &c) {
+  Command out;
+  std::string name(c.name);
+  size_t space = name.find(' ');
+  out.name = name.substr(0, space);
+  out.sub = space == std::string::npos ? "" : name.substr(space + 1);
+  out.args = join(anec::tools::synopsis_items(c), " ");
+  out.description = one_line(c.about);
+  out.table_options = c.options;
+  for (const anec::tools::Option &o : c.options) {
+    std::string value = anec::tools::usage_item(o).find(' ') == std::string::npos ? "" : "VALUE";
+    Value kind = value_of(o.completes, anec::tools::choices_of(o));
+    out.options.push_back({"--" + std::string(o.name), value, kind});
+    if (o.short_name)
+      out.options.push_back({std::string("-") + o.short_name, value, kind});
   }
+  out.has_positional = !c.positionals.empty();
+  if (out.has_positional)
+    out.first_positional = value_of(c.positionals.front().completes);
+  return out;
 }
 
-// Options named only in a commands-table description ("named by --target-a/-b") take a value of the
-// kind of the usage option they extend (--target, of any command).
-void parse_description_options(Command &c, const std::vector<Command> &all) {
-  std::string d = c.description;
-  static const std::regex opt_re("(--[a-z][a-z0-9-]*)(/-([a-z0-9]+))?");
-  for (auto it = std::sregex_iterator(d.begin(), d.end(), opt_re); it != std::sregex_iterator(); ++it) {
-    std::vector<std::string> names{(*it)[1]};
-    if ((*it)[2].matched) {
-      std::string first = (*it)[1], alt = (*it)[3];
-      size_t dash = first.rfind('-');
-      if (dash != std::string::npos && dash > 1)
-        names.push_back(first.substr(0, dash + 1) + alt);
-    }
-    for (const std::string &n : names) {
-      Option o{n, "VALUE", {}};
-      o.kind.files = true;
-      for (const Command &other : all)
-        for (const Option &base : other.options)
-          if (n.starts_with(base.name + "-") && !base.value.empty())
-            o.kind = base.kind;
-      add_option(c, o);
-    }
-  }
-}
-
-Help parse_help(const std::string &tool, const std::string &text) {
+Help help_of(const anec::tools::ToolTable &t) {
   Help h;
-  h.tool = tool;
-  std::vector<std::string> lines = split(text, '\n');
-  size_t i = 0;
-  while (i < lines.size() && !lines[i].starts_with("usage: "))
-    ++i;
-  if (i == lines.size())
-    throw std::runtime_error(tool + " --help has no 'usage: ' line");
-  const std::string head = tool + " ";
-  std::vector<std::string> entries;
-  for (; i < lines.size() && !trim(lines[i]).empty(); ++i) {
-    std::string l = trim(lines[i].starts_with("usage: ") ? lines[i].substr(7) : lines[i]);
-    if (l.starts_with(head) || entries.empty())
-      entries.push_back(l);
-    else
-      entries.back() += " " + l;
+  h.tool = t.name;
+  for (const anec::tools::Command &c : t.commands) {
+    h.commands.push_back(command_of(c));
+    h.synopsis.push_back(h.commands.back().key() + " " + h.commands.back().args);
   }
-  bool table = false;
-  for (std::string e : entries) {
-    if (e.starts_with(head))
-      e = trim(e.substr(head.size()));
-    for (const char *global : {"[--tables DIR]", "[--tables=DIR]"})
-      if (e.starts_with(global))
-        e = trim(e.substr(std::string(global).size()));
-    h.synopsis.push_back(e);
-    std::vector<std::string> w = split_ws(e);
-    if (w.empty())
-      continue;
-    if (!is_word(w[0])) { // COMMAND [ARGS]: the commands table follows
-      table = true;
-      continue;
-    }
-    Command c;
-    c.name = w[0];
-    size_t skip = 1;
-    if (w.size() > 1 && is_word(w[1])) {
-      c.sub = w[1];
-      skip = 2;
-    }
-    std::vector<std::string> rest(w.begin() + skip, w.end());
-    c.args = join(rest, " ");
-    h.commands.push_back(c);
-  }
-  if (table) {
-    while (i < lines.size() && trim(lines[i]) != "commands:")
-      ++i;
-    if (i == lines.size())
-      throw std::runtime_error(tool + " --help has COMMAND but no 'commands:' table");
-    for (++i; i < lines.size() && !trim(lines[i]).empty(); ++i) {
-      const std::string &l = lines[i];
-      if (l.size() > 2 && l.starts_with("  ") && l[2] != ' ') {
-        std::string body = l.substr(2);
-        size_t gap = body.find("  ");
-        Command c;
-        std::string syn = trim(body.substr(0, gap));
-        if (gap != std::string::npos)
-          c.description = trim(body.substr(gap));
-        std::vector<std::string> w = split_ws(syn);
-        c.name = w[0];
-        c.args = join(std::vector<std::string>(w.begin() + 1, w.end()), " ");
-        h.commands.push_back(c);
-      } else if (!h.commands.empty()) {
-        std::string &d = h.commands.back().description;
-        d += (d.empty() ? "" : " ") + trim(l);
-      }
-    }
-  }
-  if (h.commands.empty())
-    throw std::runtime_error(tool + " --help names no command");
-  for (Command &c : h.commands)
-    parse_args(c);
-  for (Command &c : h.commands)
-    parse_description_options(c, h.commands);
-
-  // The description: paragraphs split at blank lines and at lines opening with a `command`.
-  std::string para;
-  auto flush = [&] {
-    if (!para.empty())
-      h.paragraphs.push_back(para);
-    para.clear();
-  };
-  for (; i < lines.size(); ++i) {
-    std::string l = trim(lines[i]);
-    if (l.empty() || l.starts_with("`") || l.starts_with("Exit codes:"))
-      flush();
-    if (!l.empty())
-      para += (para.empty() ? "" : " ") + l;
-  }
-  flush();
-  for (std::string &p : h.paragraphs) {
-    size_t at = p.find("Exit codes:");
-    if (at == std::string::npos)
-      continue;
-    h.exit_status = trim(p.substr(at + 11));
-    p = trim(p.substr(0, at));
-  }
-  std::erase_if(h.paragraphs, [](const std::string &p) { return p.empty(); });
+  h.paragraphs.push_back(one_line(t.about));
+  h.exit_status = one_line(t.epilogue);
+  if (h.exit_status.starts_with("Exit codes:"))
+    h.exit_status = trim(h.exit_status.substr(11));
   return h;
 }
 
-std::string run_help(const std::string &tool_path) {
+std::string run_table(const std::string &tool_path) {
   std::string quoted = "'";
   for (char c : tool_path)
     quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   quoted += "'";
-  FILE *p = ::popen((quoted + " --help").c_str(), "r");
+  FILE *p = ::popen((quoted + " --command-table").c_str(), "r");
   if (!p)
     throw std::runtime_error("cannot run " + tool_path);
   std::string out;
@@ -298,7 +209,7 @@ std::string run_help(const std::string &tool_path) {
     out.append(buf, n);
   int st = ::pclose(p);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-    throw std::runtime_error(tool_path + " --help failed");
+    throw std::runtime_error(tool_path + " --command-table failed");
   return out;
 }
 
@@ -406,7 +317,7 @@ std::string man_page(const Help &h, const std::string &summary, const std::strin
                      const std::vector<std::string> &others) {
   std::ostringstream m;
   const std::string tool = roff_escape(h.tool);
-  m << ".\\\" Generated by anec-shell-gen from `" << h.tool << " --help`: do not edit.\n";
+  m << ".\\\" Generated by anec-shell-gen from `" << h.tool << " --command-table`: do not edit.\n";
   m << ".TH " << upper(tool) << " 1 \"\" \"anec " << version << "\" \"User Commands\"\n";
   m << ".nh\n"; // no hyphenation: option names and paths stay whole
   m << ".SH NAME\n" << tool << " \\- " << roff_text(summary) << "\n";
@@ -435,24 +346,30 @@ std::string man_page(const Help &h, const std::string &summary, const std::strin
        "tree the tool was built from, else the installed tables).\n";
   m << ".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR, \\fBhelp\\fR\nPrint the usage on standard output and exit 0 "
        "(with no command at all the usage goes to standard error, exit 2).\n";
-  // Each option form (name and value) with the commands that take it, in order of first use.
-  std::vector<std::pair<std::string, std::vector<std::string>>> forms;
+  // Each option form ("-o, --output FILE") and help with the commands that take it, in order of first use.
+  struct Form {
+    std::string form, help;
+    std::vector<std::string> commands;
+  };
+  std::vector<Form> forms;
   for (const Command &c : h.commands)
-    for (const Option &o : c.options) {
-      std::string form =
-          roff_usage(o.name) + (o.value.empty() || o.value == "VALUE" ? "" : " " + roff_usage(o.value));
-      auto it = std::find_if(forms.begin(), forms.end(), [&](const auto &f) { return f.first == form; });
-      if (it == forms.end()) {
-        forms.push_back({form, {}});
-        it = forms.end() - 1;
-      }
-      if (std::find(it->second.begin(), it->second.end(), c.key()) == it->second.end())
-        it->second.push_back(c.key());
+    for (const anec::tools::Option &o : c.table_options) {
+      std::string form = roff_usage(anec::tools::option_form(o)),
+                  help = std::string(o.help) + anec::tools::option_notes(o);
+      auto it = std::find_if(forms.begin(), forms.end(),
+                             [&](const Form &f) { return f.form == form && f.help == help; });
+      if (it == forms.end())
+        it = forms.insert(forms.end(), {form, help, {}});
+      it->commands.push_back(c.key());
     }
-  for (const auto &[form, cmds] : forms) {
-    m << ".TP\n" << form << "\n" << (cmds.size() == 1 ? "Command " : "Commands ");
-    for (size_t i = 0; i < cmds.size(); ++i)
-      m << (i ? (i + 1 == cmds.size() ? " and " : ", ") : "") << "\\fB" << roff_escape(cmds[i]) << "\\fR";
+  for (const Form &f : forms) {
+    m << ".TP\n"
+      << f.form << "\n"
+      << roff_prose(f.help) << ".\n.br\n"
+      << (f.commands.size() == 1 ? "Command " : "Commands ");
+    for (size_t i = 0; i < f.commands.size(); ++i)
+      m << (i ? (i + 1 == f.commands.size() ? " and " : ", ") : "") << "\\fB" << roff_escape(f.commands[i])
+        << "\\fR";
     m << ".\n";
   }
   if (!h.exit_status.empty())
@@ -528,7 +445,7 @@ std::string bash_completion(const Help &h, const std::vector<std::string> &targe
   const std::string f = ident(h.tool), v = f + "_values";
   std::ostringstream b;
   b << "# bash completion for " << h.tool << ", generated by anec-shell-gen from `" << h.tool
-    << " --help`: do not edit.\n\n";
+    << " --command-table`: do not edit.\n\n";
   b << "# " << v << " KINDS CHOICES CUR: COMPREPLY from the kinds (choices targets dirs files none).\n";
   b << v << "() {\n"
     << "  local k\n  COMPREPLY=()\n"
@@ -604,7 +521,7 @@ std::string zsh_completion(const Help &h, const std::vector<std::string> &target
   const std::string f = ident(h.tool), v = f + "_values";
   std::ostringstream z;
   z << "#compdef " << h.tool << "\n# zsh completion for " << h.tool << ", generated by anec-shell-gen from `"
-    << h.tool << " --help`: do not edit.\n\n";
+    << h.tool << " --command-table`: do not edit.\n\n";
   z << "# " << v << " KINDS CHOICES: candidates from the kinds (choices targets dirs files none).\n";
   z << v << "() {\n  local k\n  for k in ${=1}; do\n    case $k in\n"
     << "      choices) compadd -- ${=2} ;;\n"
@@ -624,7 +541,7 @@ std::string zsh_completion(const Help &h, const std::vector<std::string> &target
     std::string desc;
     for (const Command &c : h.commands)
       if (c.name == name && desc.empty())
-        desc = !c.description.empty() ? c.description : c.sub.empty() ? c.args : "";
+        desc = c.sub.empty() ? c.args : "";
     if (desc.empty() && t.subs.count(name))
       desc = join(t.subs.at(name), ", ");
     if (desc.size() > 70) { // cut at a character boundary (UTF-8)
@@ -699,7 +616,8 @@ int main(int argc, char **argv) {
          {"--tool", "--name", "--summary", "--version", "--targets-dir", "--man", "--bash", "--zsh"})
       if (!a.count(k))
         throw std::runtime_error(std::string("missing ") + k);
-    Help h = parse_help(a["--name"], run_help(a["--tool"]));
+    std::unique_ptr<LoadedTable> table = load_table(run_table(a["--tool"]), a["--tool"] + " --command-table");
+    Help h = help_of(table->table);
     std::vector<std::string> targets;
     for (const auto &e : fs::directory_iterator(a["--targets-dir"]))
       if (e.path().extension() == ".toml")
