@@ -94,12 +94,6 @@ int cmd_list(Ctx &c, const tools::Args &args) {
     return format_value(*f, e->value);
   };
   const auto &ts = c.reg().targets();
-  if (format == "json") {
-    Doc arr = Doc::array();
-    for (auto &t : ts) arr.push(to_doc(c.schema, t));
-    emit(json_list_document("anec-hal.list", "targets", std::move(arr)), "");
-    return 0;
-  }
   Table table;
   for (auto &col : cols) {
     table.columns.push_back(col.title);
@@ -110,7 +104,16 @@ int cmd_list(Ctx &c, const tools::Args &args) {
     for (auto &col : cols) r.push_back(cell(t, col));
     table.rows.push_back(std::move(r));
   }
+  // The document holds every definition whole; the text and CSV forms, the table of the columns.
   emit(render(format, "anec-hal.list", [&](Printer &p) {
+         if (p.form() == Form::Json) {
+           List list(p, "targets");
+           for (auto &t : ts) {
+             Object o(p);
+             print(p, c.schema, t);
+           }
+           return;
+         }
          print(p, table);
          p.text(std::to_string(ts.size()) + " targets\n");
        }),
@@ -118,12 +121,20 @@ int cmd_list(Ctx &c, const tools::Args &args) {
   return 0;
 }
 
+// A target definition as --format asks: the definition file (TOML, with its header comment), its
+// JSON document, or its text.
+std::string definition(Ctx &c, const Target &t, const std::string &format) {
+  if (format == "toml")
+    return to_toml(c.schema, t);
+  return render(format, "", [&](Printer &p) { print(p, c.schema, t); });
+}
+
 int cmd_show(Ctx &c, const tools::Args &args) {
   const std::string &format = args.value("format");
   if (args.positional().empty())
     throw Error("ANEC-CLI-001", "show needs a TARGET");
   Target t = resolve_target(c, args.positional()[0]);
-  emit(format == "toml" ? to_toml(c.schema, t) : format == "json" ? to_json(c.schema, t) : to_text(c.schema, t), "");
+  emit(definition(c, t, format), "");
   return 0;
 }
 
@@ -150,7 +161,7 @@ int cmd_decode(Ctx &c, const tools::Args &args) {
   if (args.positional().empty() || target.empty())
     throw Error("ANEC-CLI-001", "decode needs BLOB and --target TARGET");
   Target t = decode_file(c, args.positional()[0], target);
-  emit(format == "toml" ? to_toml(c.schema, t) : format == "json" ? to_json(c.schema, t) : to_text(c.schema, t), out);
+  emit(definition(c, t, format), out);
   return 0;
 }
 

@@ -113,71 +113,67 @@ Value value_from_doc(const Field &f, const Doc &d, const std::string &source) {
   return v;
 }
 
-Doc to_doc(const Schema &schema, const Target &target) {
-  Doc top = Doc::table();
-  top.set("format", Doc::string(kTargetFormat));
-  top.set("schema", Doc::string(schema_tag(schema)));
-  top.set("name", Doc::string(target.name));
-  Doc al = Doc::array();
-  for (auto &a : target.aliases) al.push(Doc::string(a));
-  top.set("aliases", std::move(al));
-  for (const std::string &section : Schema::section_order()) {
-    Doc sec = Doc::table();
-    for (const Field &f : schema.fields()) {
-      if (f.section != section) continue;
-      const Entry *e = target.find(f.name);
-      if (!e) continue;
-      Doc entry = Doc::table();
-      entry.inline_table = true;
-      if (f.in_blob()) entry.set("offset", Doc::integer(*f.offset, true));
-      entry.set("value", value_doc(f, e->value));
-      entry.set("confidence", Doc::string(confidence_name(e->provenance.confidence)));
-      entry.set("source", Doc::string(e->provenance.source));
-      sec.set(f.name, std::move(entry));
+namespace {
+// One section's fields: a line each in text (offset, name, value with its unit, confidence,
+// source), a table per field in the document (inline in TOML).
+void print_section(Printer &p, const Schema &schema, const Target &target, const std::string &section) {
+  std::vector<std::pair<const Field *, const Entry *>> entries;
+  for (const Field &f : schema.fields())
+    if (const Entry *e = f.section == section ? target.find(f.name) : nullptr)
+      entries.push_back({&f, e});
+  if (entries.empty())
+    return;
+  Object sec(p, section);
+  p.text("\n[" + section + "]\n");
+  for (auto [f, e] : entries) {
+    p.begin_object(f->name);
+    p.inline_object();
+    p.text("  ");
+    if (f->in_blob())
+      p.field("offset", Hex{*f->offset}, 8);
+    else
+      p.text("-       ");
+    p.text(std::string(f->name) + std::string(f->name.size() < 33 ? 33 - f->name.size() : 1, ' '));
+    std::string val = format_value(*f, e->value);
+    if (!f->unit.empty() && f->unit != "flag" && std::holds_alternative<uint64_t>(e->value))
+      val += " " + f->unit;
+    p.data("value", value_doc(*f, e->value));
+    p.text(val + std::string(val.size() < 25 ? 25 - val.size() : 1, ' '));
+    p.field("confidence", confidence_name(e->provenance.confidence), 12);
+    p.field("source", e->provenance.source);
+    p.text("\n");
+    p.end();
+  }
+}
+} // namespace
+
+void print(Printer &p, const Schema &schema, const Target &target) {
+  p.data("format", kTargetFormat);
+  p.data("schema", schema_tag(schema));
+  p.text("target ");
+  p.field("name", target.name);
+  {
+    List aliases(p, "aliases");
+    p.text(target.aliases.empty() ? "" : " (aliases:");
+    for (auto &a : target.aliases) {
+      p.text(" ");
+      p.item(a);
     }
-    if (!sec.members().empty()) top.set(section, std::move(sec));
+    p.text(target.aliases.empty() ? "\n" : ")\n");
   }
+  for (const std::string &section : Schema::section_order())
+    print_section(p, schema, target, section);
   if (!target.extraction.empty()) {
-    Doc ex = Doc::table();
-    for (auto &[k, v] : target.extraction) ex.set(k, Doc::string(v));
-    top.set("extraction", std::move(ex));
+    Object ex(p, "extraction");
+    for (auto &[k, v] : target.extraction)
+      p.data(k, v);
   }
-  return top;
 }
 
 std::string to_toml(const Schema &schema, const Target &target) {
   return "# anec target definition (" + std::string(kTargetFormat) +
-         ", docs/target-format.md). Check it with `anec-hal validate`.\n" + toml::write(to_doc(schema, target));
-}
-
-std::string to_json(const Schema &schema, const Target &target) { return json::write(to_doc(schema, target)); }
-
-std::string to_text(const Schema &schema, const Target &target) {
-  std::string out = "target " + target.name;
-  if (!target.aliases.empty()) {
-    out += " (aliases:";
-    for (auto &a : target.aliases) out += " " + a;
-    out += ")";
-  }
-  out += "\n";
-  for (const std::string &section : Schema::section_order()) {
-    bool header = false;
-    for (const Field &f : schema.fields()) {
-      if (f.section != section) continue;
-      const Entry *e = target.find(f.name);
-      if (!e) continue;
-      if (!header) out += "\n[" + section + "]\n";
-      header = true;
-      char line[160];
-      std::string off = f.in_blob() ? hex(*f.offset) : "-";
-      std::string val = format_value(f, e->value);
-      if (!f.unit.empty() && f.unit != "flag" && std::holds_alternative<uint64_t>(e->value)) val += " " + f.unit;
-      std::snprintf(line, sizeof line, "  %-7s %-32s %-24s %-11s ", off.c_str(), f.name.c_str(), val.c_str(),
-                    confidence_name(e->provenance.confidence));
-      out += line + e->provenance.source + "\n";
-    }
-  }
-  return out;
+         ", docs/target-format.md). Check it with `anec-hal validate`.\n" +
+         toml::write(printed_doc([&](Printer &p) { print(p, schema, target); }));
 }
 
 Target from_doc(const Schema &schema, const Doc &doc, const std::string &source) {

@@ -78,6 +78,15 @@ void Scalar::set_in(Doc &table, std::string_view key) const {
     table.set(std::string(key) + "_value", Doc::integer(n->value));
 }
 
+void TextPrinter::field(std::string_view, const Scalar &v, int width) {
+  std::string cell;
+  {
+    TextOut text(cell);
+    v.write_text(text);
+  }
+  out_ << cell << std::string(cell.size() < size_t(width) ? size_t(width) - cell.size() : 1, ' ');
+}
+
 DocPrinter::DocPrinter() {
   stack_.push_back({"", Doc::table()});
 }

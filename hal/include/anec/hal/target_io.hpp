@@ -4,6 +4,7 @@
 #include "anec/hal/schema.hpp"
 #include "anec/hal/target.hpp"
 #include "anec/support/doc.hpp"
+#include "anec/support/printer.hpp"
 
 #include <filesystem>
 #include <string>
@@ -12,10 +13,11 @@ namespace anec::hal {
 
 inline constexpr const char *kTargetFormat = "anec-target/1";
 
-Doc to_doc(const Schema &schema, const Target &target);
+// The text form: "target NAME (aliases: ...)", then per section a line per field (offset, name,
+// value and unit, confidence, source). The document form: the definition (TOML, JSON).
+void print(Printer &p, const Schema &schema, const Target &target);
+// The definition file: a comment naming the format, then the TOML document.
 std::string to_toml(const Schema &schema, const Target &target);
-std::string to_json(const Schema &schema, const Target &target);
-std::string to_text(const Schema &schema, const Target &target);
 
 // Errors: ANEC-HAL-003 (unknown key, wrong format or schema version, offset that disagrees with the
 // schema), ANEC-HAL-004 (a value of the wrong type or one that does not fit), each with line:column.

@@ -95,7 +95,8 @@ inline std::string json_list_document(std::string_view schema, const char *key, 
   return json_document(schema, std::move(body));
 }
 
-// What `print` prints, in the form a tool's --format names; the JSON form is the document `schema`.
+// What `print` prints, in the form a tool's --format names; the JSON form is the document `schema`
+// (with no schema: the document alone).
 inline void render(Form form, std::string_view schema, const PrintFn &print, TextOut &out) {
   if (form == Form::Text) {
     TextPrinter p(out);
@@ -104,7 +105,7 @@ inline void render(Form form, std::string_view schema, const PrintFn &print, Tex
     CsvPrinter p(out);
     print(p);
   } else if (form == Form::Json) {
-    out << json_document(schema, printed_doc(print));
+    out << (schema.empty() ? json::write(printed_doc(print)) : json_document(schema, printed_doc(print)));
   } else {
     out << toml::write(printed_doc(print));
   }

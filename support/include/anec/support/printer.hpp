@@ -76,6 +76,8 @@ public:
   virtual ~Printer() = default;
   // A member both forms show: the text form prints its value where it is called.
   virtual void field(std::string_view key, const Scalar &v) = 0;
+  // The same, its text left-aligned in a column `width` characters wide (at least one space after).
+  virtual void field(std::string_view key, const Scalar &v, int /*width*/) { field(key, v); }
   // A member the text form does not show (a document's detail, or a value the text shows in another
   // form through text()).
   virtual void data(std::string_view key, const Scalar &v) = 0;
@@ -87,6 +89,8 @@ public:
   virtual void begin_object(std::string_view key = {}) = 0;
   virtual void begin_list(std::string_view key = {}) = 0;
   virtual void end() = 0;
+  // The object being printed is written on one line in TOML ({ a = 1 }).
+  virtual void inline_object() {}
   // The names of the columns the rows that follow hold (a CSV header); the other forms ignore it.
   virtual void columns(const std::vector<std::string> &) {}
   // The form being written: a print function may skip work only the text form needs, or print a
@@ -122,6 +126,7 @@ class TextPrinter final : public Printer {
 public:
   explicit TextPrinter(TextOut &out) : out_(out) {}
   void field(std::string_view, const Scalar &v) override { v.write_text(out_); }
+  void field(std::string_view key, const Scalar &v, int width) override;
   void data(std::string_view, const Scalar &) override {}
   void text(std::string_view words) override { out_ << words; }
   void item(const Scalar &v) override { v.write_text(out_); }
@@ -145,6 +150,7 @@ public:
   void begin_object(std::string_view key) override;
   void begin_list(std::string_view key) override;
   void end() override;
+  void inline_object() override { stack_.back().doc.inline_table = true; }
   Form form() const override { return Form::Json; }
   // The document printed (once every scope has ended).
   Doc take();
