@@ -3,9 +3,10 @@
 // fused attention op, bit-exact; a transpose of size-1 axes is dropped. A deliberately lossy rule
 // (gelu as relu) is refused at tolerance 0. The result is deterministic, the table strict, and
 // `anec tune` writes a graph that reads back and computes what the original computes.
-#include "anec/compiler/ir/skip.hpp"
 #include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/attrs.hpp"
 #include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/ir/skip.hpp"
 #include "anec/compiler/passes/tune.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
@@ -83,7 +84,7 @@ TEST(Tune, ALinearLayerBecomesA1x1ConvOnH13AtMaxAbsZeroWithALowerEstimate) {
   EXPECT_EQ(s.sites, (std::vector<std::string>{"fc"}));
   ASSERT_FALSE(r.best.ops.empty());
   EXPECT_EQ(r.best.ops[0].type, "conv");
-  EXPECT_EQ(r.best.ops[0].attr("out_channels", 0), 1024);
+  EXPECT_EQ(OpAttrs(r.best.ops[0], catalog()).integer("out_channels"), 1024);
   EXPECT_LT(r.after_us, r.before_us);
 }
 

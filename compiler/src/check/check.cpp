@@ -1,10 +1,13 @@
 #include "anec/compiler/check/check.hpp"
 
+#include "anec/compiler/ir/attrs.hpp"
+
 #include "anec/support/checked.hpp"
 
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <variant>
 
@@ -19,21 +22,25 @@ std::string str(int64_t v) { return std::to_string(v); }
 std::string whole(double v) { return v > -0x1p63 && v < 0x1p63 ? str(int64_t(v)) : std::to_string(v); }
 
 // What the rules read of the current op that is the same on every target: its operands, looked
-// up once per op, and its embedded weight bytes.
+// up once per op, its attributes and its embedded weight bytes.
 struct Operands {
   std::vector<const Tensor *> ins, outs;
+  std::optional<OpAttrs> attrs;
   double weight = 0;
   std::vector<int64_t> kernel, pad; // a window op's attributes, with their defaults
-  void of(const Graph &g, const Op &o) {
+  void of(const Graph &g, const Op &o, const OpCatalog &catalog) {
     ins.clear();
     outs.clear();
     for (const std::string &n : o.inputs)
       ins.push_back(g.tensor(n));
     for (const std::string &n : o.outputs)
       outs.push_back(g.tensor(n));
-    weight = weight_bytes(g, o);
-    o.attrs_of("kernel", {1, 1}, kernel);
-    o.attrs_of("pad", {0, 0, 0, 0}, pad);
+    attrs.emplace(o, catalog);
+    weight = weight_bytes(g, o, catalog);
+    if (attrs->declares("kernel")) {
+      attrs->ints("kernel", kernel);
+      attrs->ints("pad", pad);
+    }
   }
 };
 
@@ -127,6 +134,7 @@ struct Checker {
     verdict = &v;
   }
   const Tensor &in(size_t i) const { return *operands->ins.at(i); }
+  const OpAttrs &attrs() const { return *operands->attrs; }
   // Extent plus pads, and other sums and products of extents and attribute values: an overflow is
   // a bad model (ANEC-GRAPH-003), never a wrapped comparison.
   int64_t padded(int64_t extent, int64_t before, int64_t after) const {
@@ -221,7 +229,7 @@ struct Checker {
   }
 
   void rule_groups() {
-    int64_t groups = op->attr("groups", 1), cin = in(0).shape.d[kC], cout = out().shape.d[kC];
+    int64_t groups = attrs().integer("groups"), cin = in(0).shape.d[kC], cout = out().shape.d[kC];
     if (groups < 1 || (cin > 0 && cin % groups) || (cout > 0 && cout % groups))
       add("ANEC-CHK-022", Severity::Reject,
           "group count " + str(groups) + " does not divide input channels " + str(cin) +
@@ -237,13 +245,12 @@ struct Checker {
   }
 
   void rule_dynamic_weight_batch() {
-    bool runtime = op->text("weight") == "runtime" || (op->inputs.size() >= 2 && !in(1).constant);
+    bool runtime = attrs().text("weight") == "runtime" || (op->inputs.size() >= 2 && !in(1).constant);
     if (runtime)
       over(in(0).shape.d[kN], "dynamic_weight_conv_max_batch", "ANEC-CHK-051",
            "dynamic-weight convolution batch",
            "run batch one per dispatch, or embed the weight as a constant");
-    auto t2 = op->attrs.find("trainable");
-    if (t2 && t2->is(Doc::Kind::Bool) && t2->as_bool() && in(0).shape.d[kN] >= 64)
+    if (attrs().flag("trainable") && in(0).shape.d[kN] >= 64)
       add("ANEC-CHK-054", Severity::Warning,
           "trainable convolution at batch " + str(in(0).shape.d[kN]) +
               ": compile time grows with the batch (about 35 s at 64 and 79 s at 128 on the M1; 1000 never "
@@ -267,7 +274,7 @@ struct Checker {
     if (a.d[kD] > 1 || b.d[kD] > 1)
       add("ANEC-CHK-023", Severity::Reject, "matmul operand depth above one", str(std::max(a.d[kD], b.d[kD])),
           "1", "", "fold depth into batch");
-    if (a.d[kW] != b.d[kC] && !op->attrs.find("contraction_checked"))
+    if (a.d[kW] != b.d[kC] && !attrs().flag("contraction_checked"))
       add("ANEC-CHK-024", Severity::Reject,
           "left width " + str(a.d[kW]) + " does not match right channels " + str(b.d[kC]), str(a.d[kW]),
           str(b.d[kC]), "", "transpose or pad so the contracted dimensions agree");
@@ -299,7 +306,7 @@ struct Checker {
   }
 
   void rule_reshape() {
-    auto s = op->attrs_of("shape", {});
+    auto s = attrs().ints("shape");
     if (s.size() > 5)
       add("ANEC-CHK-015", Severity::Reject, "reshape to rank " + str(int64_t(s.size())),
           str(int64_t(s.size())), "5", "", "keep at most five axes");
@@ -310,7 +317,7 @@ struct Checker {
   }
 
   void rule_transpose() {
-    auto perm = op->attrs_of("perm", {0, 1, 2, 3, 4});
+    auto perm = attrs().ints("perm");
     auto sorted = perm;
     std::sort(sorted.begin(), sorted.end());
     if (sorted != std::vector<int64_t>{0, 1, 2, 3, 4})
@@ -323,7 +330,7 @@ struct Checker {
   }
 
   void rule_concat() {
-    std::string axis = op->text("axis", "C");
+    std::string axis = attrs().text("axis");
     int a = axis_index(axis, -1);
     if (a < 0) {
       add("ANEC-CHK-028", Severity::Reject, "concat axis must be a constant axis letter (N, D, C, H, W)",
@@ -339,14 +346,11 @@ struct Checker {
   }
 
   void rule_slice_saturation() {
-    auto begin = op->attrs_of("begin", {0, 0, 0, 0, 0});
+    auto begin = attrs().ints("begin");
     auto hazard = num("slice_offset_saturation");
     auto threshold = num("slice_saturation_threshold");
     if (begin.size() == 5 && begin[kW] != 0 && hazard && *hazard && threshold) {
-      const Doc *m = op->attrs.find("max_abs");
-      double v = m && m->is(Doc::Kind::Int)     ? double(m->as_int())
-                 : m && m->is(Doc::Kind::Float) ? m->as_float()
-                                                : -1;
+      double v = attrs().given("max_abs") ? attrs().number("max_abs") : -1; // -1: not given
       if (v > *threshold)
         add("ANEC-CHK-050", Severity::Reject,
             "width-offset slice of values up to " + whole(v) + " saturates to infinity above " +
@@ -363,11 +367,11 @@ struct Checker {
   }
 
   void rule_pad() {
-    auto cp = op->attrs_of("channel_pad", {0, 0});
+    auto cp = attrs().ints("channel_pad");
     if (cp.size() == 2 && (cp[0] || cp[1]))
       add("ANEC-CHK-032", Severity::Reject, "channel padding is not supported", str(cp[0]) + "," + str(cp[1]),
           "0", "", "pad with a concat of constants instead");
-    std::string mode = op->text("mode", "constant");
+    std::string mode = attrs().text("mode");
     auto te = num("texture_engine");
     if ((mode == "reflect" || mode == "symmetric") && te && !*te) {
       add("ANEC-CHK-032", Severity::Decompose, mode + " padding needs the texture engine", mode, "constant",
@@ -377,9 +381,8 @@ struct Checker {
   }
 
   void rule_reduction() {
-    auto sq = op->attrs.find("square");
     auto cap = num("square_after_reduction");
-    if (sq && sq->is(Doc::Kind::Bool) && sq->as_bool() && cap && !*cap) {
+    if (attrs().flag("square") && cap && !*cap) {
       add("ANEC-CHK-033", Severity::Decompose, "square after reduction is not fused on this family", "square",
           "", "square_after_reduction", "");
       verdict->decompose_with = "the reduction then a separate square";
@@ -387,7 +390,7 @@ struct Checker {
   }
 
   void rule_argminmax() {
-    std::string axis = op->text("axis", "C");
+    std::string axis = attrs().text("axis");
     int a = axis_index(axis, kC);
     over(in(0).shape.d[a], "argminmax_max_axis", "ANEC-CHK-026", "arg reduction axis",
          "reduce in chunks of at most the limit, then reduce the partial results");
@@ -602,7 +605,7 @@ GraphCheck::~GraphCheck() = default;
 
 void GraphCheck::add(const Op &op) {
   State &s = *state_;
-  s.operands.of(s.g, op);
+  s.operands.of(s.g, op, s.catalog);
   const OpSpec *spec = s.catalog.find(op.type);
   std::vector<Rule> &rules = s.rules_of[spec];
   if (spec && rules.empty())

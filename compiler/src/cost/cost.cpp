@@ -1,4 +1,5 @@
 #include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/ir/attrs.hpp"
 #include "anec/compiler/ir/skip.hpp"
 
 #include "anec/support/error.hpp"
@@ -47,7 +48,7 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   c.type = op.type;
   const OpSpec *spec = catalog.find(op.type);
   c.form = spec ? spec->cost : "none";
-  c.weight = weight_bytes(g, op);
+  c.weight = weight_bytes(g, op, catalog);
   bool symbolic = false; // an unbound dimension: no cost until it is bound
   for (const std::string &n : op.inputs) symbolic |= g.tensor(n)->shape.symbolic();
   for (const std::string &n : op.outputs) symbolic |= g.tensor(n)->shape.symbolic();
@@ -60,19 +61,17 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   c.bytes += c.weight;
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
   double out_elems = elements(g, op.outputs[0]), in_elems = elements(g, op.inputs[0]);
-  double groups = double(std::max<int64_t>(1, op.attr("groups", 1)));
+  const OpAttrs attrs(op, catalog);
+  auto groups = [&] { return double(std::max<int64_t>(1, attrs.integer("groups"))); };
   if (c.form == "conv") { // 2 x (input-channel passes x kernel volume) per output element
-    auto k = op.attrs_of("kernel", {1, 1});
-    c.flops = 2.0 * double(in.d[kC]) / groups * window(k) * out_elems;
+    c.flops = 2.0 * double(in.d[kC]) / groups() * window(attrs.ints("kernel")) * out_elems;
   } else if (c.form == "deconv") {
-    auto k = op.attrs_of("kernel", {1, 1});
-    c.flops = 2.0 * double(out.d[kC]) / groups * window(k) * in_elems;
+    c.flops = 2.0 * double(out.d[kC]) / groups() * window(attrs.ints("kernel")) * in_elems;
   } else if (c.form == "matmul") { // linear contracts over C; matmul over the left width
     double k = op.type == "linear" ? double(in.d[kC]) : double(in.d[kW]);
     c.flops = 2.0 * k * out_elems;
   } else if (c.form == "pool") {
-    auto k = op.attrs_of("kernel", {1, 1});
-    c.flops = window(k) * out_elems;
+    c.flops = window(attrs.ints("kernel")) * out_elems;
   } else if (c.form == "elementwise") {
     c.flops = out_elems * double(std::max<size_t>(1, op.inputs.size()));
   } else if (c.form == "reduction") {
@@ -87,7 +86,8 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
     c.flops = 2.0 * scores * double(q.d[kW]) + 5.0 * scores + 2.0 * scores * double(v.d[kW]);
     c.decomposed = true;
   }
-  if (const Doc *f = op.attrs.find("flops"); f && f->is(Doc::Kind::Int)) c.flops = double(f->as_int()); // the front-end counted them
+  if (attrs.given("flops"))
+    c.flops = double(attrs.integer("flops")); // the front-end counted them
   return c;
 }
 

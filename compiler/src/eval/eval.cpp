@@ -162,7 +162,7 @@ private:
 
   void run_op(size_t index) {
     const Op &op = g_.ops[index];
-    Call c{op, num_, fp16(), report_, {}, {}, opt_.seed, opt_.gemm};
+    Call c{op, OpAttrs(op, catalog_), num_, fp16(), report_, {}, {}, opt_.seed, opt_.gemm};
     try {
       auto k = kernels().find(op.type);
       if (k == kernels().end())
@@ -268,8 +268,8 @@ private:
   bool single_tap(const Call &c) const {
     if (c.op.type != "conv")
       return false;
-    auto k = c.op.attrs_of("kernel", {1, 1});
-    int64_t groups = std::max<int64_t>(1, c.op.attr("groups", 1));
+    auto k = c.attrs.ints("kernel");
+    int64_t groups = std::max<int64_t>(1, c.attrs.integer("groups"));
     return k.size() == 2 && k[0] * k[1] * (c.x().d[kC] / groups) == 1;
   }
 

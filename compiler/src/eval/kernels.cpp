@@ -60,13 +60,6 @@ std::vector<float> seeded(uint64_t seed, const std::string &name, int64_t count,
   return v;
 }
 
-double number_attr(const Op &op, const std::string &key, double fallback) {
-  const Doc *d = op.attrs.find(key);
-  if (!d || !(d->is(Doc::Kind::Int) || d->is(Doc::Kind::Float)))
-    return fallback;
-  return detail::as_number(*d);
-}
-
 namespace {
 
 // Row-major strides of a 5-D shape; a broadcast axis (extent 1 against a larger output) strides 0.
@@ -122,12 +115,11 @@ void keeps_extents(Call &c, std::initializer_list<int> axes) {
 
 // ---- elementwise -------------------------------------------------------------------------------
 
+// A one-input function of up to two attributes (ops.toml declares their defaults).
 struct Unary {
   double (*f)(double x, double a, double b);
   const char *a_key = "";
-  double a = 0;
   const char *b_key = "";
-  double b = 0;
 };
 
 double sigmoid(double x) {
@@ -147,9 +139,7 @@ const std::map<std::string, Unary> &unary_table() {
       {"tanh", {[](double x, double, double) { return std::tanh(x); }}},
       {"gelu", {[](double x, double, double) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }}},
       {"swish", {[](double x, double, double) { return x * sigmoid(x); }}},
-      {"clamp",
-       {[](double x, double lo, double hi) { return std::clamp(x, lo, hi); }, "min", -INFINITY, "max",
-        INFINITY}},
+      {"clamp", {[](double x, double lo, double hi) { return std::clamp(x, lo, hi); }, "min", "max"}},
       {"abs", {[](double x, double, double) { return std::fabs(x); }}},
       {"exp", {[](double x, double, double) { return std::exp(x); }}},
       {"exp2", {[](double x, double, double) { return std::exp2(x); }}},
@@ -176,29 +166,26 @@ const std::map<std::string, Unary> &unary_table() {
       {"softplus", {[](double x, double, double) { return softplus(x); }}},
       {"softsign", {[](double x, double, double) { return x / (1 + std::fabs(x)); }}},
       {"mish", {[](double x, double, double) { return x * std::tanh(softplus(x)); }}},
-      {"leaky_relu", {[](double x, double a, double) { return x > 0 ? x : a * x; }, "alpha", 0.01}},
-      {"elu", {[](double x, double a, double) { return x > 0 ? x : a * std::expm1(x); }, "alpha", 1.0}},
+      {"leaky_relu", {[](double x, double a, double) { return x > 0 ? x : a * x; }, "alpha"}},
+      {"elu", {[](double x, double a, double) { return x > 0 ? x : a * std::expm1(x); }, "alpha"}},
       {"selu",
-       {[](double x, double a, double g) { return g * (x > 0 ? x : a * std::expm1(x)); }, "alpha",
-        1.6732632423543772, "gamma", 1.0507009873554805}},
-      {"thresholded_relu", {[](double x, double a, double) { return x > a ? x : 0.0; }, "alpha", 1.0}},
+       {[](double x, double a, double g) { return g * (x > 0 ? x : a * std::expm1(x)); }, "alpha", "gamma"}},
+      {"thresholded_relu", {[](double x, double a, double) { return x > a ? x : 0.0; }, "alpha"}},
       {"hard_sigmoid",
-       {[](double x, double a, double b) { return std::clamp(a * x + b, 0.0, 1.0); }, "alpha", 0.2, "beta",
-        0.5}},
-      {"goc", {[](double x, double g, double o) { return x * g + o; }, "gain", 1.0, "offset", 0.0}},
+       {[](double x, double a, double b) { return std::clamp(a * x + b, 0.0, 1.0); }, "alpha", "beta"}},
+      {"goc", {[](double x, double g, double o) { return x * g + o; }, "gain", "offset"}},
       {"quantize",
        {[](double x, double s, double z) { return std::clamp(std::nearbyint(x / s) + z, -128.0, 127.0); },
-        "scale", 1.0, "zero_point", 0.0}},
-      {"dequantize",
-       {[](double q, double s, double z) { return (q - z) * s; }, "scale", 1.0, "zero_point", 0.0}},
-      {"fill", {[](double, double v, double) { return v; }, "value", 0.0}},
+        "scale", "zero_point"}},
+      {"dequantize", {[](double q, double s, double z) { return (q - z) * s; }, "scale", "zero_point"}},
+      {"fill", {[](double, double v, double) { return v; }, "value"}},
   };
   return t;
 }
 
 void unary(Call &c) {
   const Unary &u = unary_table().at(c.op.type);
-  double a = c.attr(u.a_key, u.a), b = c.attr(u.b_key, u.b);
+  double a = *u.a_key ? c.attrs.number(u.a_key) : 0, b = *u.b_key ? c.attrs.number(u.b_key) : 0;
   const Values &x = c.x();
   Values &y = c.y();
   for (size_t i = 0; i < y.v.size(); ++i)
@@ -265,7 +252,7 @@ void binary(Call &c) {
 }
 
 void compare(Call &c) {
-  std::string mode = c.op.text("mode", "equal");
+  std::string mode = c.attrs.text("mode");
   auto it = comparisons().find(mode);
   if (it == comparisons().end())
     throw Unevaluated{"unknown comparison mode '" + mode + "'"};
@@ -311,7 +298,7 @@ void reshape(Call &c) {
 }
 
 void transpose(Call &c) {
-  auto perm = c.op.attrs_of("perm", {0, 1, 2, 3, 4});
+  auto perm = c.attrs.ints("perm");
   gather_each(c, c.x(), [&](std::array<int64_t, 5> &at) {
     std::array<int64_t, 5> src{};
     for (int a = 0; a < 5; ++a)
@@ -322,7 +309,7 @@ void transpose(Call &c) {
 }
 
 void slice(Call &c) {
-  auto b = c.op.attrs_of("begin", {0, 0, 0, 0, 0});
+  auto b = c.attrs.ints("begin");
   gather_each(c, c.x(), [&](std::array<int64_t, 5> &at) {
     for (int a = 0; a < 5; ++a)
       at[size_t(a)] += b[size_t(a)];
@@ -342,9 +329,9 @@ void slice(Call &c) {
 }
 
 void pad(Call &c) {
-  auto p = c.op.attrs_of("pad", {0, 0, 0, 0});
-  auto cp = c.op.attrs_of("channel_pad", {0, 0});
-  std::string mode = c.op.text("mode", "constant");
+  auto p = c.attrs.ints("pad");
+  auto cp = c.attrs.ints("channel_pad");
+  std::string mode = c.attrs.text("mode");
   const Values &x = c.x();
   std::array<int64_t, 5> before{0, 0, cp.size() == 2 ? cp[0] : 0, p[0], p[2]};
   bool constant = mode == "constant";
@@ -367,7 +354,7 @@ void pad(Call &c) {
         }
         return true;
       },
-      float(c.attr("value", 0)));
+      float(c.attrs.number("value")));
 }
 
 void tile(Call &c) {
@@ -390,7 +377,7 @@ void broadcast_to(Call &c) {
 }
 
 void concat(Call &c) {
-  int axis = axis_index(c.op.text("axis", "C"), kC);
+  int axis = axis_index(c.attrs.text("axis"), kC);
   Values &y = c.y();
   int64_t offset = 0;
   for (const Values *x : c.in) {
@@ -417,10 +404,10 @@ void concat(Call &c) {
 }
 
 void split(Call &c) {
-  int axis = axis_index(c.op.text("axis", "C"), kC);
+  int axis = axis_index(c.attrs.text("axis"), kC);
   int64_t offset = 0;
   for (size_t k = 0; k < c.out.size(); ++k) {
-    Call part{c.op, c.num, c.fp16, c.report, c.in, {}};
+    Call part{c.op, c.attrs, c.num, c.fp16, c.report, c.in, {}};
     part.out.push_back(std::move(c.out[k]));
     gather_each(part, c.x(), [&](std::array<int64_t, 5> &at) {
       at[size_t(axis)] += offset;
@@ -433,8 +420,8 @@ void split(Call &c) {
 
 // An axis window: `offset` + `step` * i along `axis` (the plists' InputView).
 void input_view(Call &c) {
-  int axis = axis_index(c.op.text("axis", "C"), kC);
-  int64_t offset = int64_t(c.attr("offset", 0)), step = int64_t(c.attr("step", 1));
+  int axis = axis_index(c.attrs.text("axis"), kC);
+  int64_t offset = int64_t(c.attrs.number("offset")), step = int64_t(c.attrs.number("step"));
   gather_each(c, c.x(), [&](std::array<int64_t, 5> &at) {
     at[size_t(axis)] = offset + step * at[size_t(axis)];
     return at[size_t(axis)] < c.x().d[size_t(axis)];
@@ -442,7 +429,7 @@ void input_view(Call &c) {
 }
 
 void dynamic_slice(Call &c) {
-  std::vector<int64_t> begin = c.op.attrs_of("begin", {0, 0, 0, 0, 0});
+  std::vector<int64_t> begin = c.attrs.ints("begin");
   if (c.in.size() >= 2) { // the begin offsets as a runtime tensor of five values
     begin.clear();
     for (float v : c.x(1).v)
@@ -458,7 +445,7 @@ void dynamic_slice(Call &c) {
 }
 
 void reverse(Call &c) {
-  std::string axes = c.op.text("axes", "W");
+  std::string axes = c.attrs.text("axes");
   const Values &x = c.x();
   gather_each(c, x, [&](std::array<int64_t, 5> &at) {
     for (char l : axes)
@@ -471,8 +458,7 @@ void reverse(Call &c) {
 // Channels to space (to_space) or back, channel c * fy * fx + i * fx + j at row h * fy + i, column
 // w * fx + j (the pixel-shuffle order).
 void rearrange(Call &c, bool to_space) {
-  int64_t fx = int64_t(c.attr("factor_x", c.attr("factor", 2))),
-          fy = int64_t(c.attr("factor_y", c.attr("factor", 2)));
+  int64_t fx = c.attrs.integer("factor_x"), fy = c.attrs.integer("factor_y");
   gather_each(c, c.x(), [&](std::array<int64_t, 5> &at) {
     if (to_space) {
       int64_t i = at[kH] % fy, j = at[kW] % fx;
@@ -493,7 +479,7 @@ void space_to_depth(Call &c) {
 
 // gather: indices (second input) select along `axis`; gather_elements: an index per output element.
 void gather(Call &c) {
-  int axis = axis_index(c.op.text("axis", "C"), kC);
+  int axis = axis_index(c.attrs.text("axis"), kC);
   const Values &x = c.x(), &idx = c.x(1);
   bool elements = c.op.type == "gather_elements";
   if (elements)
@@ -626,18 +612,18 @@ const std::map<std::string, Fold> &fold_table() {
 
 void reduce(Call &c) {
   std::string type = c.op.type;
-  if (type == "reduce_sum" && c.attr("square", 0) != 0)
+  if (type == "reduce_sum" && c.attrs.flag("square"))
     type = "reduce_sum_square";
   Fold f = fold_table().at(type);
   Values &y = c.y();
-  each_group(c.x(), reduced_to_output(c, c.op.text("axes", "C")),
+  each_group(c.x(), reduced_to_output(c, c.attrs.text("axes")),
              [&](int64_t i, const std::vector<int64_t> &g) { y.v[size_t(i)] = float(f(c.x(), g)); });
 }
 
 // argmax / argmin along one axis, and global_argmax over all but N (the flat index).
 void argreduce(Call &c) {
   bool global = c.op.type == "global_argmax", max = c.op.type != "argmin";
-  std::string axes = global ? "DCHW" : c.op.text("axis", "C");
+  std::string axes = global ? "DCHW" : c.attrs.text("axis");
   const Values &x = c.x();
   each_group(x, reduced_to_output(c, axes), [&](int64_t i, const std::vector<int64_t> &g) {
     size_t best = 0;
@@ -650,10 +636,11 @@ void argreduce(Call &c) {
   });
 }
 
-void softmax(Call &c) {
+// Softmax over the `axes` letters.
+void softmax_over(Call &c, const std::string &axes) {
   keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
-  each_group(x, reduced(x.d, c.op.text("axis", "C")), [&](int64_t, const std::vector<int64_t> &g) {
+  each_group(x, reduced(x.d, axes), [&](int64_t, const std::vector<int64_t> &g) {
     double m = -INFINITY, s = 0; // the maximum is subtracted first, as the engine does (guide ch.3)
     for (int64_t o : g)
       m = std::max(m, double(x.v[size_t(o)]));
@@ -663,13 +650,16 @@ void softmax(Call &c) {
       c.y().v[size_t(o)] = float(std::exp(double(x.v[size_t(o)]) - m) / s);
   });
 }
+void softmax(Call &c) {
+  softmax_over(c, c.attrs.text("axis"));
+}
 
 // Normalization over `axes`: (x - mean) / sqrt(var + eps), then a per-element (layer_norm) or
 // per-channel scale and bias from the second and third inputs when given.
 void normalize(Call &c, const std::string &axes) {
   keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
-  double eps = c.attr("epsilon", 1e-5);
+  double eps = c.attrs.number("epsilon");
   each_group(x, reduced(x.d, axes), [&](int64_t, const std::vector<int64_t> &g) {
     double mean = sum_of(x, g, [](double v) { return v; }) / double(g.size()), var = 0;
     for (int64_t o : g)
@@ -689,7 +679,7 @@ void normalize(Call &c, const std::string &axes) {
   }
 }
 void layer_norm(Call &c) {
-  normalize(c, c.op.text("axes", "C"));
+  normalize(c, c.attrs.text("axes"));
 }
 void instance_norm(Call &c) {
   normalize(c, "HW");
@@ -699,7 +689,7 @@ void instance_norm(Call &c) {
 void batch_norm(Call &c) {
   keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
-  double eps = c.attr("epsilon", 1e-5);
+  double eps = c.attrs.number("epsilon");
   std::array<const Values *, 4> p{};
   for (size_t k = 0; k < 4; ++k)
     p[k] = k + 1 < c.in.size() ? c.in[k + 1] : nullptr;
@@ -721,8 +711,8 @@ void batch_norm(Call &c) {
 void l2_norm(Call &c) {
   keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
-  double eps = c.attr("epsilon", 1e-12);
-  each_group(x, reduced(x.d, c.op.text("axes", "C")), [&](int64_t, const std::vector<int64_t> &g) {
+  double eps = c.attrs.number("epsilon");
+  each_group(x, reduced(x.d, c.attrs.text("axes")), [&](int64_t, const std::vector<int64_t> &g) {
     double inv = 1 / std::sqrt(std::max(sum_of(x, g, [](double v) { return v * v; }), eps));
     for (int64_t o : g)
       c.y().v[size_t(o)] = float(double(x.v[size_t(o)]) * inv);
@@ -732,7 +722,7 @@ void l2_norm(Call &c) {
 void min_max_norm(Call &c) {
   keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
-  each_group(x, reduced(x.d, c.op.text("axes", "C")), [&](int64_t, const std::vector<int64_t> &g) {
+  each_group(x, reduced(x.d, c.attrs.text("axes")), [&](int64_t, const std::vector<int64_t> &g) {
     double lo = INFINITY, hi = -INFINITY;
     for (int64_t o : g)
       lo = std::min(lo, double(x.v[size_t(o)])), hi = std::max(hi, double(x.v[size_t(o)]));
@@ -745,8 +735,8 @@ void min_max_norm(Call &c) {
 void lrn(Call &c) {
   keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
-  int64_t size = int64_t(c.attr("size", 5)), inner = x.d[3] * x.d[4], C = x.d[2];
-  double alpha = c.attr("alpha", 1e-4), beta = c.attr("beta", 0.75), bias = c.attr("bias", 1);
+  int64_t size = int64_t(c.attrs.number("size")), inner = x.d[3] * x.d[4], C = x.d[2];
+  double alpha = c.attrs.number("alpha"), beta = c.attrs.number("beta"), bias = c.attrs.number("bias");
   for (size_t i = 0; i < x.v.size(); ++i) {
     int64_t ch = int64_t(i) / inner % C, base = int64_t(i) - ch * inner;
     double s = 0;
@@ -759,8 +749,8 @@ void lrn(Call &c) {
 void cumsum(Call &c) {
   keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
-  bool exclusive = c.attr("exclusive", 0) != 0, rev = c.attr("reverse", 0) != 0;
-  each_group(x, reduced(x.d, c.op.text("axis", "C")), [&](int64_t, const std::vector<int64_t> &g) {
+  bool exclusive = c.attrs.number("exclusive") != 0, rev = c.attrs.number("reverse") != 0;
+  each_group(x, reduced(x.d, c.attrs.text("axis")), [&](int64_t, const std::vector<int64_t> &g) {
     double s = 0;
     for (size_t k = 0; k < g.size(); ++k) {
       size_t o = size_t(g[rev ? g.size() - 1 - k : k]);
@@ -779,8 +769,8 @@ void cumsum(Call &c) {
 void sort_values(Call &c) {
   const Values &x = c.x();
   bool topk = c.op.type == "topk";
-  std::string axis = c.op.text("axis", topk ? "W" : "C");
-  bool descending = topk ? c.attr("largest", 1) != 0 : c.attr("descending", 0) != 0;
+  std::string axis = c.attrs.text("axis");
+  bool descending = c.attrs.number(topk ? "largest" : "descending") != 0;
   const std::array<int64_t, 5> &yd = c.y().d;
   int a = axis_index(axis, -1);
   if (axis.size() != 1 || a < 0 || yd[size_t(a)] > x.d[size_t(a)] || reduced(yd, axis) != reduced(x.d, axis))
@@ -817,7 +807,7 @@ void sort_values(Call &c) {
 void resize(Call &c) {
   keeps_extents(c, {kN, kD, kC});
   const Values &x = c.x();
-  std::string mode = c.op.text("mode", "nearest");
+  std::string mode = c.attrs.text("mode");
   bool linear = mode == "linear" || mode == "bilinear";
   if (!linear && mode != "nearest")
     throw Unevaluated{"unknown resize mode '" + mode + "'"};
@@ -850,17 +840,16 @@ void resize(Call &c) {
 
 struct Window {
   std::vector<int64_t> k, s, p, dil;
-  explicit Window(const Op &op, bool conv)
-      : k(op.attrs_of("kernel", {1, 1})), s(op.attrs_of("stride", conv ? std::vector<int64_t>{1, 1} : k)),
-        p(op.attrs_of("pad", {0, 0, 0, 0})), dil(op.attrs_of("dilation", {1, 1})) {}
+  explicit Window(const OpAttrs &attrs)
+      : k(attrs.ints("kernel")), s(attrs.ints("stride")), p(attrs.ints("pad")), dil(attrs.ints("dilation")) {}
 };
 
 void pool(Call &c) {
   keeps_extents(c, {kN, kD, kC});
   const Values &x = c.x();
   Values &y = c.y();
-  Window win(c.op, false);
-  bool max = c.op.type == "max_pool", include_pad = c.attr("count_include_pad", 0) != 0;
+  Window win(c.attrs);
+  bool max = c.op.type == "max_pool", include_pad = c.attrs.number("count_include_pad") != 0;
   int64_t i = 0;
   for (int64_t p = 0; p < y.d[0] * y.d[1] * y.d[2]; ++p) {
     const float *plane = x.v.data() + p * x.d[kH] * x.d[kW];
@@ -946,8 +935,8 @@ void conv(Call &c) {
   keeps_extents(c, {kN, kD});
   const Values &x = c.x();
   Values &y = c.y();
-  Window win(c.op, true);
-  int64_t groups = std::max<int64_t>(1, int64_t(c.attr("groups", 1)));
+  Window win(c.attrs);
+  int64_t groups = std::max<int64_t>(1, c.attrs.integer("groups"));
   int64_t C = x.d[kC], O = y.d[kC], cg = C / groups, og = O / groups, taps = cg * win.k[0] * win.k[1];
   if (C % groups || O % groups)
     throw Unevaluated{"channels not divisible by groups"};
@@ -976,8 +965,8 @@ void deconv(Call &c) {
   keeps_extents(c, {kN, kD});
   const Values &x = c.x();
   Values &y = c.y();
-  Window win(c.op, true);
-  int64_t groups = std::max<int64_t>(1, int64_t(c.attr("groups", 1)));
+  Window win(c.attrs);
+  int64_t groups = std::max<int64_t>(1, c.attrs.integer("groups"));
   int64_t C = x.d[kC], O = y.d[kC], cg = C / groups, og = O / groups, kk = win.k[0] * win.k[1];
   if (C % groups || O % groups)
     throw Unevaluated{"channels not divisible by groups"};
@@ -1065,7 +1054,7 @@ void sdpa(Call &c) {
     int64_t n = i / (y.d[1] * y.d[kC]), d = i / y.d[kC] % y.d[1], ch = i % y.d[kC];
     gemm(c, false, true, sq, sk, e, slab(q, n, d, ch), e, slab(k, n, d, ch), e, s.v.data() + i * sq * sk, sk);
   }
-  float scale = float(c.attr("scale", 1 / std::sqrt(double(e))));
+  float scale = float(c.attrs.given("scale") ? c.attrs.number("scale") : 1 / std::sqrt(double(e)));
   for (float &x : s.v)
     x *= scale;
   if (c.in.size() >= 4) {
@@ -1075,11 +1064,8 @@ void sdpa(Call &c) {
     });
     s = std::move(masked);
   }
-  Op by_w = c.op;
-  by_w.attrs = Doc::table();
-  by_w.attrs.set("axis", Doc::string("W"));
-  Call sm{by_w, c.num, c.fp16, c.report, {&s}, {s}, c.seed, c.gemm};
-  softmax(sm);
+  Call sm{c.op, c.attrs, c.num, c.fp16, c.report, {&s}, {s}, c.seed, c.gemm};
+  softmax_over(sm, "W");
   if (c.fp16)
     round_to_half(std::span<float>(sm.out[0].v));
   for (int64_t i = 0; i < heads; ++i) {

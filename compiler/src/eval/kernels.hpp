@@ -3,6 +3,7 @@
 // fp16 rounding points around them).
 #pragma once
 #include "anec/compiler/eval/eval.hpp"
+#include "anec/compiler/ir/attrs.hpp"
 
 #include <limits>
 #include <map>
@@ -16,9 +17,6 @@ inline constexpr float kInf = std::numeric_limits<float>::infinity();
 // `count` values uniform in [-scale, scale), from a stream keyed by the seed and `name`.
 std::vector<float> seeded(uint64_t seed, const std::string &name, int64_t count, float scale);
 
-// A number attribute (an integer or a float), else `fallback`.
-double number_attr(const Op &op, const std::string &key, double fallback);
-
 // An error the evaluator reports against the op instead of computing it.
 struct Unevaluated {
   std::string why;
@@ -27,6 +25,7 @@ struct Unevaluated {
 // One op being evaluated: its inputs' values and its outputs, shaped as the graph says.
 struct Call {
   const Op &op;
+  OpAttrs attrs;
   const Numerics &num;
   bool fp16;
   EvalReport &report;
@@ -41,7 +40,6 @@ struct Call {
     return *in[k];
   }
   Values &y(size_t k = 0) { return out[k]; }
-  double attr(const std::string &key, double fallback) const { return number_attr(op, key, fallback); }
   void note(const std::string &what, int64_t count) {
     if (count)
       report.numerics.push_back("op '" + op.name + "': " + std::to_string(count) + " " + what);

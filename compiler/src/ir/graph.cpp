@@ -1,5 +1,7 @@
 #include "anec/compiler/ir/graph.hpp"
 
+#include "anec/compiler/ir/attrs.hpp"
+
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 
@@ -79,33 +81,6 @@ std::string size_problem(const Tensor &t) {
 void check_size(const Tensor &t, const std::string &where) {
   if (std::string why = size_problem(t); !why.empty())
     throw Error("ANEC-GRAPH-003", where + ": " + why);
-}
-
-int64_t Op::attr(const std::string &key, int64_t fallback) const {
-  const Doc *d = attrs.find(key);
-  return d && d->is(Doc::Kind::Int) ? d->as_int() : fallback;
-}
-std::vector<int64_t> Op::attrs_of(const std::string &key, std::vector<int64_t> fallback) const {
-  const Doc *d = attrs.find(key);
-  if (!d || !d->is(Doc::Kind::Array)) return fallback;
-  std::vector<int64_t> out;
-  attrs_of(key, {}, out);
-  return out;
-}
-void Op::attrs_of(const std::string &key, std::initializer_list<int64_t> fallback,
-                  std::vector<int64_t> &out) const {
-  const Doc *d = attrs.find(key);
-  if (!d || !d->is(Doc::Kind::Array)) {
-    out.assign(fallback);
-    return;
-  }
-  out.clear();
-  for (const Doc &x : d->items())
-    out.push_back(x.is(Doc::Kind::Int) ? x.as_int() : 0);
-}
-std::string Op::text(const std::string &key, const std::string &fallback) const {
-  const Doc *d = attrs.find(key);
-  return d && d->is(Doc::Kind::String) ? d->as_string() : fallback;
 }
 
 namespace {
@@ -200,17 +175,18 @@ Tensor &Graph::add(Tensor t) {
   throw Error("ANEC-GRAPH-002", source + ": tensor '" + name + "' is defined twice");
 }
 
-
-double weight_bytes(const Graph &g, const Op &op) {
-  if (int64_t n = op.attr("weight_elements", -1); n >= 0) return double(n) * 2;
+double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
+  OpAttrs attrs(op, catalog);
+  if (attrs.given("weight_elements"))
+    if (int64_t n = attrs.integer("weight_elements"); n >= 0)
+      return double(n) * 2;
   bool conv = op.type == "conv" || op.type == "deconv";
   if (op.inputs.empty() || !(conv || op.type == "linear"))
     return 0;
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
-  bool runtime = op.text("weight") == "runtime" || (op.inputs.size() >= 2 && !g.tensor(op.inputs[1])->constant);
-  if (conv && !runtime && op.inputs.size() == 1) {
-    auto k = op.attrs_of("kernel", {1, 1});
-    double groups = double(std::max<int64_t>(1, op.attr("groups", 1)));
+  if (conv && op.inputs.size() == 1 && attrs.text("weight") != "runtime") {
+    auto k = attrs.ints("kernel");
+    double groups = double(std::max<int64_t>(1, attrs.integer("groups")));
     return double(in.d[kC]) / groups * double(out.d[kC]) * double(k[0]) * double(k[1]) * 2;
   }
   if (op.type == "linear" && op.inputs.size() == 1) return double(in.d[kC]) * double(out.d[kC]) * 2;

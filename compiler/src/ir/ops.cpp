@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 namespace anec::compiler {
 using anec::detail::Strict;
@@ -29,13 +30,103 @@ std::optional<int> floor_of(Strict &r, const Doc &d) {
   return it->second;
 }
 bool known(const std::vector<std::string> &list, const std::string &s) { return std::find(list.begin(), list.end(), s) != list.end(); }
+
+const std::map<std::string, AttrType> &attr_types() {
+  static const std::map<std::string, AttrType> t = {{"int", AttrType::integer},
+                                                    {"float", AttrType::number},
+                                                    {"ints", AttrType::ints},
+                                                    {"string", AttrType::text},
+                                                    {"bool", AttrType::flag}};
+  return t;
+}
+
+// A declared default: a value of the declared type, every item an integer for `ints`.
+bool well_typed(const Doc &d, AttrType type) {
+  if (!holds(d, type))
+    return false;
+  if (type != AttrType::ints)
+    return true;
+  return std::all_of(d.items().begin(), d.items().end(), [](const Doc &x) { return x.is(Doc::Kind::Int); });
+}
+
+AttrDecl attr_decl(const DocMember &m, const std::string &source) {
+  Strict r(m.value, source, "ANEC-OPS-001", "attribute " + m.key);
+  AttrDecl a;
+  a.name = m.key;
+  const Doc &type = r.req("type", Doc::Kind::String);
+  auto it = attr_types().find(type.as_string());
+  if (it == attr_types().end())
+    r.fail(type, "attribute " + m.key + ": type '" + type.as_string() + "' is not one of " +
+                     "int, float, ints, string, bool");
+  a.type = it->second;
+  if (m.value.find("default")) {
+    const Doc &d = r.req_any("default");
+    if (!well_typed(d, a.type))
+      r.fail(d, "attribute " + m.key + ": the default is not of type " + it->first);
+    a.fallback = d;
+  }
+  if (const Doc *from = r.opt("default_from", Doc::Kind::String)) {
+    if (a.fallback)
+      r.fail(*from, "attribute " + m.key + ": give default or default_from, not both");
+    a.fallback_from = from->as_string();
+  }
+  r.finish();
+  return a;
+}
+
+// default_from names another attribute of the same type that has a default value.
+void check_default_from(const AttrDecls &decls, const AttrDecl &a, const Doc &at, const std::string &source) {
+  if (a.fallback_from.empty())
+    return;
+  const AttrDecl *from = find_attr(decls, a.fallback_from);
+  if (!from || from == &a || from->type != a.type || !from->fallback)
+    throw Error("ANEC-OPS-001", anec::detail::where(source, at) + ": attribute " + a.name +
+                                    ": default_from '" + a.fallback_from +
+                                    "' is not an attribute of the same type with a default");
+}
+
+AttrDecls attr_decls(const Doc &table, const std::string &source) {
+  Strict r(table, source, "ANEC-OPS-001", "attrs");
+  AttrDecls decls;
+  for (const DocMember &m : table.members())
+    decls.push_back(attr_decl(m, source));
+  for (size_t i = 0; i < decls.size(); ++i)
+    check_default_from(decls, decls[i], table.members()[i].value, source);
+  return decls;
+}
 } // namespace
+
+bool holds(const Doc &value, AttrType type) {
+  switch (type) {
+  case AttrType::integer:
+    return value.is(Doc::Kind::Int);
+  case AttrType::number:
+    return value.is(Doc::Kind::Int) || value.is(Doc::Kind::Float);
+  case AttrType::ints:
+    return value.is(Doc::Kind::Array);
+  case AttrType::text:
+    return value.is(Doc::Kind::String);
+  case AttrType::flag:
+    return value.is(Doc::Kind::Bool);
+  }
+  return false;
+}
+
+const AttrDecl *find_attr(const AttrDecls &decls, std::string_view name) {
+  auto it = std::find_if(decls.begin(), decls.end(), [&](const AttrDecl &a) { return a.name == name; });
+  return it == decls.end() ? nullptr : &*it;
+}
 
 OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
   Strict top(doc, source, "ANEC-OPS-001", "operation catalogue");
   if (top.req("schema", Doc::Kind::String).as_string() != "anec-ops") top.fail(doc, "not an anec-ops catalogue");
   top.req("version", Doc::Kind::String);
   OpCatalog c;
+  if (const Doc *every = top.opt("every_op", Doc::Kind::Table)) {
+    Strict e(*every, source, "ANEC-OPS-001", "every_op");
+    c.common_attrs_ = attr_decls(e.req("attrs", Doc::Kind::Table), source);
+    e.finish();
+  }
   for (const Doc &od : top.req("op", Doc::Kind::Array).items()) {
     Strict r(od, source, "ANEC-OPS-001", "op");
     OpSpec o;
@@ -72,6 +163,8 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
       r.fail(od, "op " + o.name + ": unknown shape function '" + o.shape + "'");
     if (const Doc *d = r.opt("lowered_as", Doc::Kind::String)) o.lowered_as = d->as_string();
     o.source = r.req("source", Doc::Kind::String).as_string();
+    if (const Doc *a = r.opt("attrs", Doc::Kind::Table))
+      o.attrs = attr_decls(*a, source);
     r.finish();
     if (c.ops_.count(o.name)) r.fail(od, "duplicate op " + o.name);
     std::string name = o.name;

@@ -1,5 +1,7 @@
 #include "anec/compiler/ir/shapes.hpp"
 
+#include "anec/compiler/ir/attrs.hpp"
+
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 
@@ -12,7 +14,9 @@
 namespace anec::compiler {
 
 namespace {
-int axis_of(const Op &op, const std::string &key, int fallback) { return axis_index(op.text(key), fallback); }
+int axis_of(const OpAttrs &attrs, int fallback) {
+  return axis_index(attrs.text("axis"), fallback);
+}
 
 // Shape arithmetic on the attribute values a model supplies: an overflow is a bad model, reported
 // with the op and both operands (ANEC-GRAPH-003), never a wrapped, negative extent.
@@ -56,6 +60,7 @@ void check_sources(const Graph &g) {
 // attributes. Products and sums of attribute values go through Arith (ANEC-GRAPH-003 on overflow).
 struct ShapeFn {
   const Op &op;
+  const OpAttrs &attrs;
   const std::vector<Shape> &in;
   const Arith &m;
   Shape out;
@@ -77,23 +82,21 @@ struct ShapeFn {
     need(1);
     const std::string &t = op.type;
     bool conv = t == "conv" || t == "deconv";
-    auto k = op.attrs_of("kernel", {1, 1});
-    auto s = op.attrs_of("stride", conv ? std::vector<int64_t>{1, 1} : k);
-    auto p = op.attrs_of("pad", {0, 0, 0, 0});
-    auto dil = op.attrs_of("dilation", {1, 1});
+    auto k = attrs.ints("kernel"), s = attrs.ints("stride"), p = attrs.ints("pad"),
+         dil = attrs.ints("dilation");
     if (k.size() != 2 || s.size() != 2 || p.size() != 4 || dil.size() != 2)
       throw bad("kernel, stride, dilation take 2 values and pad 4 (top, bottom, left, right)");
     auto extent = t == "deconv" ? deconv_out : window_out;
     out.d[kH] = extent(m, in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
     out.d[kW] = extent(m, in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
     if (!conv) return;
-    int64_t oc = op.attr("out_channels", 0);
+    int64_t oc = attrs.integer("out_channels");
     if (oc < 1) throw bad("needs out_channels");
     out.d[kC] = oc;
   }
   void linear() {
     need(1);
-    int64_t of = op.attr("out_features", 0);
+    int64_t of = attrs.integer("out_features");
     if (of < 1) throw bad("needs out_features");
     out.d[kC] = of;
   }
@@ -108,20 +111,20 @@ struct ShapeFn {
       for (int a = 0; a < 5; ++a) out.d[a] = std::max(out.d[a], o.d[a]);
   }
   void reduce() {
-    for (char c : op.text("axes", "C"))
+    for (char c : attrs.text("axes"))
       if (int a = axis_index(std::string(1, c), -1); a >= 0) out.d[a] = 1;
   }
-  void argreduce() { out.d[axis_of(op, "axis", kC)] = 1; }
+  void argreduce() { out.d[axis_of(attrs, kC)] = 1; }
   void global_reduce() { out.d = {out.d[kN], 1, 1, 1, 1}; }
   void reshape() {
     need(1);
-    auto v = op.attrs_of("shape", {});
+    auto v = attrs.ints("shape");
     if (v.size() == 4) v.insert(v.begin() + 1, 1);
     if (v.size() == 5) set(v);
   }
   void tile() {
     need(1);
-    auto r = op.attrs_of("reps", {1, 1, 1, 1, 1});
+    auto r = attrs.ints("reps");
     if (r.size() != 5) throw bad("reps takes 5 values");
     std::vector<int64_t> v;
     for (int a = 0; a < 5; ++a) v.push_back(m.mul(in[0].d[a], r[a]));
@@ -129,7 +132,7 @@ struct ShapeFn {
   }
   void transpose() {
     need(1);
-    auto perm = op.attrs_of("perm", {0, 1, 2, 3, 4});
+    auto perm = attrs.ints("perm");
     if (perm.size() != 5) throw bad("perm takes 5 axis indices");
     for (int a = 0; a < 5; ++a) {
       if (perm[a] < 0 || perm[a] > 4)
@@ -140,7 +143,7 @@ struct ShapeFn {
   }
   void slice() {
     need(1);
-    auto b = op.attrs_of("begin", {0, 0, 0, 0, 0}), e = op.attrs_of("end", {-1, -1, -1, -1, -1});
+    auto b = attrs.ints("begin"), e = attrs.ints("end");
     if (b.size() != 5 || e.size() != 5) throw bad("begin and end take 5 values (-1 in end: to the end)");
     std::vector<int64_t> v;
     for (int a = 0; a < 5; ++a) v.push_back(m.sub(e[a] < 0 ? in[0].d[a] : std::min(e[a], in[0].d[a]), b[a]));
@@ -148,26 +151,26 @@ struct ShapeFn {
   }
   void dynamic_slice() {
     need(1);
-    set(op.attrs_of("size", std::vector<int64_t>(in[0].d.begin(), in[0].d.end())));
+    set(attrs.given("size") ? attrs.ints("size") : std::vector<int64_t>(in[0].d.begin(), in[0].d.end()));
   }
   void concat() {
     need(2);
-    int a = axis_of(op, "axis", kC);
+    int a = axis_of(attrs, kC);
     out.d[a] = 0;
     for (const Shape &o : in) out.d[a] = m.add(out.d[a], o.d[a]);
   }
   void pad() {
     need(1);
-    auto p = op.attrs_of("pad", {0, 0, 0, 0});
+    auto p = attrs.ints("pad");
     if (p.size() != 4) throw bad("pad takes 4 values (top, bottom, left, right)");
     out.d[kH] = m.add(out.d[kH], m.add(p[0], p[1]));
     out.d[kW] = m.add(out.d[kW], m.add(p[2], p[3]));
-    auto cp = op.attrs_of("channel_pad", {0, 0});
+    auto cp = attrs.ints("channel_pad");
     if (cp.size() == 2) out.d[kC] = m.add(out.d[kC], m.add(cp[0], cp[1]));
   }
   void resize() {
-    auto sz = op.attrs_of("size", {});
-    auto sc = op.attrs_of("scale", {});
+    auto sz = attrs.ints("size");
+    auto sc = attrs.ints("scale");
     if (sz.size() == 2) {
       out.d[kH] = sz[0];
       out.d[kW] = sz[1];
@@ -182,20 +185,22 @@ struct ShapeFn {
     need(3);
     out.d[kW] = in[2].d[kW];
   }
-  void topk() { out.d[axis_of(op, "axis", kW)] = op.attr("k", 1); }
+  void topk() { out.d[axis_of(attrs, kW)] = attrs.integer("k"); }
   // A view of `size` elements along one axis (appendix B InputView); a split's first part.
   void input_view() {
-    int a = axis_of(op, "axis", kC);
-    if (int64_t size = op.attr("size", 0); size > 0) out.d[a] = size;
+    int a = axis_of(attrs, kC);
+    if (int64_t size = attrs.integer("size"); size > 0)
+      out.d[a] = size;
   }
   void split() {
-    int a = axis_of(op, "axis", kC);
+    int a = axis_of(attrs, kC);
     int64_t parts = std::max<int64_t>(1, int64_t(op.outputs.size()));
     if (out.d[a] > 0) out.d[a] = out.d[a] / parts;
   }
   void broadcast_to() {
-    int a = axis_of(op, "axis", kC);
-    if (int64_t size = op.attr("size", 0); size > 0) out.d[a] = size;
+    int a = axis_of(attrs, kC);
+    if (int64_t size = attrs.integer("size"); size > 0)
+      out.d[a] = size;
   }
   void gather() {}
   void gather_elements() {}
@@ -203,7 +208,7 @@ struct ShapeFn {
   void space_to_depth() { rearrange(false); }
   // Pixel shuffle (channels to space) and its inverse, factors factor_x (W) and factor_y (H).
   void rearrange(bool to_space) {
-    int64_t fx = op.attr("factor_x", op.attr("factor", 2)), fy = op.attr("factor_y", op.attr("factor", 2));
+    int64_t fx = attrs.integer("factor_x"), fy = attrs.integer("factor_y");
     if (fx < 1 || fy < 1) throw bad("factors must be positive");
     int64_t f = m.mul(fx, fy);
     if (to_space) {
@@ -251,7 +256,8 @@ void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
   if (!op.inputs.empty())
     dtype = g.tensor(op.inputs[0])->dtype;
   const Arith m{g.source, op};
-  ShapeFn fn{op, in, m, in.empty() ? Shape{} : in[0]};
+  const OpAttrs attrs(op, catalog);
+  ShapeFn fn{op, attrs, in, m, in.empty() ? Shape{} : in[0]};
   if (const OpSpec *spec = catalog.find(op.type))
     (fn.*shape_table().at(spec->shape))();
   for (const std::string &name : op.outputs) {

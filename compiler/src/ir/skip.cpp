@@ -1,5 +1,7 @@
 #include "anec/compiler/ir/skip.hpp"
 
+#include "anec/compiler/ir/attrs.hpp"
+
 #include "anec/support/error.hpp"
 
 #include <algorithm>
@@ -13,18 +15,18 @@ const Shape &shape_of(const Graph &g, const std::string &name) {
   return g.tensor(name)->shape;
 }
 
-bool always(const Graph &, const Op &) {
+bool always(const Graph &, const Op &, const OpCatalog &) {
   return true;
 }
 
-bool same_shape(const Graph &g, const Op &op) {
+bool same_shape(const Graph &g, const Op &op, const OpCatalog &) {
   return op.inputs.size() == 1 && shape_of(g, op.inputs[0]).d == shape_of(g, op.outputs[0]).d;
 }
 
 // A permutation moves no data when the axes longer than 1 keep their order and the width (the
 // engine's row) keeps its extent: [128,1,32,64] under [0,2,1,3] is a relabelling, [128,2,32,64] is not.
-bool unit_axes(const Graph &g, const Op &op) {
-  auto perm = op.attrs_of("perm", {0, 1, 2, 3, 4});
+bool unit_axes(const Graph &g, const Op &op, const OpCatalog &catalog) {
+  auto perm = OpAttrs(op, catalog).ints("perm");
   const Shape &in = shape_of(g, op.inputs[0]);
   if (perm.size() != 5 || in.d[kW] != shape_of(g, op.outputs[0]).d[kW])
     return false;
@@ -39,7 +41,7 @@ bool unit_axes(const Graph &g, const Op &op) {
   return true;
 }
 
-using MovesNoData = bool (*)(const Graph &, const Op &);
+using MovesNoData = bool (*)(const Graph &, const Op &, const OpCatalog &);
 
 const std::map<std::string, MovesNoData> &skip_table() {
   static const std::map<std::string, MovesNoData> t = {
@@ -70,7 +72,7 @@ void mark_skippable(Graph &g, Op &op, const OpCatalog &catalog) {
     return;
   }
   op.runtime_skippable = dyn;
-  op.optimized = dyn || moves_no_data(g, op, spec->skip);
+  op.optimized = dyn || moves_no_data(g, op, spec->skip, catalog);
 }
 
 void mark_skippable(Graph &g, const OpCatalog &catalog) {
@@ -78,8 +80,8 @@ void mark_skippable(Graph &g, const OpCatalog &catalog) {
     mark_skippable(g, op, catalog);
 }
 
-bool moves_no_data(const Graph &g, const Op &op, const std::string &rule) {
-  return !op.inputs.empty() && skip_table().at(rule)(g, op);
+bool moves_no_data(const Graph &g, const Op &op, const std::string &rule, const OpCatalog &catalog) {
+  return !op.inputs.empty() && skip_table().at(rule)(g, op, catalog);
 }
 
 bool skipped(const Graph &g, const Op &op, const OpCatalog &catalog) {
@@ -95,7 +97,7 @@ bool skipped(const Graph &g, const Op &op, const OpCatalog &catalog) {
     if (shape_of(g, n).symbolic())
       return false; // not yet known: it runs
   const OpSpec *spec = catalog.find(op.type);
-  return spec && !spec->skip.empty() && moves_no_data(g, op, spec->skip);
+  return spec && !spec->skip.empty() && moves_no_data(g, op, spec->skip, catalog);
 }
 
 } // namespace anec::compiler

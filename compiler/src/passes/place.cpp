@@ -127,7 +127,7 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
       if (part.backend != "engine")
         part.latency_us += coarse_us(backend(catalog, part.backend), c.flops, c.bytes);
       compute += c.compute_us;
-      memory += weight_bytes(g, g.ops[i]);
+      memory += weight_bytes(g, g.ops[i], catalog);
     }
     for (const auto &[name, b] : moved[k])
       memory += b;

@@ -1,5 +1,6 @@
 #include "anec/compiler/passes/tune.hpp"
 #include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/attrs.hpp"
 #include "anec/compiler/ir/shapes.hpp"
 
 #include "anec/compiler/check/check.hpp"
@@ -39,6 +40,7 @@ bool is_output(const Graph &g, const std::string &n) {
 
 struct Site {
   Graph &g;
+  const OpCatalog &catalog;
   size_t at;
   const Rewrite &rule;
   const std::map<std::string, std::vector<size_t>> &readers; // of the graph before this rewrite
@@ -86,7 +88,7 @@ std::optional<size_t> sole_writer(const Graph &g, const std::map<std::string, st
 bool fuse_attention(Site s) {
   Graph &g = s.g;
   const Op &soft = g.ops[s.at];
-  if (soft.text("axis", "C") != "W" || soft.inputs.size() != 1)
+  if (OpAttrs(soft, s.catalog).text("axis") != "W" || soft.inputs.size() != 1)
     return false;
   const auto &r = s.readers;
   const std::string &p = soft.outputs[0];
@@ -178,11 +180,12 @@ const std::map<std::string, Mechanism> &mechanisms() {
   return m;
 }
 
-using Condition = bool (*)(const Graph &, const Op &);
+using Condition = bool (*)(const Graph &, const Op &, const OpCatalog &);
 
 const std::map<std::string, Condition> &conditions() {
   static const std::map<std::string, Condition> c = {
-      {"unit_axes", [](const Graph &g, const Op &op) { return moves_no_data(g, op, "unit_axes"); }},
+      {"unit_axes", [](const Graph &g, const Op &op,
+                       const OpCatalog &catalog) { return moves_no_data(g, op, "unit_axes", catalog); }},
   };
   return c;
 }
@@ -201,10 +204,12 @@ std::optional<Graph> rewritten(const Graph &g, const Rewrite &rule, const OpCata
   for (size_t i = 0; i < work.ops.size(); ++i) {
     if (work.ops[i].type != rule.pattern || removed.count(i))
       continue;
-    bool holds = std::all_of(rule.conditions.begin(), rule.conditions.end(),
-                             [&](const std::string &c) { return conditions().at(c)(work, work.ops[i]); });
+    bool holds = std::all_of(rule.conditions.begin(), rule.conditions.end(), [&](const std::string &c) {
+      return conditions().at(c)(work, work.ops[i], catalog);
+    });
     std::string name = work.ops[i].name;
-    if (holds && mechanisms().at(rule.replacement)(Site{work, i, rule, read_by, removed, added, renamed}))
+    if (holds &&
+        mechanisms().at(rule.replacement)(Site{work, catalog, i, rule, read_by, removed, added, renamed}))
       sites.push_back(name);
   }
   if (sites.empty())

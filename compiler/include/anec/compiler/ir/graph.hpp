@@ -8,7 +8,6 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -75,12 +74,7 @@ struct Op {
   // Runtime operation skip (compiler/src/ir/skip.cpp): eligible to be optimized out (at compile time,
   // or at run time when `runtime_skippable`); runtime_skippable without optimized is invalid.
   bool optimized = false, runtime_skippable = false;
-  int64_t attr(const std::string &key, int64_t fallback) const;
-  std::vector<int64_t> attrs_of(const std::string &key, std::vector<int64_t> fallback) const;
-  // The same into `out`, reusing its storage.
-  void attrs_of(const std::string &key, std::initializer_list<int64_t> fallback,
-                std::vector<int64_t> &out) const;
-  std::string text(const std::string &key, const std::string &fallback = "") const;
+  // Read through OpAttrs (attrs.hpp), which knows each attribute's declared type and default.
 };
 
 // Tensor name -> position in the graph's tensor list: open addressing over 8-byte (hash, position)
@@ -150,7 +144,7 @@ int axis_index(const std::string &letter, int fallback);
 
 // The weight bytes an op embeds (attrs.weight_elements when a front-end set it, else a conv, deconv or
 // linear without a weight input; fp16), 0 otherwise.
-double weight_bytes(const Graph &g, const Op &op);
+double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog);
 
 // How to bind a dimension symbol on the command line: "--dim batch=N" for a named symbol (every
 // name in a product such as "64*batch"), "--dim x:0=N" for the unnamed axis 0 of input x.

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace anec::compiler {
@@ -18,6 +19,24 @@ struct Gate {
   bool reject = false;   // without it: reject (true) or decompose (false)
   std::string with;      // what it decomposes into
 };
+
+// An attribute an operation reads (ops.toml `[op.attrs]`): its type and its default, a value or
+// another attribute's value (`default_from`); without either it has no default and is read only
+// when the op sets it.
+enum class AttrType { integer, number, ints, text, flag };
+struct AttrDecl {
+  std::string name;
+  AttrType type = AttrType::integer;
+  std::optional<Doc> fallback; // `default`
+  std::string fallback_from;   // `default_from`: the attribute whose value is the default
+};
+using AttrDecls = std::vector<AttrDecl>;
+
+// The declaration named `name` in `decls`, or nullptr.
+const AttrDecl *find_attr(const AttrDecls &decls, std::string_view name);
+// Whether an op's value is of `type` (an integer is a float too; `ints`: any array, a non-integer
+// item reading as 0).
+bool holds(const Doc &value, AttrType type);
 
 struct OpSpec {
   std::string name, unit, cost, source;
@@ -29,6 +48,7 @@ struct OpSpec {
   std::string shape = "same";        // the shape function (compiler/src/ir/shapes.cpp)
   std::string lowered_as;            // on every family: the native sequence it lowers to
   std::string skip;                  // when it moves no data and is skipped (compiler/src/ir/skip.cpp)
+  AttrDecls attrs;                   // the attributes it reads
 };
 
 // One row of a front-end map: the catalogue operation a model format's operator stands for.
@@ -49,13 +69,16 @@ struct Backend {
 
 class OpCatalog {
 public:
-  // Strict (ANEC-OPS-001 with line:column): unknown keys, unknown rule or cost names, duplicates.
+  // Strict (ANEC-OPS-001 with line:column): unknown keys, unknown rule or cost names, duplicates,
+  // attribute declarations of an unknown type or with a default of another type.
   static OpCatalog from_doc(const Doc &doc, const std::string &source);
   // ops.toml, and the front-end maps in frontend/ and the placement model (placement.toml) beside
   // it when present.
   static OpCatalog load(const std::filesystem::path &path);
   const OpSpec *find(const std::string &name) const;
   const std::map<std::string, OpSpec> &ops() const { return ops_; }
+  // The attributes any operation may carry (ops.toml `[every_op.attrs]`), what a front-end counted.
+  const AttrDecls &common_attrs() const { return common_attrs_; }
   // The row for an operator name in a front-end's map ("onnx", "plist"), or nullptr. Names match
   // without regard to case or underscores.
   const FrontEndOp *front_end(const std::string &format, const std::string &name) const;
@@ -67,6 +90,7 @@ public:
 
 private:
   std::map<std::string, OpSpec> ops_;
+  AttrDecls common_attrs_;
   std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
   std::vector<Backend> backends_;
 };

@@ -21,6 +21,6 @@ void mark_skippable(Graph &g, const OpCatalog &catalog);
 bool skipped(const Graph &g, const Op &op, const OpCatalog &catalog);
 
 // Whether `op` moves no data on the graph's shapes under a skip rule (known_skips()).
-bool moves_no_data(const Graph &g, const Op &op, const std::string &rule);
+bool moves_no_data(const Graph &g, const Op &op, const std::string &rule, const OpCatalog &catalog);
 
 } // namespace anec::compiler

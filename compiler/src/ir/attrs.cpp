@@ -1,0 +1,80 @@
+#include "anec/compiler/ir/attrs.hpp"
+
+#include "anec/support/error.hpp"
+
+namespace anec::compiler {
+
+namespace {
+Error internal(const Op &op, std::string_view name, const std::string &why) {
+  return Error("ANEC-INTERNAL",
+               "op '" + op.name + "' (" + op.type + "): attribute '" + std::string(name) + "' " + why);
+}
+} // namespace
+
+OpAttrs::OpAttrs(const Op &op, const OpCatalog &catalog)
+    : op_(&op), spec_(catalog.find(op.type)), common_(&catalog.common_attrs()) {}
+
+const AttrDecl *OpAttrs::find(std::string_view name) const {
+  const AttrDecl *d = spec_ ? find_attr(spec_->attrs, name) : nullptr;
+  return d ? d : find_attr(*common_, name);
+}
+
+bool OpAttrs::declares(std::string_view name) const {
+  return find(name) != nullptr;
+}
+
+const AttrDecl &OpAttrs::declared(std::string_view name) const {
+  const AttrDecl *d = find(name);
+  if (!d)
+    throw internal(*op_, name, "is not declared for it in ops.toml");
+  return *d;
+}
+
+const Doc &OpAttrs::read(std::string_view name, AttrType as) const {
+  const AttrDecl &d = declared(name);
+  if (d.type != as && !(as == AttrType::number && d.type == AttrType::integer))
+    throw internal(*op_, name, "is read as another type than ops.toml declares");
+  return value(d);
+}
+
+const Doc &OpAttrs::value(const AttrDecl &decl) const {
+  if (const Doc *v = op_->attrs.find(decl.name); v && holds(*v, decl.type))
+    return *v;
+  if (decl.fallback)
+    return *decl.fallback;
+  if (!decl.fallback_from.empty())
+    return value(declared(decl.fallback_from));
+  throw internal(*op_, decl.name, "has no default and is not set (ask given() first)");
+}
+
+bool OpAttrs::given(std::string_view name) const {
+  const AttrDecl &decl = declared(name);
+  const Doc *v = op_->attrs.find(name);
+  return v && holds(*v, decl.type);
+}
+
+int64_t OpAttrs::integer(std::string_view name) const {
+  return read(name, AttrType::integer).as_int();
+}
+double OpAttrs::number(std::string_view name) const {
+  const Doc &v = read(name, AttrType::number);
+  return v.is(Doc::Kind::Int) ? double(v.as_int()) : v.as_float();
+}
+std::vector<int64_t> OpAttrs::ints(std::string_view name) const {
+  std::vector<int64_t> out;
+  ints(name, out);
+  return out;
+}
+void OpAttrs::ints(std::string_view name, std::vector<int64_t> &out) const {
+  out.clear();
+  for (const Doc &x : read(name, AttrType::ints).items())
+    out.push_back(x.as_int()); // a non-integer item reads as 0
+}
+std::string OpAttrs::text(std::string_view name) const {
+  return read(name, AttrType::text).as_string();
+}
+bool OpAttrs::flag(std::string_view name) const {
+  return read(name, AttrType::flag).as_bool();
+}
+
+} // namespace anec::compiler
