@@ -2,14 +2,14 @@
 // add layers, every seventh a host operation so the placement has partitions and boundaries, 1k to
 // 1M ops) against one target, to show how the time grows with graph size (Complexity: oN fit).
 #include "anec/compiler/check/check.hpp"
-#include "anec/compiler/pipeline/summary.hpp"
-#include "anec/compiler/frontends/anec_graph.hpp"
-#include "anec/compiler/ir/shapes.hpp"
 #include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/frontends/load.hpp"
-#include "anec/compiler/passes/place.hpp"
+#include "anec/compiler/ir/shapes.hpp"
 #include "anec/compiler/ir/skip.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/compiler/passes/tune.hpp"
+#include "anec/compiler/pipeline/summary.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 #include "anec/support/file.hpp"

@@ -7,8 +7,8 @@
 #include "report_html.hpp"
 #include "synthetic.hpp"
 
-#include "anec/compiler/cost/calibration.hpp"
 #include "anec/compiler/check/check.hpp"
+#include "anec/compiler/cost/calibration.hpp"
 #include "anec/compiler/cost/cost.hpp"
 #include "anec/compiler/passes/place.hpp"
 #include "anec/support/file.hpp"

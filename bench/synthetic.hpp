@@ -3,8 +3,8 @@
 // partitions and boundaries).
 #pragma once
 #include "anec/compiler/ir/graph.hpp"
-#include "anec/compiler/ir/shapes.hpp"
 #include "anec/compiler/ir/ops.hpp"
+#include "anec/compiler/ir/shapes.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"
 

@@ -1,8 +1,8 @@
-// Fuzz target: a measurement file, the input of `anec calibrate` (compiler/src/calibrate/workload.cpp: the strict
-// tab-separated reader and the workload builders; compiler/src/cost/calibration.cpp: the chip line-up), then
-// the calibrated estimate of every row whose program builds.
-#include "anec/compiler/cost/calibration.hpp"
+// Fuzz target: a measurement file, the input of `anec calibrate` (compiler/src/calibrate/workload.cpp: the
+// strict tab-separated reader and the workload builders; compiler/src/cost/calibration.cpp: the chip
+// line-up), then the calibrated estimate of every row whose program builds.
 #include "anec/compiler/calibrate/fit.hpp"
+#include "anec/compiler/cost/calibration.hpp"
 #include "anec/compiler/cost/cost.hpp"
 #include "anec/hal/reference.hpp"
 #include "anec/hal/registry.hpp"

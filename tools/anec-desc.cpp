@@ -141,7 +141,12 @@ int audit_many(Databases &databases, const std::vector<std::filesystem::path> &f
       f.object = files[i].string();
   });
   Corpus corpus{{{"file", "descriptors", "findings", "error"}, {}, {}},
-                files.size(), 0, 0, "with_findings", "without a finding", "with findings"};
+                files.size(),
+                0,
+                0,
+                "with_findings",
+                "without a finding",
+                "with findings"};
   std::vector<Diagnostic> findings;
   for (size_t i = 0; i < files.size(); ++i) {
     bool failed = !errors[i].empty();

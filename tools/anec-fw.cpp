@@ -222,7 +222,8 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
     return size_t(
         std::count_if(verdicts.begin(), verdicts.end(), [&](auto &v) { return v.outcome == outcome; }));
   };
-  Corpus corpus{std::move(table), files.size(), count(1), count(2), "failed", "without a finding", "with one"};
+  Corpus corpus{std::move(table), files.size(),        count(1),  count(2),
+                "failed",         "without a finding", "with one"};
   std::string out = render(format, "anec-fw.validate-corpus", [&](Printer &p) { print(p, corpus); });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return corpus.unreadable ? 2 : corpus.failed ? 1 : 0;

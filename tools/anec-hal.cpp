@@ -105,18 +105,19 @@ int cmd_list(Ctx &c, const tools::Args &args) {
     table.rows.push_back(std::move(r));
   }
   // The document holds every definition whole; the text and CSV forms, the table of the columns.
-  emit(render(format, "anec-hal.list", [&](Printer &p) {
-         if (p.form() == Form::Json) {
-           List list(p, "targets");
-           for (auto &t : ts) {
-             Object o(p);
-             print(p, c.schema, t);
-           }
-           return;
-         }
-         print(p, table);
-         p.text(std::to_string(ts.size()) + " targets\n");
-       }),
+  emit(render(format, "anec-hal.list",
+              [&](Printer &p) {
+                if (p.form() == Form::Json) {
+                  List list(p, "targets");
+                  for (auto &t : ts) {
+                    Object o(p);
+                    print(p, c.schema, t);
+                  }
+                  return;
+                }
+                print(p, table);
+                p.text(std::to_string(ts.size()) + " targets\n");
+              }),
        "");
   return 0;
 }
@@ -213,7 +214,8 @@ int cmd_diff(Ctx &c, const tools::Args &args) {
 }
 
 void print_findings(const std::vector<Finding> &fs) {
-  for (auto &f : fs) std::printf("%s\n", diagnostic_text(f, {.in_file = false}).c_str());
+  for (auto &f : fs)
+    std::printf("%s\n", diagnostic_text(f, {.in_file = false}).c_str());
 }
 
 int cmd_validate(Ctx &c, const tools::Args &args) {

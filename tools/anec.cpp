@@ -53,7 +53,9 @@ int explain(const fs::path &tables, const tools::Args &args) {
   return 0;
 }
 
-std::string fmt(double v, int digits = 1) { return fixed(v, digits); }
+std::string fmt(double v, int digits = 1) {
+  return fixed(v, digits);
+}
 
 // What a command needs from the tables, each read on first use: a single-target command reads one
 // target table (through the index), `--target all` and `calibrate` the line-up.
@@ -199,10 +201,15 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
   table.keys = table.columns;
   table.keys[5] = "engine_flops_share";
   for (const Placement &p : ps)
-    table.add({p.target, p.partitions_on("engine"), p.count("engine"), p.count("gpu"), p.count("cpu"),
-               {percent(p.engine_flops, p.flops), p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc()},
-               p.boundaries.size(),
-               {p.complete ? fmt(p.latency_us) : "unknown", p.complete ? Doc::number(p.latency_us) : Doc()}});
+    table.add(
+        {p.target,
+         p.partitions_on("engine"),
+         p.count("engine"),
+         p.count("gpu"),
+         p.count("cpu"),
+         {percent(p.engine_flops, p.flops), p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc()},
+         p.boundaries.size(),
+         {p.complete ? fmt(p.latency_us) : "unknown", p.complete ? Doc::number(p.latency_us) : Doc()}});
   return render(format, "anec.place-matrix", [&](Printer &p) {
     p.data("model", model);
     print(p, table, "targets");
@@ -227,11 +234,17 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
       bool known = e.complete() && e.model == "calibrated";
       return {known ? fmt(v) : "-", known ? Doc::number(v) : Doc()};
     };
-    table.add({cs[i].target, verdict_name(cs[i].verdict), cs[i].count(Severity::Reject),
-               cs[i].count(Severity::Decompose), cs[i].count(Severity::Warning),
-               {e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? Doc::number(e.latency_us) : Doc()},
-               banded(e.latency_low_us), banded(e.latency_high_us), {e.complete() ? e.bound : "unknown", Doc::string(e.bound)},
-               rates_provenance(e)});
+    table.add(
+        {cs[i].target,
+         verdict_name(cs[i].verdict),
+         cs[i].count(Severity::Reject),
+         cs[i].count(Severity::Decompose),
+         cs[i].count(Severity::Warning),
+         {e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? Doc::number(e.latency_us) : Doc()},
+         banded(e.latency_low_us),
+         banded(e.latency_high_us),
+         {e.complete() ? e.bound : "unknown", Doc::string(e.bound)},
+         rates_provenance(e)});
   }
   return render(format, "anec.matrix", [&](Printer &p) {
     p.data("model", model);
@@ -325,7 +338,8 @@ int calibrate_command(const Ctx &ctx, const tools::Args &args) {
     p.text(" rows used" + (skipped.empty() ? "\n" : ", " + std::to_string(skipped.size()) + " skipped:\n"));
     print_list(p, "skipped", skipped, "  skipped ");
     print_list(p, "outlier_machines", rep.outlier_machines, "outlier machine left out of the fit: ");
-    p.text("\nrelative error by chip" + std::string(only_check ? "" : " (fit, and leave-one-chip-out)") + ":\n");
+    p.text("\nrelative error by chip" + std::string(only_check ? "" : " (fit, and leave-one-chip-out)") +
+           ":\n");
     print(p, error_rows(by_chip, "chip"), "by_chip");
     p.text("\nrelative error by op family (the family that takes most of the time):\n");
     print(p, error_rows(by_family, "family"), "by_family");
@@ -385,7 +399,8 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
       "rejected",
       "without a reject",
       "with one"};
-  for (auto &r : rows) corpus.rows.rows.insert(corpus.rows.rows.end(), r.begin(), r.end());
+  for (auto &r : rows)
+    corpus.rows.rows.insert(corpus.rows.rows.end(), r.begin(), r.end());
   std::string out = render(format, "anec.corpus", [&](Printer &p) { print(p, corpus); });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return corpus.unreadable ? 2 : cmd == "check" && corpus.failed ? 1 : 0;
@@ -527,7 +542,8 @@ Doc tune_doc(const Graph &g, const TuneResult &r, const TuneOptions &o, const st
   d.set("target", Doc::string(target));
   d.set("metric", Doc::string(o.metric == Metric::cosine ? "cosine" : "max_abs"));
   d.set("tolerance", Doc::number(o.tolerance));
-  d.set("gemm", Doc::string("reference")); // the tuner's evaluations always use it (compiler/src/passes/tune.cpp)
+  d.set("gemm",
+        Doc::string("reference")); // the tuner's evaluations always use it (compiler/src/passes/tune.cpp)
   d.set("before_us", Doc::number(r.before_us));
   d.set("after_us", Doc::number(r.after_us));
   Doc unchecked = Doc::array();

@@ -111,7 +111,8 @@ Doc dump_doc(const Chain &c, const TdSchema &s, std::span<const uint8_t> file, s
   kernel.set("bytes", Doc::integer(int64_t(c.kernel_size)));
   d.set("kernel_data", std::move(kernel));
   Doc findings = Doc::array();
-  for (const Finding &f : c.findings) findings.push(printed_doc([&](Printer &p) { print(p, f); }));
+  for (const Finding &f : c.findings)
+    findings.push(printed_doc([&](Printer &p) { print(p, f); }));
   d.set("findings", std::move(findings));
   Doc tds = Doc::array();
   for (size_t i : selected(c, only)) {

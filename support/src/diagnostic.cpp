@@ -13,7 +13,8 @@ void print(Printer &p, const Diagnostic &d, const DiagnosticContext &c) {
   p.field("code", d.code);
   p.text(" ");
   p.field("severity", severity_name(d.severity));
-  std::string where = c.object_shown ? d.field : d.object + (d.field.empty() || d.object.empty() ? "" : ".") + d.field;
+  std::string where =
+      c.object_shown ? d.field : d.object + (d.field.empty() || d.object.empty() ? "" : ".") + d.field;
   if (!where.empty())
     p.text(" " + where);
   if (c.in_file)
@@ -54,7 +55,8 @@ void add_row(Table &t, const Diagnostic &d) {
                     d.limit, d.limit_field, d.confidence, d.fix});
 }
 
-void print(Printer &p, std::span<const Diagnostic> findings, std::string_view key, const DiagnosticContext &c) {
+void print(Printer &p, std::span<const Diagnostic> findings, std::string_view key,
+           const DiagnosticContext &c) {
   if (p.form() == Form::Csv) {
     Table t = diagnostic_table();
     for (const Diagnostic &f : findings)

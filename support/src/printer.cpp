@@ -63,7 +63,8 @@ Doc Scalar::doc() const {
         else if constexpr (std::is_same_v<T, Fixed>)
           return Doc::number(v.value);
         else if constexpr (std::is_same_v<T, Hex>)
-          return v.value <= uint64_t(INT64_MAX) ? Doc::integer(int64_t(v.value), true) : Doc::string(hex(v.value));
+          return v.value <= uint64_t(INT64_MAX) ? Doc::integer(int64_t(v.value), true)
+                                                : Doc::string(hex(v.value));
         else if constexpr (std::is_same_v<T, Named>)
           return Doc::string(std::string(v.name));
         else
@@ -183,7 +184,8 @@ void CsvPrinter::end() {
   }
 }
 
-void print_list(Printer &p, std::string_view key, const std::vector<std::string> &items, std::string_view lead) {
+void print_list(Printer &p, std::string_view key, const std::vector<std::string> &items,
+                std::string_view lead) {
   List list(p, key);
   for (const std::string &item : items) {
     p.text(lead);

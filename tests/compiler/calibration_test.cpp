@@ -2,11 +2,11 @@
 // file, its error on the training rows and with each chip left out, the chip line-up, the error
 // band, the attention decomposition, and the tables' errors. Measurements: ANEForge roofline runs
 // (sbryngelson/ANEForge), CC BY 4.0 (../shared/data/ane-measured/train.tsv).
-#include "anec/compiler/cost/calibration.hpp"
 #include "anec/compiler/calibrate/fit.hpp"
+#include "anec/compiler/cost/calibration.hpp"
+#include "anec/compiler/cost/cost.hpp"
 #include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/ir/shapes.hpp"
-#include "anec/compiler/cost/cost.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"

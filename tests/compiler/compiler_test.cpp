@@ -2,12 +2,12 @@
 // targets where it differs, family and capability gates, the pitfall scan, the cost model against
 // seed ch.18 table 18.5, and the front-ends' errors.
 #include "anec/compiler/check/check.hpp"
-#include "anec/compiler/frontends/plist.hpp"
-#include "anec/compiler/frontends/onnx.hpp"
-#include "anec/compiler/frontends/anec_graph.hpp"
-#include "anec/compiler/ir/shapes.hpp"
 #include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/frontends/onnx.hpp"
+#include "anec/compiler/frontends/plist.hpp"
+#include "anec/compiler/ir/shapes.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"

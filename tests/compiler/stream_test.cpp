@@ -3,9 +3,9 @@
 // and the calibrated model, for graphs whose keys come in any order, whose names hold brackets,
 // commas and escaped quotes, with constants and bound dimensions, and across the reader's chunks.
 // A malformed file fails with the whole-graph reader's error, word for word.
+#include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/pipeline/summary.hpp"
-#include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/support/file.hpp"
 
 #include "../errors.hpp"

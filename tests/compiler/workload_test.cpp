@@ -1,8 +1,8 @@
 // The measured-latency rows as graphs: every row of ../shared/data/ane-measured/train.tsv builds, and
 // where the row records its work the graph's FLOPs equal it. Data: ANEForge roofline runs
 // (sbryngelson/ANEForge), CC BY 4.0. Malformed files and rows are rejected with their reason code.
-#include "anec/compiler/cost/cost.hpp"
 #include "anec/compiler/calibrate/workload.hpp"
+#include "anec/compiler/cost/cost.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 

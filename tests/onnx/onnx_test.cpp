@@ -2,9 +2,9 @@
 // by the models.fetch fixture): each loads through the ONNX checker and shape inference, every node
 // is mapped or reported (none dropped), and check and estimate run on all 28 targets.
 #include "anec/compiler/check/check.hpp"
-#include "anec/compiler/frontends/onnx.hpp"
 #include "anec/compiler/cost/cost.hpp"
 #include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/frontends/onnx.hpp"
 #include "anec/compiler/passes/place.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
@@ -279,7 +279,8 @@ std::string permute_relu_onnx() {
   onnx::AttributeProto *perm = p->add_attribute();
   perm->set_name("perm");
   perm->set_type(onnx::AttributeProto_AttributeType_INTS);
-  for (int64_t a : {0, 2, 1, 3}) perm->add_ints(a);
+  for (int64_t a : {0, 2, 1, 3})
+    perm->add_ints(a);
   onnx::NodeProto *r = g->add_node();
   r->set_name("r");
   r->set_op_type("Relu");

@@ -394,12 +394,14 @@ TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
   d.value = "14";
   d.limit = "13";
   d.fix = "split the kernel, say \"7 + 7\"";
-  EXPECT_EQ(diagnostic_text(d, {.in_file = false}),
-            "ANEC-CHK-001 reject conv 1.kernel_width: kernel width 14, it should be in [1,13]; fix: split the "
-            "kernel, say \"7 + 7\"");
-  EXPECT_EQ(diagnostic_text(d, {.object_shown = true, .in_file = false}),
-            "ANEC-CHK-001 reject kernel_width: kernel width 14, it should be in [1,13]; fix: split the kernel, "
-            "say \"7 + 7\"");
+  EXPECT_EQ(
+      diagnostic_text(d, {.in_file = false}),
+      "ANEC-CHK-001 reject conv 1.kernel_width: kernel width 14, it should be in [1,13]; fix: split the "
+      "kernel, say \"7 + 7\"");
+  EXPECT_EQ(
+      diagnostic_text(d, {.object_shown = true, .in_file = false}),
+      "ANEC-CHK-001 reject kernel_width: kernel width 14, it should be in [1,13]; fix: split the kernel, "
+      "say \"7 + 7\"");
   EXPECT_EQ(diagnostic_text(finding_at("ANEC-TD-101", 0x4030, "no block")), "ANEC-TD-101 warn at 0x4030: no block");
   Doc doc = printed_doc([&](Printer &p) { print(p, d); });
   ASSERT_TRUE(doc.find("severity") && doc.find("limit"));
@@ -408,9 +410,10 @@ TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
   EXPECT_EQ(doc.find("limit_field"), nullptr) << "unset parts are left out";
   std::vector<Diagnostic> findings = {d};
   std::string csv = render(Form::Csv, "", [&](Printer &p) { print(p, findings, "findings"); });
-  EXPECT_EQ(csv, "code,severity,object,field,offset,message,value,limit,limit_field,limit_confidence,fix\n"
-                 "ANEC-CHK-001,reject,conv 1,kernel_width,0x0,\"kernel width 14, it should be in [1,13]\",14,13,,,"
-                 "\"split the kernel, say \"\"7 + 7\"\"\"\n");
+  EXPECT_EQ(csv,
+            "code,severity,object,field,offset,message,value,limit,limit_field,limit_confidence,fix\n"
+            "ANEC-CHK-001,reject,conv 1,kernel_width,0x0,\"kernel width 14, it should be in [1,13]\",14,13,,,"
+            "\"split the kernel, say \"\"7 + 7\"\"\"\n");
   EXPECT_EQ(csv_field("a\nb"), "\"a\nb\"");
 }
 
@@ -420,11 +423,11 @@ TEST(Table, RendersAsTextCsvAndDocument) {
   Table t{{"target", "class", "note"}, {{"h13", "A13, M1 base", "say \"hi\""}, {"h17s", "A17 Pro-class, the M5 part", ""}}, {0, 10, 0}};
   auto table = [&](Printer &p) { print(p, t); };
   EXPECT_EQ(render(Form::Text, "", table), "target  class       note\n"
-                                            "h13     A13, M1 b~  say \"hi\"\n"
-                                            "h17s    A17 Pro-c~\n");
+                                           "h13     A13, M1 b~  say \"hi\"\n"
+                                           "h17s    A17 Pro-c~\n");
   EXPECT_EQ(render(Form::Csv, "", table), "target,class,note\n"
-                                           "h13,\"A13, M1 base\",\"say \"\"hi\"\"\"\n"
-                                           "h17s,\"A17 Pro-class, the M5 part\",\n");
+                                          "h13,\"A13, M1 base\",\"say \"\"hi\"\"\"\n"
+                                          "h17s,\"A17 Pro-class, the M5 part\",\n");
   Doc d = printed_doc(table);
   ASSERT_EQ(d.items().size(), 2u);
   ASSERT_NE(d.items()[1].find("class"), nullptr);
@@ -432,7 +435,8 @@ TEST(Table, RendersAsTextCsvAndDocument) {
   Table typed{{"target", "latency_us"}, {}, {}};
   typed.add({"h13", {"unknown", Doc()}});
   typed.add({"h16", {"110.0", Doc::number(110)}});
-  EXPECT_EQ(render(Form::Text, "", [&](Printer &p) { print(p, typed); }), "target  latency_us\nh13     unknown\nh16     110.0\n");
+  EXPECT_EQ(render(Form::Text, "", [&](Printer &p) { print(p, typed); }),
+            "target  latency_us\nh13     unknown\nh16     110.0\n");
   Doc rows = printed_doc([&](Printer &p) { print(p, typed); });
   ASSERT_EQ(rows.items().size(), 2u);
   ASSERT_NE(rows.items()[0].find("latency_us"), nullptr);
@@ -469,5 +473,6 @@ TEST(Printer, OneDescriptionTwoForms) {
   EXPECT_EQ(d.find("bytes")->as_int(), 4096);
   EXPECT_EQ(d.find("dims")->items().size(), 2u);
   EXPECT_EQ(anec::test::code_of([] { printed_doc([](Printer &p) { p.end(); }); }), "ANEC-INTERNAL");
-  EXPECT_EQ(anec::test::code_of([] { printed_doc([](Printer &p) { p.begin_object("x"); }); }), "ANEC-INTERNAL");
+  EXPECT_EQ(anec::test::code_of([] { printed_doc([](Printer &p) { p.begin_object("x"); }); }),
+            "ANEC-INTERNAL");
 }

@@ -13,13 +13,18 @@
 
 namespace anec::compiler {
 
-const char *verdict_name(Verdict v) { return v == Verdict::Native ? "native" : v == Verdict::Decompose ? "decompose" : "reject"; }
-
+const char *verdict_name(Verdict v) {
+  return v == Verdict::Native ? "native" : v == Verdict::Decompose ? "decompose" : "reject";
+}
 
 namespace {
-std::string str(int64_t v) { return std::to_string(v); }
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
 // A magnitude a model gives as a float, printed whole; beyond int64 the cast would be undefined.
-std::string whole(double v) { return v > -0x1p63 && v < 0x1p63 ? str(int64_t(v)) : std::to_string(v); }
+std::string whole(double v) {
+  return v > -0x1p63 && v < 0x1p63 ? str(int64_t(v)) : std::to_string(v);
+}
 
 // What the rules read of the current op that is the same on every target: its operands, looked
 // up once per op, its attributes and its embedded weight bytes.
@@ -84,18 +89,22 @@ struct Checker {
   // A numeric table value, or nullopt when the table lacks it.
   std::optional<double> num(std::string_view field) const { return value_of(entry(field)); }
   static std::optional<double> value_of(const hal::Entry *e) {
-    if (!e) return std::nullopt;
-    if (auto *u = std::get_if<uint64_t>(&e->value)) return double(*u);
-    if (auto *d = std::get_if<double>(&e->value)) return *d;
-    if (auto *b = std::get_if<bool>(&e->value)) return *b ? 1.0 : 0.0;
+    if (!e)
+      return std::nullopt;
+    if (auto *u = std::get_if<uint64_t>(&e->value))
+      return double(*u);
+    if (auto *d = std::get_if<double>(&e->value))
+      return *d;
+    if (auto *b = std::get_if<bool>(&e->value))
+      return *b ? 1.0 : 0.0;
     return std::nullopt;
   }
   std::string conf(std::string_view field) const {
     const hal::Entry *e = entry(field);
     return e ? hal::confidence_name(e->provenance.confidence) : "absent";
   }
-  void add(const std::string &code, Severity s, const std::string &message, const std::string &value, const std::string &limit,
-           const std::string &field, const std::string &fix) {
+  void add(const std::string &code, Severity s, const std::string &message, const std::string &value,
+           const std::string &limit, const std::string &field, const std::string &fix) {
     ++r.counts[size_t(s)];
     if (s == Severity::Reject)
       r.verdict = Verdict::Reject;
@@ -139,7 +148,8 @@ struct Checker {
   // a bad model (ANEC-GRAPH-003), never a wrapped comparison.
   int64_t padded(int64_t extent, int64_t before, int64_t after) const {
     std::optional<int64_t> s = checked_add(extent, before);
-    if (s) s = checked_add(*s, after);
+    if (s)
+      s = checked_add(*s, after);
     if (!s)
       throw Error("ANEC-GRAPH-003", g.source + ": op '" + op->name + "': extent " + str(extent) + " + pads " +
                                         str(before) + " + " + str(after) + " does not fit in 64 bits");
@@ -161,10 +171,12 @@ struct Checker {
     if (!extent_limits[0])
       for (int a = 0; a < 5; ++a)
         extent_limits[a] = entry(fields[a]);
-    static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011", "ANEC-CHK-010"};
+    static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011",
+                                   "ANEC-CHK-010"};
     static const char *names[5] = {"batch", "depth", "channels", "height", "width"};
     if (x.source_rank > 5)
-      add("ANEC-CHK-015", Severity::Reject, "tensor '" + x.name + "' has rank " + str(x.source_rank), str(x.source_rank), "5", "", "fold axes so at most five remain");
+      add("ANEC-CHK-015", Severity::Reject, "tensor '" + x.name + "' has rank " + str(x.source_rank),
+          str(x.source_rank), "5", "", "fold axes so at most five remain");
     // An extent above the limit is met by tiling along that axis (a decomposition, not a reject).
     for (int a = 0; a < 5; ++a) {
       auto lim = value_of(extent_limits[a]);
@@ -224,8 +236,8 @@ struct Checker {
     int64_t height = in(0).shape.d[kH] > 0 ? padded(in(0).shape.d[kH], p[0], p[1]) : 0;
     if (in(0).shape.d[kH] > 0 && k[0] > height)
       add("ANEC-CHK-021", Severity::Reject,
-          "kernel height " + str(k[0]) + " is taller than the padded input (" + str(height) + ")",
-          str(k[0]), str(height), "", "pad the input or shorten the kernel");
+          "kernel height " + str(k[0]) + " is taller than the padded input (" + str(height) + ")", str(k[0]),
+          str(height), "", "pad the input or shorten the kernel");
   }
 
   void rule_groups() {
@@ -400,7 +412,8 @@ struct Checker {
   // engine's hardware gather, batch one and depth one only.
   void rule_gather() {
     auto te = num("texture_engine");
-    if (!te || *te || op->inputs.empty()) return;
+    if (!te || *te || op->inputs.empty())
+      return;
     const Shape &x = in(0).shape;
     if (x.d[kN] > 1 || x.d[kD] > 1)
       add("ANEC-CHK-036", Severity::Reject,
@@ -419,12 +432,14 @@ struct Checker {
           if (const Shape &s = x->shape;
               s.d[a] < 0 && std::find(names.begin(), names.end(), s.symbol[a]) == names.end())
             names.push_back(s.symbol[a]);
-    if (names.empty()) return;
+    if (names.empty())
+      return;
     std::string list, fix;
     for (const std::string &n : names) {
       list += (list.empty() ? "" : ", ") + n;
       std::string hint = binding_hint(g, n);
-      if (fix.find(hint) == std::string::npos) fix += (fix.empty() ? "" : "; ") + hint;
+      if (fix.find(hint) == std::string::npos)
+        fix += (fix.empty() ? "" : "; ") + hint;
     }
     add("ANEC-CHK-053", Severity::Reject,
         "shape depends on the symbolic dimension(s) " + list +
@@ -436,11 +451,14 @@ struct Checker {
     for (const Tensor *out : operands->outs) {
       const Tensor &x = *out;
       const std::string &n = x.name;
-      if (x.shape.symbolic()) continue;
+      if (x.shape.symbolic())
+        continue;
       // The tensor's own interleave where the model declares one (a plist port), else the target's.
       auto il = x.interleave > 0 ? std::optional<double>(double(x.interleave)) : num("channel_interleave");
       if (il && *il > 1 && x.shape.d[kC] % int64_t(*il))
-        add("ANEC-CHK-040", Severity::Warning, "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) + ": lanes pad out",
+        add("ANEC-CHK-040", Severity::Warning,
+            "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) +
+                ": lanes pad out",
             str(x.shape.d[kC]), str(int64_t(*il)), x.interleave > 0 ? "" : "channel_interleave",
             "round the channels up to a multiple of the interleave");
       int64_t row = times(x.shape.d[kW], dtype_bytes(x.dtype), [&] { return "row bytes of '" + n + "'"; });
@@ -462,9 +480,13 @@ struct Checker {
     // weight_bytes is a double product of attribute values: compare as doubles, clamp before the cast.
     if (double w = operands->weight; w > double(largest))
       largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = op->name + ".weight";
-    over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'", "split the operation so each operand fits on chip (it still runs, streaming from DRAM)", Severity::Warning);
+    over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'",
+         "split the operation so each operand fits on chip (it still runs, streaming from DRAM)",
+         Severity::Warning);
     if (op->inputs.size() >= 12)
-      add("ANEC-CHK-055", Severity::Warning, str(int64_t(op->inputs.size())) + " branches reconverge into one consumer: the compiler's partition search grows exponentially with the branch width",
+      add("ANEC-CHK-055", Severity::Warning,
+          str(int64_t(op->inputs.size())) + " branches reconverge into one consumer: the compiler's "
+                                            "partition search grows exponentially with the branch width",
           str(int64_t(op->inputs.size())), "12", "", "merge the branches in stages");
   }
 };
@@ -509,13 +531,18 @@ void check_inputs(Checker &c) {
   for (const std::string &n : g.inputs) {
     const Tensor &x = *g.tensor(n);
     if (x.format == "fourcc")
-      c.add("ANEC-CHK-052", Severity::Reject, "input '" + n + "' declares a true four-character-code image format, which does not lower on the direct path", "fourcc", "", "",
-            "declare a uint8 image input and dequantize in the graph");
+      c.add("ANEC-CHK-052", Severity::Reject,
+            "input '" + n +
+                "' declares a true four-character-code image format, which does not lower on the direct path",
+            "fourcc", "", "", "declare a uint8 image input and dequantize in the graph");
     if (x.shape.symbolic()) {
       std::string fix;
       for (int a = 0; a < 5; ++a)
-        if (x.shape.d[a] < 0) fix += (fix.empty() ? "" : " ") + binding_hint(g, x.shape.symbol[a]);
-      c.add("ANEC-CHK-053", Severity::Reject, "input '" + n + "' has a symbolic dimension " + x.shape.str() + "; the direct path compiles one program per concrete shape",
+        if (x.shape.d[a] < 0)
+          fix += (fix.empty() ? "" : " ") + binding_hint(g, x.shape.symbol[a]);
+      c.add("ANEC-CHK-053", Severity::Reject,
+            "input '" + n + "' has a symbolic dimension " + x.shape.str() +
+                "; the direct path compiles one program per concrete shape",
             x.shape.str(), "", "", "bind it (" + fix + "), pad to a fixed maximum or bucket the lengths");
     }
   }

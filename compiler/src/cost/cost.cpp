@@ -14,19 +14,30 @@
 namespace anec::compiler {
 
 namespace {
-double elements(const Graph &g, const std::string &n) { return double(g.tensor(n)->shape.elements()); }
-double bytes_of(const Graph &g, const std::string &n) { return double(g.tensor(n)->bytes()); }
+double elements(const Graph &g, const std::string &n) {
+  return double(g.tensor(n)->shape.elements());
+}
+double bytes_of(const Graph &g, const std::string &n) {
+  return double(g.tensor(n)->bytes());
+}
 // Products of attribute values and extents are taken in double: a model's kernel of 2^40 x 2^40 must
 // give a large cost, not an overflowed (negative) int64.
-double window(const std::vector<int64_t> &k) { return double(k[0]) * double(k[1]); }
+double window(const std::vector<int64_t> &k) {
+  return double(k[0]) * double(k[1]);
+}
 
 Param param(const hal::Target &t, const char *field) {
   const hal::Entry *e = t.find(field);
   Param p;
-  if (!e) return p;
-  if (auto *d = std::get_if<double>(&e->value)) p.value = *d;
-  else if (auto *u = std::get_if<uint64_t>(&e->value)) p.value = double(*u);
-  p.provenance = e->provenance.confidence == hal::Confidence::Measured ? "anchored" : hal::confidence_name(e->provenance.confidence);
+  if (!e)
+    return p;
+  if (auto *d = std::get_if<double>(&e->value))
+    p.value = *d;
+  else if (auto *u = std::get_if<uint64_t>(&e->value))
+    p.value = double(*u);
+  p.provenance = e->provenance.confidence == hal::Confidence::Measured
+                     ? "anchored"
+                     : hal::confidence_name(e->provenance.confidence);
   return p;
 }
 
@@ -50,14 +61,18 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   c.form = spec ? spec->cost : "none";
   c.weight = weight_bytes(g, op, catalog);
   bool symbolic = false; // an unbound dimension: no cost until it is bound
-  for (const std::string &n : op.inputs) symbolic |= g.tensor(n)->shape.symbolic();
-  for (const std::string &n : op.outputs) symbolic |= g.tensor(n)->shape.symbolic();
+  for (const std::string &n : op.inputs)
+    symbolic |= g.tensor(n)->shape.symbolic();
+  for (const std::string &n : op.outputs)
+    symbolic |= g.tensor(n)->shape.symbolic();
   if (c.form == "none" || symbolic || op.inputs.empty()) {
     c.estimated = false;
     return c;
   }
-  for (const std::string &n : op.inputs) c.bytes += bytes_of(g, n);
-  for (const std::string &n : op.outputs) c.bytes += bytes_of(g, n);
+  for (const std::string &n : op.inputs)
+    c.bytes += bytes_of(g, n);
+  for (const std::string &n : op.outputs)
+    c.bytes += bytes_of(g, n);
   c.bytes += c.weight;
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
   double out_elems = elements(g, op.outputs[0]), in_elems = elements(g, op.inputs[0]);

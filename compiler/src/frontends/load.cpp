@@ -25,7 +25,8 @@ void bind_dimension(Graph &g, const std::string &name, int64_t value, const std:
         t.shape.symbol[a].clear();
         t.dynamic = used = true;
       }
-    if (colon == std::string::npos || name.substr(0, colon) != in) continue;
+    if (colon == std::string::npos || name.substr(0, colon) != in)
+      continue;
     std::string axis = name.substr(colon + 1);
     int rank = t.source_rank == 4 ? 4 : 5;
     int k = axis.size() == 1 && axis[0] >= '0' && axis[0] < char('0' + rank) ? axis[0] - '0' : -1;
@@ -113,11 +114,12 @@ Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, co
     if (ext != f.extension)
       continue;
     if (f.mapped)
-      return read_normalised(f, InputFile::open(path, f.max_bytes).text(), source, catalog, dims, keep_values);
+      return read_normalised(f, InputFile::open(path, f.max_bytes).text(), source, catalog, dims,
+                             keep_values);
     return read_normalised(f, read_text_file(path, f.max_bytes), source, catalog, dims, keep_values);
   }
-  throw Error("ANEC-MODEL-001", source + ": no front-end reads '" + ext + "' files (known: " +
-                                    known(&FrontEnd::extension) + ")");
+  throw Error("ANEC-MODEL-001", source + ": no front-end reads '" + ext +
+                                    "' files (known: " + known(&FrontEnd::extension) + ")");
 }
 
 } // namespace anec::compiler

@@ -19,7 +19,8 @@ std::optional<int64_t> product(const Shape &s) {
   int64_t n = 1;
   for (int64_t v : s.d) {
     auto m = checked_mul(n, v);
-    if (!m) return std::nullopt;
+    if (!m)
+      return std::nullopt;
     n = *m;
   }
   return n;
@@ -30,13 +31,16 @@ bool Shape::symbolic() const {
   return std::any_of(d.begin(), d.end(), [](int64_t v) { return v < 0; });
 }
 int64_t Shape::elements() const {
-  if (symbolic()) return 0;
-  if (auto n = product(*this)) return *n;
+  if (symbolic())
+    return 0;
+  if (auto n = product(*this))
+    return *n;
   throw Error("ANEC-GRAPH-003", "the element count of shape " + str() + " does not fit in 64 bits");
 }
 std::string Shape::str() const {
   std::string s = "[";
-  for (int k = 0; k < 5; ++k) s += (k ? "," : "") + (d[k] < 0 ? symbol[k] : std::to_string(d[k]));
+  for (int k = 0; k < 5; ++k)
+    s += (k ? "," : "") + (d[k] < 0 ? symbol[k] : std::to_string(d[k]));
   return s + "]";
 }
 
@@ -55,7 +59,8 @@ int axis_index(const std::string &a, int fallback) {
 }
 int64_t Tensor::bytes() const {
   int64_t n = shape.elements(), size = std::min<int64_t>(dtype_bytes(dtype), 2);
-  if (auto b = checked_mul(n, size)) return *b;
+  if (auto b = checked_mul(n, size))
+    return *b;
   throw Error("ANEC-GRAPH-003", "tensor '" + name + "' " + shape.str() + ": " + std::to_string(n) +
                                     " elements x " + std::to_string(size) + " bytes does not fit in 64 bits");
 }
@@ -189,25 +194,31 @@ double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
     double groups = double(std::max<int64_t>(1, attrs.integer("groups")));
     return double(in.d[kC]) / groups * double(out.d[kC]) * double(k[0]) * double(k[1]) * 2;
   }
-  if (op.type == "linear" && op.inputs.size() == 1) return double(in.d[kC]) * double(out.d[kC]) * 2;
+  if (op.type == "linear" && op.inputs.size() == 1)
+    return double(in.d[kC]) * double(out.d[kC]) * 2;
   return 0;
 }
 
 std::string binding_hint(const Graph &g, const std::string &symbol) {
   std::set<std::string> bindable; // the symbols of the graph's inputs: what --dim can bind
   for (const std::string &n : g.inputs)
-    for (const std::string &s : g.tensor(n)->shape.symbol) bindable.insert(s);
+    for (const std::string &s : g.tensor(n)->shape.symbol)
+      bindable.insert(s);
   std::string out, name;
   bool derived = false;
   auto flush = [&] {
     bool number = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
-    if (bindable.count(name)) out += (out.empty() ? "" : " ") + ("--dim " + name + "=N");
-    else if (!number) derived = true;
+    if (bindable.count(name))
+      out += (out.empty() ? "" : " ") + ("--dim " + name + "=N");
+    else if (!number)
+      derived = true;
     name.clear();
   };
-  for (char c : symbol) c == '*' ? flush() : void(name += c);
+  for (char c : symbol)
+    c == '*' ? flush() : void(name += c);
   flush();
-  if (derived) out += std::string(out.empty() ? "" : ", and ") + "bind the input dimensions it derives from";
+  if (derived)
+    out += std::string(out.empty() ? "" : ", and ") + "bind the input dimensions it derives from";
   return out;
 }
 
@@ -216,10 +227,12 @@ std::vector<std::string> unbound_dimensions(const Graph &g) {
   for (const std::string &n : g.inputs) {
     const Shape &s = g.tensor(n)->shape;
     for (int a = 0; a < 5; ++a) {
-      if (s.d[a] >= 0) continue;
+      if (s.d[a] >= 0)
+        continue;
       std::string line = "input '" + n + "' " + s.str() + " " + kAxisNames[a] + " = " + s.symbol[a] + ": " +
                          binding_hint(g, s.symbol[a]);
-      if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+      if (std::find(out.begin(), out.end(), line) == out.end())
+        out.push_back(line);
     }
   }
   return out;

@@ -17,19 +17,25 @@ const std::vector<std::string> &known_attr_handlers() {
   return h;
 }
 const std::vector<std::string> &known_costs() {
-  static const std::vector<std::string> c = {"conv", "deconv", "matmul", "elementwise", "pool", "reduction", "softmax", "norm", "data", "attention", "none"};
+  static const std::vector<std::string> c = {"conv", "deconv",    "matmul",  "elementwise",
+                                             "pool", "reduction", "softmax", "norm",
+                                             "data", "attention", "none"};
   return c;
 }
 
 namespace {
 std::optional<int> floor_of(Strict &r, const Doc &d) {
   static const std::map<std::string, int> floors = {{"F0", 0}, {"F2", 2}, {"F3", 3}, {"F4", 4}};
-  if (d.as_string() == "none") return std::nullopt;
+  if (d.as_string() == "none")
+    return std::nullopt;
   auto it = floors.find(d.as_string());
-  if (it == floors.end()) r.fail(d, "floor '" + d.as_string() + "' is not one of F0, F2, F3, F4, none");
+  if (it == floors.end())
+    r.fail(d, "floor '" + d.as_string() + "' is not one of F0, F2, F3, F4, none");
   return it->second;
 }
-bool known(const std::vector<std::string> &list, const std::string &s) { return std::find(list.begin(), list.end(), s) != list.end(); }
+bool known(const std::vector<std::string> &list, const std::string &s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
 
 const std::map<std::string, AttrType> &attr_types() {
   static const std::map<std::string, AttrType> t = {{"int", AttrType::integer},
@@ -119,7 +125,8 @@ const AttrDecl *find_attr(const AttrDecls &decls, std::string_view name) {
 
 OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
   Strict top(doc, source, "ANEC-OPS-001", "operation catalogue");
-  if (top.req("schema", Doc::Kind::String).as_string() != "anec-ops") top.fail(doc, "not an anec-ops catalogue");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-ops")
+    top.fail(doc, "not an anec-ops catalogue");
   top.req("version", Doc::Kind::String);
   OpCatalog c;
   if (const Doc *every = top.opt("every_op", Doc::Kind::Table)) {
@@ -133,16 +140,19 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
     o.name = r.req("name", Doc::Kind::String).as_string();
     o.unit = r.req("unit", Doc::Kind::String).as_string();
     o.floor = floor_of(r, r.req("floor", Doc::Kind::String));
-    if (const Doc *f = r.opt("codegen_floor", Doc::Kind::String)) o.codegen_floor = floor_of(r, *f);
+    if (const Doc *f = r.opt("codegen_floor", Doc::Kind::String))
+      o.codegen_floor = floor_of(r, *f);
     if (const Doc *k = r.opt("skip", Doc::Kind::String)) {
       o.skip = k->as_string();
       if (!known(known_skips(), o.skip))
         r.fail(*k, "op " + o.name + ": unknown skip rule '" + o.skip + "'");
     }
     o.cost = r.req("cost", Doc::Kind::String).as_string();
-    if (!known(known_costs(), o.cost)) r.fail(od, "op " + o.name + ": unknown cost form '" + o.cost + "'");
+    if (!known(known_costs(), o.cost))
+      r.fail(od, "op " + o.name + ": unknown cost form '" + o.cost + "'");
     for (const Doc &rd : r.req("rules", Doc::Kind::Array).items()) {
-      if (!rd.is(Doc::Kind::String) || !known(known_rules(), rd.as_string())) r.fail(rd, "op " + o.name + ": unknown rule");
+      if (!rd.is(Doc::Kind::String) || !known(known_rules(), rd.as_string()))
+        r.fail(rd, "op " + o.name + ": unknown rule");
       o.rules.push_back(rd.as_string());
     }
     if (const Doc *gs = r.opt("gates", Doc::Kind::Array))
@@ -151,22 +161,27 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
         Gate x;
         x.field = g.req("field", Doc::Kind::String).as_string();
         const std::string &otherwise = g.req("otherwise", Doc::Kind::String).as_string();
-        if (otherwise != "reject" && otherwise != "decompose") g.fail(gd, "otherwise must be reject or decompose");
+        if (otherwise != "reject" && otherwise != "decompose")
+          g.fail(gd, "otherwise must be reject or decompose");
         x.reject = otherwise == "reject";
         x.with = g.req("with", Doc::Kind::String).as_string();
         g.finish();
         o.gates.push_back(std::move(x));
       }
-    if (const Doc *d = r.opt("decompose_with", Doc::Kind::String)) o.decompose_with = d->as_string();
-    if (const Doc *d = r.opt("shape", Doc::Kind::String)) o.shape = d->as_string();
+    if (const Doc *d = r.opt("decompose_with", Doc::Kind::String))
+      o.decompose_with = d->as_string();
+    if (const Doc *d = r.opt("shape", Doc::Kind::String))
+      o.shape = d->as_string();
     if (!known(known_shapes(), o.shape))
       r.fail(od, "op " + o.name + ": unknown shape function '" + o.shape + "'");
-    if (const Doc *d = r.opt("lowered_as", Doc::Kind::String)) o.lowered_as = d->as_string();
+    if (const Doc *d = r.opt("lowered_as", Doc::Kind::String))
+      o.lowered_as = d->as_string();
     o.source = r.req("source", Doc::Kind::String).as_string();
     if (const Doc *a = r.opt("attrs", Doc::Kind::Table))
       o.attrs = attr_decls(*a, source);
     r.finish();
-    if (c.ops_.count(o.name)) r.fail(od, "duplicate op " + o.name);
+    if (c.ops_.count(o.name))
+      r.fail(od, "duplicate op " + o.name);
     std::string name = o.name;
     c.ops_.emplace(name, std::move(o));
   }
@@ -179,7 +194,8 @@ namespace {
 std::string folded(const std::string &name) {
   std::string out;
   for (char c : name)
-    if (c != '_') out += char(std::tolower(static_cast<unsigned char>(c)));
+    if (c != '_')
+      out += char(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 } // namespace
@@ -194,18 +210,25 @@ void OpCatalog::add_front_end(const Doc &doc, const std::string &source) {
     Strict r(md, source, "ANEC-OPS-001", "map");
     FrontEndOp row;
     row.op = r.req("op", Doc::Kind::String).as_string();
-    if (!find(row.op)) r.fail(md, "'" + row.op + "' is not a catalogue operation");
-    if (const Doc *a = r.opt("attrs", Doc::Kind::String)) row.attrs = a->as_string();
-    if (!known(known_attr_handlers(), row.attrs)) r.fail(md, "unknown attribute handler '" + row.attrs + "'");
-    if (const Doc *w = r.opt("weights", Doc::Kind::Bool)) row.weights = w->as_bool();
+    if (!find(row.op))
+      r.fail(md, "'" + row.op + "' is not a catalogue operation");
+    if (const Doc *a = r.opt("attrs", Doc::Kind::String))
+      row.attrs = a->as_string();
+    if (!known(known_attr_handlers(), row.attrs))
+      r.fail(md, "unknown attribute handler '" + row.attrs + "'");
+    if (const Doc *w = r.opt("weights", Doc::Kind::Bool))
+      row.weights = w->as_bool();
     if (const Doc *p = r.opt("params", Doc::Kind::Table))
       for (const auto &[key, value] : p->members()) {
-        if (!value.is(Doc::Kind::String)) r.fail(value, "params map a Params key to an attribute name");
+        if (!value.is(Doc::Kind::String))
+          r.fail(value, "params map a Params key to an attribute name");
         row.params[key] = value.as_string();
       }
-    if (const Doc *s = r.opt("source", Doc::Kind::String)) row.source = s->as_string();
+    if (const Doc *s = r.opt("source", Doc::Kind::String))
+      row.source = s->as_string();
     for (const Doc &name : r.req("from", Doc::Kind::Array).items()) {
-      if (!name.is(Doc::Kind::String)) r.fail(name, "from lists operator names");
+      if (!name.is(Doc::Kind::String))
+        r.fail(name, "from lists operator names");
       if (!map.emplace(folded(name.as_string()), row).second)
         r.fail(name, "'" + name.as_string() + "' is mapped twice");
     }
@@ -216,7 +239,8 @@ void OpCatalog::add_front_end(const Doc &doc, const std::string &source) {
 
 const FrontEndOp *OpCatalog::front_end(const std::string &format, const std::string &name) const {
   auto f = front_ends_.find(format);
-  if (f == front_ends_.end()) return nullptr;
+  if (f == front_ends_.end())
+    return nullptr;
   auto it = f->second.find(folded(name));
   return it == f->second.end() ? nullptr : &it->second;
 }
@@ -229,7 +253,8 @@ void OpCatalog::set_backends(const Doc &doc, const std::string &source) {
   backends_.clear();
   auto number = [](Strict &r, const char *key) {
     const Doc &d = r.req_any(key);
-    if (!d.is(Doc::Kind::Int) && !d.is(Doc::Kind::Float)) r.fail(d, std::string(key) + " must be a number");
+    if (!d.is(Doc::Kind::Int) && !d.is(Doc::Kind::Float))
+      r.fail(d, std::string(key) + " must be a number");
     return d.is(Doc::Kind::Int) ? double(d.as_int()) : d.as_float();
   };
   for (const Doc &bd : top.req("backend", Doc::Kind::Array).items()) {
@@ -241,7 +266,8 @@ void OpCatalog::set_backends(const Doc &doc, const std::string &source) {
     b.launch_units = number(r, "launch_units");
     b.transfer_units = number(r, "transfer_units");
     b.source = r.req("source", Doc::Kind::String).as_string();
-    if (b.gflops <= 0 || b.gbps <= 0) r.fail(bd, "gflops and gbps must be positive");
+    if (b.gflops <= 0 || b.gbps <= 0)
+      r.fail(bd, "gflops and gbps must be positive");
     r.finish();
     backends_.push_back(std::move(b));
   }

@@ -52,7 +52,8 @@ int64_t deconv_out(const Arith &m, int64_t in, int64_t k, int64_t s, int64_t p0,
 void check_sources(const Graph &g) {
   for (const Tensor &t : g.tensors) {
     bool input = std::find(g.inputs.begin(), g.inputs.end(), t.name) != g.inputs.end();
-    if (t.constant || input) check_size(t, g.source);
+    if (t.constant || input)
+      check_size(t, g.source);
   }
 }
 
@@ -71,9 +72,11 @@ struct ShapeFn {
       throw bad("needs " + std::to_string(n) + " input(s), has " + std::to_string(in.size()));
   }
   void set(const std::vector<int64_t> &v) {
-    if (v.size() != 5) throw bad("shape attribute of the wrong length");
+    if (v.size() != 5)
+      throw bad("shape attribute of the wrong length");
     for (int64_t x : v)
-      if (x < 1) throw bad("produces an empty or negative extent " + Shape{}.str());
+      if (x < 1)
+        throw bad("produces an empty or negative extent " + Shape{}.str());
     std::copy(v.begin(), v.end(), out.d.begin());
   }
 
@@ -89,15 +92,18 @@ struct ShapeFn {
     auto extent = t == "deconv" ? deconv_out : window_out;
     out.d[kH] = extent(m, in[0].d[kH], k[0], s[0], p[0], p[1], dil[0]);
     out.d[kW] = extent(m, in[0].d[kW], k[1], s[1], p[2], p[3], dil[1]);
-    if (!conv) return;
+    if (!conv)
+      return;
     int64_t oc = attrs.integer("out_channels");
-    if (oc < 1) throw bad("needs out_channels");
+    if (oc < 1)
+      throw bad("needs out_channels");
     out.d[kC] = oc;
   }
   void linear() {
     need(1);
     int64_t of = attrs.integer("out_features");
-    if (of < 1) throw bad("needs out_features");
+    if (of < 1)
+      throw bad("needs out_features");
     out.d[kC] = of;
   }
   void matmul() {
@@ -108,32 +114,39 @@ struct ShapeFn {
   }
   void broadcast() {
     for (const Shape &o : in)
-      for (int a = 0; a < 5; ++a) out.d[a] = std::max(out.d[a], o.d[a]);
+      for (int a = 0; a < 5; ++a)
+        out.d[a] = std::max(out.d[a], o.d[a]);
   }
   void reduce() {
     for (char c : attrs.text("axes"))
-      if (int a = axis_index(std::string(1, c), -1); a >= 0) out.d[a] = 1;
+      if (int a = axis_index(std::string(1, c), -1); a >= 0)
+        out.d[a] = 1;
   }
   void argreduce() { out.d[axis_of(attrs, kC)] = 1; }
   void global_reduce() { out.d = {out.d[kN], 1, 1, 1, 1}; }
   void reshape() {
     need(1);
     auto v = attrs.ints("shape");
-    if (v.size() == 4) v.insert(v.begin() + 1, 1);
-    if (v.size() == 5) set(v);
+    if (v.size() == 4)
+      v.insert(v.begin() + 1, 1);
+    if (v.size() == 5)
+      set(v);
   }
   void tile() {
     need(1);
     auto r = attrs.ints("reps");
-    if (r.size() != 5) throw bad("reps takes 5 values");
+    if (r.size() != 5)
+      throw bad("reps takes 5 values");
     std::vector<int64_t> v;
-    for (int a = 0; a < 5; ++a) v.push_back(m.mul(in[0].d[a], r[a]));
+    for (int a = 0; a < 5; ++a)
+      v.push_back(m.mul(in[0].d[a], r[a]));
     set(v);
   }
   void transpose() {
     need(1);
     auto perm = attrs.ints("perm");
-    if (perm.size() != 5) throw bad("perm takes 5 axis indices");
+    if (perm.size() != 5)
+      throw bad("perm takes 5 axis indices");
     for (int a = 0; a < 5; ++a) {
       if (perm[a] < 0 || perm[a] > 4)
         throw bad("perm holds axis " + std::to_string(perm[a]) + ", not 0 to 4");
@@ -144,9 +157,11 @@ struct ShapeFn {
   void slice() {
     need(1);
     auto b = attrs.ints("begin"), e = attrs.ints("end");
-    if (b.size() != 5 || e.size() != 5) throw bad("begin and end take 5 values (-1 in end: to the end)");
+    if (b.size() != 5 || e.size() != 5)
+      throw bad("begin and end take 5 values (-1 in end: to the end)");
     std::vector<int64_t> v;
-    for (int a = 0; a < 5; ++a) v.push_back(m.sub(e[a] < 0 ? in[0].d[a] : std::min(e[a], in[0].d[a]), b[a]));
+    for (int a = 0; a < 5; ++a)
+      v.push_back(m.sub(e[a] < 0 ? in[0].d[a] : std::min(e[a], in[0].d[a]), b[a]));
     set(v);
   }
   void dynamic_slice() {
@@ -157,16 +172,19 @@ struct ShapeFn {
     need(2);
     int a = axis_of(attrs, kC);
     out.d[a] = 0;
-    for (const Shape &o : in) out.d[a] = m.add(out.d[a], o.d[a]);
+    for (const Shape &o : in)
+      out.d[a] = m.add(out.d[a], o.d[a]);
   }
   void pad() {
     need(1);
     auto p = attrs.ints("pad");
-    if (p.size() != 4) throw bad("pad takes 4 values (top, bottom, left, right)");
+    if (p.size() != 4)
+      throw bad("pad takes 4 values (top, bottom, left, right)");
     out.d[kH] = m.add(out.d[kH], m.add(p[0], p[1]));
     out.d[kW] = m.add(out.d[kW], m.add(p[2], p[3]));
     auto cp = attrs.ints("channel_pad");
-    if (cp.size() == 2) out.d[kC] = m.add(out.d[kC], m.add(cp[0], cp[1]));
+    if (cp.size() == 2)
+      out.d[kC] = m.add(out.d[kC], m.add(cp[0], cp[1]));
   }
   void resize() {
     auto sz = attrs.ints("size");
@@ -195,7 +213,8 @@ struct ShapeFn {
   void split() {
     int a = axis_of(attrs, kC);
     int64_t parts = std::max<int64_t>(1, int64_t(op.outputs.size()));
-    if (out.d[a] > 0) out.d[a] = out.d[a] / parts;
+    if (out.d[a] > 0)
+      out.d[a] = out.d[a] / parts;
   }
   void broadcast_to() {
     int a = axis_of(attrs, kC);
@@ -209,7 +228,8 @@ struct ShapeFn {
   // Pixel shuffle (channels to space) and its inverse, factors factor_x (W) and factor_y (H).
   void rearrange(bool to_space) {
     int64_t fx = attrs.integer("factor_x"), fy = attrs.integer("factor_y");
-    if (fx < 1 || fy < 1) throw bad("factors must be positive");
+    if (fx < 1 || fy < 1)
+      throw bad("factors must be positive");
     int64_t f = m.mul(fx, fy);
     if (to_space) {
       out.d[kC] = out.d[kC] > 0 ? out.d[kC] / f : out.d[kC];
@@ -225,18 +245,30 @@ struct ShapeFn {
 
 const std::map<std::string, void (ShapeFn::*)()> &shape_table() {
   static const std::map<std::string, void (ShapeFn::*)()> fns = {
-      {"same", &ShapeFn::same},           {"window", &ShapeFn::window},
-      {"linear", &ShapeFn::linear},       {"matmul", &ShapeFn::matmul},
-      {"broadcast", &ShapeFn::broadcast}, {"reduce", &ShapeFn::reduce},
-      {"argreduce", &ShapeFn::argreduce}, {"global_reduce", &ShapeFn::global_reduce},
-      {"reshape", &ShapeFn::reshape},     {"tile", &ShapeFn::tile},
-      {"transpose", &ShapeFn::transpose}, {"slice", &ShapeFn::slice},
-      {"dynamic_slice", &ShapeFn::dynamic_slice}, {"concat", &ShapeFn::concat},
-      {"pad", &ShapeFn::pad},             {"resize", &ShapeFn::resize},
-      {"sdpa", &ShapeFn::sdpa},           {"topk", &ShapeFn::topk},
-      {"input_view", &ShapeFn::input_view}, {"split", &ShapeFn::split},
-      {"broadcast_to", &ShapeFn::broadcast_to}, {"gather", &ShapeFn::gather},
-      {"gather_elements", &ShapeFn::gather_elements}, {"depth_to_space", &ShapeFn::depth_to_space},
+      {"same", &ShapeFn::same},
+      {"window", &ShapeFn::window},
+      {"linear", &ShapeFn::linear},
+      {"matmul", &ShapeFn::matmul},
+      {"broadcast", &ShapeFn::broadcast},
+      {"reduce", &ShapeFn::reduce},
+      {"argreduce", &ShapeFn::argreduce},
+      {"global_reduce", &ShapeFn::global_reduce},
+      {"reshape", &ShapeFn::reshape},
+      {"tile", &ShapeFn::tile},
+      {"transpose", &ShapeFn::transpose},
+      {"slice", &ShapeFn::slice},
+      {"dynamic_slice", &ShapeFn::dynamic_slice},
+      {"concat", &ShapeFn::concat},
+      {"pad", &ShapeFn::pad},
+      {"resize", &ShapeFn::resize},
+      {"sdpa", &ShapeFn::sdpa},
+      {"topk", &ShapeFn::topk},
+      {"input_view", &ShapeFn::input_view},
+      {"split", &ShapeFn::split},
+      {"broadcast_to", &ShapeFn::broadcast_to},
+      {"gather", &ShapeFn::gather},
+      {"gather_elements", &ShapeFn::gather_elements},
+      {"depth_to_space", &ShapeFn::depth_to_space},
       {"space_to_depth", &ShapeFn::space_to_depth},
   };
   return fns;

@@ -55,7 +55,7 @@ template <typename Work> void spread_over_cores(size_t n, Work &&work) {
 // A run over many files: a row per file, how many failed (a reject, a finding) and how many could
 // not be read.
 struct Corpus {
-  Table rows;                                 // a row per file (or several: one per target)
+  Table rows; // a row per file (or several: one per target)
   size_t files = 0, failed = 0, unreadable = 0;
   const char *failed_key;  // the document's name for the failed count ("rejected", "failed")
   const char *passed_text; // the text summary's words for the others ("without a reject")

@@ -188,7 +188,8 @@ private:
 };
 
 // A list of strings under `key`, each a line of the text form after `lead`.
-void print_list(Printer &p, std::string_view key, const std::vector<std::string> &items, std::string_view lead);
+void print_list(Printer &p, std::string_view key, const std::vector<std::string> &items,
+                std::string_view lead);
 
 using PrintFn = std::function<void(Printer &)>;
 

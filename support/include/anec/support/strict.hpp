@@ -45,7 +45,8 @@ public:
   std::vector<std::string> strings(const std::string &key) {
     std::vector<std::string> out;
     for (const Doc &d : req(key, Doc::Kind::Array).items()) {
-      if (!d.is(Doc::Kind::String)) fail(d, key + " must hold strings");
+      if (!d.is(Doc::Kind::String))
+        fail(d, key + " must hold strings");
       out.push_back(d.as_string());
     }
     return out;

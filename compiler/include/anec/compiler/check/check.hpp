@@ -3,10 +3,10 @@
 // comes from and a fix where one exists; padding, group/core and working-set warnings; the
 // direct-path pitfall scan (seed ch.19). Everything is keyed on target-table fields.
 #pragma once
-#include "anec/support/diagnostic.hpp"
 #include "anec/compiler/ir/detail.hpp"
 #include "anec/compiler/ir/graph.hpp"
 #include "anec/hal/target.hpp"
+#include "anec/support/diagnostic.hpp"
 
 #include <array>
 #include <memory>

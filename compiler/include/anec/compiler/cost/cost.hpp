@@ -41,8 +41,8 @@ struct Estimate {
   std::string target;
   Param peak_tflops, bandwidth_gbps, floor_ms;
   double flops = 0, bytes = 0, compute_us = 0, memory_us = 0, floor_us = 0, latency_us = 0;
-  std::string bound;  // "dispatch", "bandwidth" or "compute"
-  std::string kind;   // "analytic", "decomposed" (some op estimated through a decomposition)
+  std::string bound;              // "dispatch", "bandwidth" or "compute"
+  std::string kind;               // "analytic", "decomposed" (some op estimated through a decomposition)
   std::string model = "analytic"; // or "calibrated"
   std::string chip;               // the chip whose own calibration was used ("" : the target's)
   double latency_low_us = 0, latency_high_us = 0;   // the error band (calibrated model)
@@ -58,8 +58,8 @@ struct Estimate {
   std::vector<OpCost> ops;
   struct Placement {
     std::string backend;
-    double coarse_us = 0;     // the coarse roofline at the backend's anchors
-    double launch_units = 0;  // the per-segment launch penalty, in the model's relative units
+    double coarse_us = 0;    // the coarse roofline at the backend's anchors
+    double launch_units = 0; // the per-segment launch penalty, in the model's relative units
   };
   std::vector<Placement> placement; // fastest first; the graph as one segment on each backend
 };

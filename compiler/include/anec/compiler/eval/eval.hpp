@@ -50,9 +50,9 @@ struct Numerics {
 
 struct EvalOptions {
   Precision precision = Precision::fp32;
-  uint64_t seed = 1;                    // for constants and weights without values
-  std::map<std::string, Values> inputs; // by graph input name; a missing one gets seeded values
-  std::filesystem::path base;           // the folder a constant's "file" is relative to
+  uint64_t seed = 1;                       // for constants and weights without values
+  std::map<std::string, Values> inputs;    // by graph input name; a missing one gets seeded values
+  std::filesystem::path base;              // the folder a constant's "file" is relative to
   int64_t max_elements = int64_t(1) << 28; // the largest tensor it holds (1 GiB of float32)
   Gemm gemm = Gemm::reference;
 };
@@ -60,8 +60,8 @@ struct EvalOptions {
 struct EvalReport {
   std::vector<std::string> seeded;                              // tensors given seeded random values
   std::vector<std::pair<std::string, std::string>> unevaluated; // op, why (its outputs are absent)
-  std::vector<std::string> skipped; // ops that move no data, skipped (compiler/ir/skip.hpp)
-  std::vector<std::string> numerics;                            // fp16 events: op, what, how many
+  std::vector<std::string> skipped;  // ops that move no data, skipped (compiler/ir/skip.hpp)
+  std::vector<std::string> numerics; // fp16 events: op, what, how many
   double flops = 0;
 };
 

@@ -27,12 +27,12 @@ struct ReadRequest {
 // itself. A reader that binds the dimensions and infers the shapes (ONNX: libonnx's inference,
 // which must see the bound values) leaves only the skip marking to the pipeline.
 struct FrontEnd {
-  const char *format;      // "json", "plist", "onnx"
-  const char *extension;   // ".json"
-  const char *kind;        // "anec-graph", "network", "" (named in the list of known formats)
-  uint64_t max_bytes;      // a larger file is refused (ANEC-IO-*)
-  bool mapped;             // read from the mapped file, not a copy
-  bool binds_and_infers;   // the reader binds `dims` and infers the shapes itself
+  const char *format;    // "json", "plist", "onnx"
+  const char *extension; // ".json"
+  const char *kind;      // "anec-graph", "network", "" (named in the list of known formats)
+  uint64_t max_bytes;    // a larger file is refused (ANEC-IO-*)
+  bool mapped;           // read from the mapped file, not a copy
+  bool binds_and_infers; // the reader binds `dims` and infers the shapes itself
   Graph (*read)(const ReadRequest &request);
 };
 const std::vector<FrontEnd> &front_ends();

@@ -64,7 +64,7 @@ struct Tensor {
   std::string format;     // for an image input: "fourcc" or "" (plain tensor)
   int64_t interleave = 0; // the channel interleave the model declares for it (a plist port), 0: the target's
   bool dynamic = false; // its shape is known only at run time: symbolic, bound by --dim, or derived from such
-  int64_t bytes() const;  // as the engine holds it: elements x element size, wider types narrowed to fp16
+  int64_t bytes() const; // as the engine holds it: elements x element size, wider types narrowed to fp16
 };
 
 struct Op {
@@ -111,8 +111,8 @@ struct ConstantValues {
 };
 
 struct Graph {
-  std::string source, front_end; // file, and "anec-graph 1" / "onnx" / "plist"
-  std::vector<std::string> notes; // what the front-end did (constant folding, unknown shapes)
+  std::string source, front_end;             // file, and "anec-graph 1" / "onnx" / "plist"
+  std::vector<std::string> notes;            // what the front-end did (constant folding, unknown shapes)
   size_t source_nodes = 0, folded_nodes = 0; // nodes the front-end read, and those folded as constants
   std::vector<Tensor> tensors;
   std::vector<std::string> inputs, outputs;
@@ -122,7 +122,7 @@ struct Graph {
 
   const Tensor *tensor(std::string_view name) const;
   Tensor *tensor(std::string_view name);
-  Tensor &add(Tensor t); // ANEC-GRAPH-002 on a duplicate name
+  Tensor &add(Tensor t);     // ANEC-GRAPH-002 on a duplicate name
   Tensor *try_add(Tensor t); // null, and nothing added, on a duplicate name
 };
 

@@ -15,9 +15,9 @@
 namespace anec::compiler {
 
 struct Gate {
-  std::string field;     // a target-table capability field that must be nonzero
-  bool reject = false;   // without it: reject (true) or decompose (false)
-  std::string with;      // what it decomposes into
+  std::string field;   // a target-table capability field that must be nonzero
+  bool reject = false; // without it: reject (true) or decompose (false)
+  std::string with;    // what it decomposes into
 };
 
 // An attribute an operation reads (ops.toml `[op.attrs]`): its type and its default, a value or
@@ -40,15 +40,15 @@ bool holds(const Doc &value, AttrType type);
 
 struct OpSpec {
   std::string name, unit, cost, source;
-  std::optional<int> floor;          // minimum family index (F0 -> 0, F2 -> 2, F3 -> 3, F4 -> 4); none: no engine path
-  std::optional<int> codegen_floor;  // below it the validator accepts and code generation rejects
+  std::optional<int> floor; // minimum family index (F0 -> 0, F2 -> 2, F3 -> 3, F4 -> 4); none: no engine path
+  std::optional<int> codegen_floor; // below it the validator accepts and code generation rejects
   std::vector<Gate> gates;
   std::vector<std::string> rules;
-  std::string decompose_with;        // below the floor (for a host operation: what the host does)
-  std::string shape = "same";        // the shape function (compiler/src/ir/shapes.cpp)
-  std::string lowered_as;            // on every family: the native sequence it lowers to
-  std::string skip;                  // when it moves no data and is skipped (compiler/src/ir/skip.cpp)
-  AttrDecls attrs;                   // the attributes it reads
+  std::string decompose_with; // below the floor (for a host operation: what the host does)
+  std::string shape = "same"; // the shape function (compiler/src/ir/shapes.cpp)
+  std::string lowered_as;     // on every family: the native sequence it lowers to
+  std::string skip;           // when it moves no data and is skipped (compiler/src/ir/skip.cpp)
+  AttrDecls attrs;            // the attributes it reads
 };
 
 // One row of a front-end map: the catalogue operation a model format's operator stands for.
@@ -63,7 +63,7 @@ struct FrontEndOp {
 // One backend of the placement model (tables/schema/placement.toml, guide ch.18 tables 18.2, 18.3).
 struct Backend {
   std::string name, source;
-  double gflops = 0, gbps = 0;             // coarse roofline anchors
+  double gflops = 0, gbps = 0;                 // coarse roofline anchors
   double launch_units = 0, transfer_units = 0; // penalties in the model's relative units
 };
 
@@ -106,7 +106,8 @@ const std::vector<std::string> &known_skips();
 // The names of a name-keyed table (the rule and shape-function tables), in order.
 template <class Map> std::vector<std::string> keys_of(const Map &table) {
   std::vector<std::string> out;
-  for (const auto &entry : table) out.push_back(entry.first);
+  for (const auto &entry : table)
+    out.push_back(entry.first);
   return out;
 }
 
