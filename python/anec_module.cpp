@@ -208,7 +208,8 @@ py::object fw_validate(const py::object &data, const std::string &channel) {
   auto tables = program_tables(); // held: reading the argument may run Python code (set_tables)
   const fw::CommandTable &t = tables->command_table();
   Input in = input_of(data, 1ull << 24, "a command");
-  return to_python(document("anec-fw.validate", fw::validation_doc(fw::validate(in.bytes, t, on), t)));
+  return to_python(document(
+      "anec-fw.validate", printed_doc([&](Printer &p) { fw::print(p, fw::validate(in.bytes, t, on), t); })));
 }
 
 py::object fw_decode(const py::object &data) {
@@ -221,7 +222,7 @@ py::object fw_decode(const py::object &data) {
         v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
     throw Error("ANEC-FW-020", in.name + ": cannot be decoded (" + why + ")");
   }
-  return to_python(document("anec-fw.command", fw::command_to_doc(v.command, t)));
+  return to_python(document("anec-fw.command", printed_doc([&](Printer &p) { fw::print(p, v.command, t); })));
 }
 
 // Symbolic dimensions bound by name ("batch") or by input and axis ("x:1"), as `anec --dim` binds them.

@@ -111,7 +111,7 @@ int audit_one(Databases &databases, const std::string &file, int generation, con
   Audited a = audit_file(databases, file, generation);
   std::string out = render(format, "anec-desc.audit", [&](Printer &p) {
     p.data("descriptors", a.descriptors);
-    print(p, a.findings, "findings");
+    print(p, a.findings, "findings", {.in_file = true});
     p.text(std::to_string(a.descriptors) + " descriptor(s) audited, " + std::to_string(a.findings.size()) +
            " finding(s)\n");
   });
@@ -161,7 +161,7 @@ int audit_many(Databases &databases, const std::vector<std::filesystem::path> &f
   std::string out = render(format, "anec-desc.audit-corpus", [&](Printer &p) {
     if (p.form() == Form::Json)
       print(p, corpus);
-    print(p, findings, "findings");
+    print(p, findings, "findings", {.in_file = true});
     if (p.text_form())
       print(p, corpus);
   });

@@ -27,30 +27,6 @@ namespace {
 
 fw::CommandTable table(const fs::path &tables) { return fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml"); }
 
-std::string command_text(const fw::Command &c, const fw::CommandTable &t) {
-  const fw::CommandSpec *spec = t.by_id(c.id);
-  std::string out = "command " + hex(c.id) + " " + (spec ? spec->name + " (" + spec->subsystem + ", " + spec->direction + ")" : std::string("(unknown)")) +
-                    "\n  priority " + std::to_string(c.priority) + ", programId " + std::to_string(c.program_id) + ", processId " +
-                    std::to_string(c.process_id) + ", procedureId " + std::to_string(c.procedure_id) + "\n";
-  for (auto &[name, v] : c.scalars) out += "  " + name + " = " + std::to_string(v) + (v > 9 ? " (" + hex(v) + ")" : "") + "\n";
-  const fw::BodySpec *layout = spec ? t.body(spec->name) : nullptr;
-  if (layout)
-    for (const fw::ArraySpec &a : layout->arrays) {
-      auto it = c.arrays.find(a.name);
-      if (it == c.arrays.end()) continue;
-      const fw::RecordSpec *rs = fw::record_spec(a.record);
-      for (size_t r = 0; r < it->second.size(); ++r) {
-        out += "  " + a.name + "[" + std::to_string(r) + "]";
-        for (size_t k = 0; k < rs->fields.size(); ++k) out += " " + rs->fields[k].name + "=" + hex(it->second[r][k]);
-        out += "\n";
-      }
-    }
-  if (!c.raw_body.empty()) out += "  raw body " + hex_bytes(c.raw_body) + "\n";
-  return out;
-}
-
-using fw::validation_doc;
-
 // The command table: a line per command in text (id, name, direction, subsystem, [body]), a list of
 // documents, or in the CSV form a row per command.
 void print_commands(Printer &p, const fw::CommandTable &t) {
@@ -101,9 +77,6 @@ int encode(const fs::path &tables, const tools::Args &args) {
   return 0;
 }
 
-const fw::Disposition kDispositions[] = {fw::Disposition::Reject, fw::Disposition::Drop,
-                                         fw::Disposition::Fault, fw::Disposition::Warn};
-
 // The exit code of validating one capture or one command: 1 when a check fired.
 int stream_outcome(const fw::StreamValidation &s) {
   return s.accepted == s.messages && s.unframed == 0 ? 0 : 1;
@@ -117,38 +90,8 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
                     const std::string &format) {
   InputFile input = InputFile::open(file, 1ull << 32);
   fw::StreamValidation s = fw::validate_stream(input.bytes(), t, on);
-  std::string out;
-  if (format == "json") {
-    Doc d = Doc::table();
-    d.set("bytes", Doc::integer(int64_t(s.bytes)));
-    d.set("messages", Doc::integer(int64_t(s.messages)));
-    d.set("accepted", Doc::integer(int64_t(s.accepted)));
-    d.set("unframed", Doc::integer(int64_t(s.unframed)));
-    Doc by = Doc::table();
-    for (fw::Disposition x : kDispositions)
-      by.set(fw::disposition_name(x), Doc::integer(int64_t(s.by_disposition[int(x)])));
-    d.set("by_disposition", std::move(by));
-    Doc first = Doc::array();
-    for (const auto &f : s.first) {
-      Doc x = printed_doc([&](Printer &p) { print(p, static_cast<const Diagnostic &>(f.violation)); });
-      x.set("message_offset", Doc::integer(int64_t(f.offset)));
-      x.set("check", Doc::string(f.violation.check));
-      x.set("disposition", Doc::string(fw::disposition_name(f.violation.disposition)));
-      first.push(std::move(x));
-    }
-    d.set("first_findings", std::move(first));
-    out = json_document("anec-fw.validate-stream", std::move(d));
-  } else {
-    out = "stream " + file + ": " + std::to_string(s.messages) + " message(s) in " + std::to_string(s.bytes) +
-          " bytes, " + std::to_string(s.accepted) + " accepted";
-    for (fw::Disposition x : kDispositions)
-      out += ", " + std::to_string(s.by_disposition[int(x)]) + " " + fw::disposition_name(x);
-    out += ", " + std::to_string(s.unframed) + " granule(s) unframed\n";
-    for (const auto &f : s.first)
-      out += "  message at " + hex(f.offset) + ": " + f.violation.code + " " + f.violation.check + ": " +
-             fw::disposition_name(f.violation.disposition) + " at +" + hex(f.violation.offset) + ": " +
-             f.violation.message + "\n";
-  }
+  std::string out =
+      render(format, "anec-fw.validate-stream", [&](Printer &p) { fw::print(p, s, "stream " + file); });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return stream_outcome(s);
 }
@@ -197,7 +140,7 @@ std::vector<std::string> verdict_row(const fs::path &file, const FileVerdict &v)
     return {file.string(), "", "", "", "", "", "", "", v.error};
   const fw::StreamValidation &s = v.summary;
   std::vector<std::string> row{file.string(), std::to_string(s.messages), std::to_string(s.accepted)};
-  for (fw::Disposition d : kDispositions)
+  for (fw::Disposition d : fw::kDispositions)
     row.push_back(std::to_string(s.by_disposition[int(d)]));
   row.push_back(std::to_string(s.unframed));
   row.push_back(s.first.empty()
@@ -213,7 +156,7 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
   std::vector<FileVerdict> verdicts(files.size());
   spread_over_cores(files.size(), [&](size_t i) { verdicts[i] = validate_file(files[i], t, on, stream); });
   Table table{{"file", "messages", "accepted"}, {}, {}};
-  for (fw::Disposition d : kDispositions)
+  for (fw::Disposition d : fw::kDispositions)
     table.columns.push_back(fw::disposition_name(d));
   table.columns.insert(table.columns.end(), {"unframed", "first finding"});
   for (size_t i = 0; i < files.size(); ++i)
@@ -247,18 +190,8 @@ int decode_or_validate(const fs::path &tables, const tools::Args &args, bool ver
     std::string why = v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
     throw Error("ANEC-FW-020", file + ": cannot be decoded (" + why + ")");
   }
-  std::string out;
-  if (format == "json") {
-    out = verdict ? json_document("anec-fw.validate", validation_doc(v, t))
-                  : json_document("anec-fw.command", fw::command_to_doc(v.command, t));
-  } else {
-    out = command_text(v.command, t);
-    if (verdict) {
-      for (const fw::Violation &x : v.violations)
-        out += x.code + " " + x.check + ": " + fw::disposition_name(x.disposition) + (x.status ? " (status " + hex(x.status) + ")" : "") + " at +" + hex(x.offset) + ": " + x.message + "\n";
-      out += v.accepted() ? "accepted\n" : "not accepted\n";
-    }
-  }
+  std::string out = render(format, verdict ? "anec-fw.validate" : "anec-fw.command",
+                           [&](Printer &p) { verdict ? fw::print(p, v, t) : fw::print(p, v.command, t); });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return verdict ? command_outcome(v) : 0;
 }
@@ -298,7 +231,8 @@ int package(const fs::path &tables, const tools::Args &args) {
   }
   if (sub == "audit") {
     auto findings = fw::audit_package(bytes, schema);
-    for (const auto &f : findings) std::printf("%s\n", diagnostic_text(f).c_str());
+    for (const auto &f : findings)
+      std::printf("%s\n", diagnostic_text(f, {.in_file = true}).c_str());
     std::printf("%zu finding(s)\n", findings.size());
     return findings.empty() ? 0 : 1;
   }
@@ -343,7 +277,7 @@ int simulate_cmd(const tools::Args &args) {
   Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
   auto [config, events] = fw::script_from_doc(d, file);
   fw::SimResult r = fw::simulate(config, events);
-  std::string out = format == "json" ? json_document("anec-fw.simulate", fw::sim_doc(r)) : fw::sim_text(r);
+  std::string out = render(format, "anec-fw.simulate", [&](Printer &p) { fw::print(p, r); });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }

@@ -215,7 +215,7 @@ int cmd_diff(Ctx &c, const tools::Args &args) {
 
 void print_findings(const std::vector<Finding> &fs) {
   for (auto &f : fs)
-    std::printf("%s\n", diagnostic_text(f, {.in_file = false}).c_str());
+    std::printf("%s\n", diagnostic_text(f).c_str());
 }
 
 int cmd_validate(Ctx &c, const tools::Args &args) {

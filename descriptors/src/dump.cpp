@@ -69,7 +69,7 @@ void dump_text(TextOut &out, const Chain &c, const TdSchema &s, std::optional<si
   out.hex(c.kernel_offset) << " (";
   out.dec(c.kernel_size) << " bytes)\n";
   for (const Finding &f : c.findings)
-    out << "finding " << diagnostic_text(f) << "\n";
+    out << "finding " << diagnostic_text(f, {.in_file = true}) << "\n";
   for (size_t i : tds) {
     const Td &td = c.tds[i];
     out << "\nTD ";
@@ -112,7 +112,7 @@ Doc dump_doc(const Chain &c, const TdSchema &s, std::span<const uint8_t> file, s
   d.set("kernel_data", std::move(kernel));
   Doc findings = Doc::array();
   for (const Finding &f : c.findings)
-    findings.push(printed_doc([&](Printer &p) { print(p, f); }));
+    findings.push(printed_doc([&](Printer &p) { print(p, f, {.in_file = true}); }));
   d.set("findings", std::move(findings));
   Doc tds = Doc::array();
   for (size_t i : selected(c, only)) {

@@ -355,33 +355,28 @@ SimResult simulate(const SimConfig &config, const std::vector<SimEvent> &events)
   return m.result();
 }
 
-std::string sim_text(const SimResult &r) {
-  std::string out;
-  for (const SimLine &l : r.log) {
-    std::string t = ms(l.at_us);
-    out += std::string(t.size() < 12 ? 12 - t.size() : 0, ' ') + t + " ms  " + l.state + std::string(l.state.size() < 12 ? 12 - l.state.size() : 1, ' ') + l.what + "\n";
+void print(Printer &p, const SimResult &r) {
+  {
+    List log(p, "log");
+    for (const SimLine &l : r.log) {
+      Object e(p);
+      std::string t = ms(l.at_us);
+      p.data("at_us", l.at_us);
+      p.text(std::string(t.size() < 12 ? 12 - t.size() : 0, ' ') + t + " ms  ");
+      p.field("state", l.state, 12);
+      p.field("event", l.what);
+      p.text("\n");
+    }
   }
-  out += "final state " + r.final_state + "\n";
-  for (auto &[k, v] : r.counters) out += k + " " + std::to_string(v) + "\n";
-  return out;
-}
-
-Doc sim_doc(const SimResult &r) {
-  Doc d = Doc::table();
-  Doc log = Doc::array();
-  for (const SimLine &l : r.log) {
-    Doc e = Doc::table();
-    e.set("at_us", Doc::integer(int64_t(l.at_us)));
-    e.set("state", Doc::string(l.state));
-    e.set("event", Doc::string(l.what));
-    log.push(std::move(e));
+  p.text("final state ");
+  p.field("final_state", r.final_state);
+  p.text("\n");
+  Object counters(p, "counters");
+  for (auto &[k, v] : r.counters) {
+    p.text(k + " ");
+    p.field(k, v);
+    p.text("\n");
   }
-  d.set("log", std::move(log));
-  d.set("final_state", Doc::string(r.final_state));
-  Doc c = Doc::table();
-  for (auto &[k, v] : r.counters) c.set(k, Doc::integer(int64_t(v)));
-  d.set("counters", std::move(c));
-  return d;
 }
 
 } // namespace anec::fw

@@ -162,44 +162,122 @@ Command command_from_doc(const Doc &d, const CommandTable &t, const std::string 
   return c;
 }
 
-Doc command_to_doc(const Command &c, const CommandTable &t) {
-  Doc d = Doc::table();
-  const CommandSpec *spec = t.by_id(c.id);
-  if (spec)
-    d.set("command", Doc::string(spec->name));
-  else
-    d.set("command", Doc::integer(c.id, true));
-  d.set("priority", Doc::integer(c.priority));
-  d.set("program_id", Doc::integer(c.program_id));
-  d.set("process_id", Doc::integer(c.process_id));
-  d.set("procedure_id", Doc::integer(c.procedure_id));
-  const BodySpec *layout = spec ? t.body(spec->name) : nullptr;
-  if (!layout) {
-    if (!c.raw_body.empty())
-      d.set("raw_body", Doc::string(hex_bytes(c.raw_body)));
-    return d;
+namespace {
+// A record's field in the document form: hex where the TOML form should show it so (above 0xffff).
+Scalar body_value(uint64_t v) {
+  return v > 0xffff ? Scalar(Hex{v}) : Scalar(v);
+}
+
+void print_body(Printer &p, const Command &c, const BodySpec &layout) {
+  Object body(p, "body");
+  for (auto &[name, v] : c.scalars) {
+    p.text("  " + name + " = " + std::to_string(v) + (v > 9 ? " (" + hex(v) + ")" : "") + "\n");
+    p.data(name, body_value(v));
   }
-  Doc b = Doc::table();
-  for (auto &[name, v] : c.scalars)
-    b.set(name, v > uint64_t(INT64_MAX) ? Doc::string(hex(v)) : Doc::integer(int64_t(v), v > 0xffff));
-  for (const ArraySpec &a : layout->arrays) {
+  for (const ArraySpec &a : layout.arrays) {
     auto it = c.arrays.find(a.name);
     if (it == c.arrays.end() || it->second.empty())
       continue;
     const RecordSpec *rs = record_spec(a.record);
-    Doc arr = Doc::array();
-    for (const auto &rec : it->second) {
-      Doc r = Doc::table();
-      for (size_t k = 0; k < rs->fields.size() && k < rec.size(); ++k)
-        r.set(rs->fields[k].name, rec[k] > uint64_t(INT64_MAX)
-                                      ? Doc::string(hex(rec[k]))
-                                      : Doc::integer(int64_t(rec[k]), rec[k] > 0xffff));
-      arr.push(std::move(r));
+    List records(p, a.name);
+    for (size_t r = 0; r < it->second.size(); ++r) {
+      Object record(p);
+      p.text("  " + a.name + "[" + std::to_string(r) + "]");
+      for (size_t k = 0; k < rs->fields.size() && k < it->second[r].size(); ++k) {
+        p.text(" " + rs->fields[k].name + "=" + hex(it->second[r][k]));
+        p.data(rs->fields[k].name, body_value(it->second[r][k]));
+      }
+      p.text("\n");
     }
-    b.set(a.name, std::move(arr));
   }
-  d.set("body", std::move(b));
-  return d;
+}
+} // namespace
+
+void print(Printer &p, const Command &c, const CommandTable &t) {
+  const CommandSpec *spec = t.by_id(c.id);
+  p.text("command " + hex(c.id) + " ");
+  if (spec) {
+    p.field("command", spec->name);
+    p.text(" (" + spec->subsystem + ", " + spec->direction + ")");
+  } else {
+    p.data("command", Hex{c.id});
+    p.text("(unknown)");
+  }
+  p.text("\n  priority ");
+  p.field("priority", c.priority);
+  p.text(", programId ");
+  p.field("program_id", c.program_id);
+  p.text(", processId ");
+  p.field("process_id", c.process_id);
+  p.text(", procedureId ");
+  p.field("procedure_id", c.procedure_id);
+  p.text("\n");
+  const BodySpec *layout = spec ? t.body(spec->name) : nullptr;
+  if (layout)
+    print_body(p, c, *layout);
+  if (c.raw_body.empty())
+    return;
+  p.text("  raw body " + hex_bytes(c.raw_body) + "\n");
+  if (!layout)
+    p.data("raw_body", hex_bytes(c.raw_body));
+}
+
+void print(Printer &p, const Violation &v) {
+  print(p, static_cast<const Diagnostic &>(v), {.in_file = true});
+  p.text(" (check ");
+  p.field("check", v.check);
+  p.text(": ");
+  p.field("disposition", disposition_name(v.disposition));
+  if (v.status) {
+    p.text(", status ");
+    p.field("status", Hex{v.status});
+  }
+  p.text(")");
+}
+
+void print(Printer &p, const StreamValidation &s, const std::string &title) {
+  p.data("bytes", s.bytes);
+  p.data("messages", s.messages);
+  p.data("accepted", s.accepted);
+  p.data("unframed", s.unframed);
+  p.text(title + ": " + std::to_string(s.messages) + " message(s) in " + std::to_string(s.bytes) +
+         " bytes, " + std::to_string(s.accepted) + " accepted");
+  {
+    Object by(p, "by_disposition");
+    for (Disposition x : kDispositions) {
+      p.text(", ");
+      p.field(disposition_name(x), s.by_disposition[int(x)]);
+      p.text(std::string(" ") + disposition_name(x));
+    }
+  }
+  p.text(", " + std::to_string(s.unframed) + " granule(s) unframed\n");
+  List first(p, "first_findings");
+  for (const auto &f : s.first) {
+    Object o(p);
+    p.text("  message at " + hex(f.offset) + ": ");
+    print(p, f.violation);
+    p.data("message_offset", f.offset);
+    p.text("\n");
+  }
+}
+
+void print(Printer &p, const Validation &v, const CommandTable &t) {
+  p.data("accepted", v.accepted());
+  p.data("decoded", v.decoded);
+  p.data("bytes", v.total_bytes);
+  {
+    Object command(p, "command");
+    print(p, v.command, t);
+  }
+  {
+    List violations(p, "violations");
+    for (const Violation &x : v.violations) {
+      Object o(p);
+      print(p, x);
+      p.text("\n");
+    }
+  }
+  p.text(v.accepted() ? "accepted\n" : "not accepted\n");
 }
 
 namespace {
@@ -380,28 +458,6 @@ StreamValidation validate_stream(std::span<const uint8_t> capture, const Command
     at += *length;
   }
   return s;
-}
-
-Doc validation_doc(const Validation &v, const CommandTable &t) {
-  Doc d = Doc::table();
-  d.set("accepted", Doc::boolean(v.accepted()));
-  d.set("decoded", Doc::boolean(v.decoded));
-  d.set("bytes", Doc::integer(v.total_bytes));
-  d.set("command", command_to_doc(v.command, t));
-  Doc vs = Doc::array();
-  for (const Violation &x : v.violations) {
-    Doc e = Doc::table();
-    e.set("check", Doc::string(x.check));
-    e.set("code", Doc::string(x.code));
-    e.set("disposition", Doc::string(disposition_name(x.disposition)));
-    if (x.status)
-      e.set("status", Doc::integer(x.status, true));
-    e.set("offset", Doc::integer(int64_t(x.offset)));
-    e.set("message", Doc::string(x.message));
-    vs.push(std::move(e));
-  }
-  d.set("violations", std::move(vs));
-  return d;
 }
 
 } // namespace anec::fw

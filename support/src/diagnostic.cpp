@@ -35,7 +35,7 @@ void print(Printer &p, const Diagnostic &d, const DiagnosticContext &c) {
   for (auto [key, value] : parts)
     if (!value->empty())
       p.data(key, *value);
-  if (d.offset)
+  if (c.in_file || d.offset)
     p.data("offset", Hex{d.offset});
 }
 

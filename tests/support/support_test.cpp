@@ -395,21 +395,23 @@ TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
   d.limit = "13";
   d.fix = "split the kernel, say \"7 + 7\"";
   EXPECT_EQ(
-      diagnostic_text(d, {.in_file = false}),
+      diagnostic_text(d),
       "ANEC-CHK-001 reject conv 1.kernel_width: kernel width 14, it should be in [1,13]; fix: split the "
       "kernel, say \"7 + 7\"");
   EXPECT_EQ(
-      diagnostic_text(d, {.object_shown = true, .in_file = false}),
+      diagnostic_text(d, {.object_shown = true}),
       "ANEC-CHK-001 reject kernel_width: kernel width 14, it should be in [1,13]; fix: split the kernel, "
       "say \"7 + 7\"");
-  EXPECT_EQ(diagnostic_text(finding_at("ANEC-TD-101", 0x4030, "no block")), "ANEC-TD-101 warn at 0x4030: no block");
+  EXPECT_EQ(diagnostic_text(finding_at("ANEC-TD-101", 0x4030, "no block"), {.in_file = true}),
+            "ANEC-TD-101 warn at 0x4030: no block");
   Doc doc = printed_doc([&](Printer &p) { print(p, d); });
   ASSERT_TRUE(doc.find("severity") && doc.find("limit"));
   EXPECT_EQ(doc.find("severity")->as_string(), "reject");
   EXPECT_EQ(doc.find("limit")->as_string(), "13");
   EXPECT_EQ(doc.find("limit_field"), nullptr) << "unset parts are left out";
   std::vector<Diagnostic> findings = {d};
-  std::string csv = render(Form::Csv, "", [&](Printer &p) { print(p, findings, "findings"); });
+  std::string csv =
+      render(Form::Csv, "", [&](Printer &p) { print(p, findings, "findings", {.in_file = true}); });
   EXPECT_EQ(csv,
             "code,severity,object,field,offset,message,value,limit,limit_field,limit_confidence,fix\n"
             "ANEC-CHK-001,reject,conv 1,kernel_width,0x0,\"kernel width 14, it should be in [1,13]\",14,13,,,"

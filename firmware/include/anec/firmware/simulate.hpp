@@ -7,6 +7,7 @@
 // processes or wrong-state cache handles, and compile pacing after failures (~15 s, seed ch.19).
 #pragma once
 #include "anec/support/doc.hpp"
+#include "anec/support/printer.hpp"
 
 #include <array>
 #include <cstdint>
@@ -47,7 +48,7 @@ struct SimResult {
 // ANEC-SIM-001 for a script that does not fit: unknown kind or key, events out of time order.
 std::pair<SimConfig, std::vector<SimEvent>> script_from_doc(const Doc &doc, const std::string &source);
 SimResult simulate(const SimConfig &config, const std::vector<SimEvent> &events);
-std::string sim_text(const SimResult &r);
-Doc sim_doc(const SimResult &r);
+// The text form: a line per event (time in ms, state, event), the final state and the counters.
+void print(Printer &p, const SimResult &r);
 
 } // namespace anec::fw

@@ -39,7 +39,9 @@ struct Command {
 // arrays) and arrays of records (tables of the record's fields), or `raw_body` as hex.
 // ANEC-FWC-001 for a description that does not fit the table.
 Command command_from_doc(const Doc &d, const CommandTable &t, const std::string &source);
-Doc command_to_doc(const Command &c, const CommandTable &t);
+// The text form: the command's id, name, subsystem and direction, its header fields, its body's
+// fields and records. The document form: what command_from_doc reads back.
+void print(Printer &p, const Command &c, const CommandTable &t);
 
 // The encoded command: header, body, envelope, padding. ANEC-FWC-002 for a body the layout cannot
 // hold (a count that disagrees with its array, a value past its width).
@@ -49,6 +51,8 @@ uint32_t crc32(std::span<const uint8_t> bytes);
 
 enum class Disposition { Reject, Drop, Fault, Warn };
 const char *disposition_name(Disposition d); // "reject", "drop", "fault-and-reset", "warn"
+inline constexpr Disposition kDispositions[] = {Disposition::Reject, Disposition::Drop, Disposition::Fault,
+                                                Disposition::Warn};
 
 // A failed check: a diagnostic (code, message, offset in the message; severity error, or warning
 // for the warn-and-continue disposition) with the check's name and the firmware's disposition.
@@ -71,8 +75,10 @@ struct Validation {
 // Every check (the table's compiled rules, wire_rules.hpp), then the named fields as far as they
 // could be read.
 Validation validate(std::span<const uint8_t> message, const CommandTable &t, Channel channel = Channel::Ring);
-// A verdict as `anec-fw validate FILE --format json` and the Python module give it.
-Doc validation_doc(const Validation &v, const CommandTable &t);
+// A violation: the diagnostic's line and its check, disposition and status. A verdict: the command,
+// a line per violation and whether it is accepted (`anec-fw validate FILE`, the Python module).
+void print(Printer &p, const Violation &v);
+void print(Printer &p, const Validation &v, const CommandTable &t);
 
 // A capture of commands laid back to back, as a ring dump holds them: each message is its header,
 // body, envelope and zero padding to the 16-byte granule, as long as its header's size says. A
@@ -92,5 +98,8 @@ struct StreamValidation {
 };
 StreamValidation validate_stream(std::span<const uint8_t> capture, const CommandTable &t,
                                  Channel channel = Channel::Ring, size_t keep_findings = 20);
+// "TITLE: M message(s) in B bytes, A accepted, the count of each disposition, U granule(s) unframed",
+// then a line per first finding (the message's offset, the violation).
+void print(Printer &p, const StreamValidation &s, const std::string &title);
 
 } // namespace anec::fw

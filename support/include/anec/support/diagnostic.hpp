@@ -50,16 +50,17 @@ inline Diagnostic finding_about(std::string code, std::string object, std::strin
   return d;
 }
 
-// What the reader of a diagnostic has already: the object (findings listed under it), and whether
-// the diagnostic is about a place in a file (its offset is shown).
+// What the reader of a diagnostic has already: the object (findings listed under it); and whether
+// the diagnostic is about a place in a file (a decoder's, an audit's), whose offset is then shown.
 struct DiagnosticContext {
   bool object_shown = false;
-  bool in_file = true;
+  bool in_file = false;
 };
 
 // The text form: "CODE severity object.field at 0xOFFSET: message [limit_field = limit, confidence];
 // fix: FIX" with the parts that are set (the object unless shown, the offset of a diagnostic in a
-// file). The document form: every set member, keyed by its name (severity by name).
+// file). The document form: every set member, keyed by its name (severity by name), and the offset
+// of a diagnostic in a file.
 void print(Printer &p, const Diagnostic &d, const DiagnosticContext &c = {});
 std::string diagnostic_text(const Diagnostic &d, const DiagnosticContext &c = {});
 
