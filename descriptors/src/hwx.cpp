@@ -394,6 +394,13 @@ bool known_command(const Hwx &h, const HwxCommand &c) {
 }
 } // namespace
 
+namespace {
+// A tensor state's direction by the layout table's enum (tables/schema/layout/hwx.toml).
+std::string direction_name(uint64_t direction) {
+  return db().enumeration("hwx_tensor_direction")->name_of(direction);
+}
+} // namespace
+
 std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only) {
   std::string out = "hwx container: cputype " + hex(h.cputype) + ", cpusubtype " + hex(h.cpusubtype) +
                     ", filetype " + hex(h.filetype) + ", " + std::to_string(h.commands.size()) +
@@ -439,15 +446,12 @@ std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only
     out += "]" + (t.vmaddr ? " at " + hex(t.vmaddr) : std::string()) + "\n";
   }
   for (const HwxTensorState &t : h.states)
-    out += "state " + t.name + " " +
-           (t.direction == 1   ? "input"
-            : t.direction == 2 ? "output"
-                               : "direction " + std::to_string(t.direction)) +
-           " type t" + std::to_string(t.dtype_index) + " [" + std::to_string(t.extents[0]) + " " +
-           std::to_string(t.extents[1]) + " " + std::to_string(t.extents[2]) + " " +
-           std::to_string(t.extents[3]) + "] strides [" + std::to_string(t.strides[0]) + " " +
-           std::to_string(t.strides[1]) + " " + std::to_string(t.strides[2]) + " " +
-           std::to_string(t.strides[3]) + "], " + std::to_string(t.bytes) + " bytes\n";
+    out += "state " + t.name + " " + direction_name(t.direction) + " type t" + std::to_string(t.dtype_index) +
+           " [" + std::to_string(t.extents[0]) + " " + std::to_string(t.extents[1]) + " " +
+           std::to_string(t.extents[2]) + " " + std::to_string(t.extents[3]) + "] strides [" +
+           std::to_string(t.strides[0]) + " " + std::to_string(t.strides[1]) + " " +
+           std::to_string(t.strides[2]) + " " + std::to_string(t.strides[3]) + "], " +
+           std::to_string(t.bytes) + " bytes\n";
   out += std::to_string(h.symbols.size()) + " symbols\n";
   for (const HwxSymbol &sym : h.symbols)
     out += "  " + hex(sym.value) + " type " + hex(sym.type) + " sect " + std::to_string(sym.sect) + " desc " +
@@ -544,9 +548,8 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
   for (const HwxTensorState &t : h.states) {
     Doc x = Doc::table();
     x.set("name", Doc::string(t.name));
-    x.set("direction", Doc::string(t.direction == 1   ? "input"
-                                   : t.direction == 2 ? "output"
-                                                      : std::to_string(t.direction)));
+    x.set("direction", Doc::string(direction_name(t.direction)));
+    x.set("direction_value", Doc::integer(t.direction));
     x.set("dtype_index", Doc::integer(t.dtype_index));
     Doc ext = Doc::array(), str = Doc::array();
     for (int k = 0; k < 4; ++k) {
@@ -569,8 +572,15 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
   }
   d.set("relocations", std::move(relocs));
   Doc syms = Doc::array();
-  for (const HwxSymbol &sym : h.symbols)
-    syms.push(Doc::string(sym.name));
+  for (const HwxSymbol &sym : h.symbols) {
+    Doc x = Doc::table();
+    x.set("name", Doc::string(sym.name));
+    x.set("value", Doc::integer(int64_t(sym.value), true));
+    x.set("type", Doc::integer(sym.type, true));
+    x.set("sect", Doc::integer(sym.sect));
+    x.set("desc", Doc::integer(sym.desc, true));
+    syms.push(std::move(x));
+  }
   d.set("symbols", std::move(syms));
   return d;
 }

@@ -490,10 +490,10 @@ TEST(DescCli, EncodeChecksTheDumpsSchema) {
   fs::path back = fs::temp_directory_path() / ("anec-schema-" + std::to_string(::getpid()) + ".hwx");
   std::string err, out;
   ASSERT_EQ(run("dump " + hwx.string() + " --format json", &err, &out), 0) << err;
-  const std::string stamp = "{\n  \"schema\": \"anec-desc.dump\",\n  \"schema_version\": 1,\n";
+  const std::string stamp = "{\n  \"schema\": \"anec-desc.dump\",\n  \"schema_version\": 2,\n";
   ASSERT_EQ(out.substr(0, stamp.size()), stamp);
   for (const auto &[changed, why] :
-       {std::pair<std::string, std::string>{"\"schema_version\": 2,", "schema_version 2"},
+       {std::pair<std::string, std::string>{"\"schema_version\": 3,", "schema_version 3"},
         {"\"schema\": \"anec-fw.command\",", "'anec-fw.command'"}}) {
     std::string edited = out;
     size_t at =

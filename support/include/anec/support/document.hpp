@@ -32,7 +32,7 @@ inline constexpr SchemaVersion kSchemas[] = {
     {"anec.tune", 1},
     {"anec-desc.audit", 1},
     {"anec-desc.audit-corpus", 1},
-    {"anec-desc.dump", 1},
+    {"anec-desc.dump", 2},
     {"anec-fw.command", 1},
     {"anec-fw.commands", 1},
     {"anec-fw.simulate", 1},
