@@ -16,13 +16,16 @@ using namespace anec;
 
 namespace {
 const fw::CommandTable &table() {
-  static const fw::CommandTable t = fw::CommandTable::load(std::filesystem::path(ANEC_BENCH_TABLES_DIR) / "schema" / "firmware" / "commands.toml");
+  static const fw::CommandTable t = fw::CommandTable::load(std::filesystem::path(ANEC_BENCH_TABLES_DIR) /
+                                                           "schema" / "firmware" / "commands.toml");
   return t;
 }
 std::vector<std::vector<uint8_t>> messages() {
   std::vector<std::vector<uint8_t>> out;
   for (auto &e : std::filesystem::directory_iterator(ANEC_BENCH_COMMANDS_DIR))
-    if (e.path().extension() == ".toml") out.push_back(fw::encode(fw::command_from_doc(toml::parse_file(e.path()), table(), e.path().string()), table()));
+    if (e.path().extension() == ".toml")
+      out.push_back(
+          fw::encode(fw::command_from_doc(toml::parse_file(e.path()), table(), e.path().string()), table()));
   return out;
 }
 } // namespace

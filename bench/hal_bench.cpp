@@ -84,7 +84,8 @@ static void BM_GenerateAll28(benchmark::State &state) {
   const Data &d = data();
   for (auto _ : state) {
     auto ref = load_reference(d.schema, d.lineup, d.root / "reference");
-    for (auto &r : ref) benchmark::DoNotOptimize(to_toml(d.schema, decode(d.schema, encode(d.schema, r), r.name, &r, kProv)));
+    for (auto &r : ref)
+      benchmark::DoNotOptimize(to_toml(d.schema, decode(d.schema, encode(d.schema, r), r.name, &r, kProv)));
   }
   state.SetItemsProcessed(state.iterations() * 28);
 }
@@ -96,7 +97,8 @@ BENCHMARK(BM_GenerateAll28);
 // the maps. Arg 1 decodes the data-symbol variant instead (no emulation).
 static void BM_ExtractAll28(benchmark::State &state) {
   const Data &d = data();
-  std::string file = std::string(ANEC_BENCH_FIXTURE) + (state.range(0) ? "/libhal_data.dylib" : "/libhal_O2.dylib");
+  std::string file =
+      std::string(ANEC_BENCH_FIXTURE) + (state.range(0) ? "/libhal_data.dylib" : "/libhal_O2.dylib");
   uint64_t instructions = 0;
   for (auto _ : state) {
     auto bin = decode::Binary::load(file);

@@ -8,7 +8,8 @@
 using namespace anec::hal;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const Schema schema = Schema::load(std::filesystem::path(ANEC_FUZZ_TABLES_DIR) / "schema" / "hal.toml");
+  static const Schema schema =
+      Schema::load(std::filesystem::path(ANEC_FUZZ_TABLES_DIR) / "schema" / "hal.toml");
   Bytes blob(data, data + size);
   if (size >= 2 && data[0] == 0xff) blob.resize(schema.blob_size(), data[1]); // reach the full decoder often
   try {

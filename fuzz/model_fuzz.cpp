@@ -63,7 +63,8 @@ void stream_agrees_with_whole(std::string_view text, const OpCatalog &catalog, c
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const std::filesystem::path tables = ANEC_FUZZ_TABLES_DIR;
   static const hal::Schema schema = hal::Schema::load(tables / "schema" / "hal.toml");
-  static const hal::Registry registry = hal::Registry::load(schema, hal::load_lineup(tables / "reference" / "lineup.toml"), tables / "targets");
+  static const hal::Registry registry =
+      hal::Registry::load(schema, hal::load_lineup(tables / "reference" / "lineup.toml"), tables / "targets");
   static const OpCatalog catalog = OpCatalog::load(tables / "schema" / "ops.toml");
   static const Calibration calibration = Calibration::load(tables / "calibration" / "fitted.toml");
   std::string_view text(reinterpret_cast<const char *>(data), size);

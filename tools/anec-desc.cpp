@@ -194,7 +194,8 @@ int explain(const std::filesystem::path &tables, const tools::Args &args) {
                                     ") lies at or past the end of " + pos[0] + " (" +
                                     std::to_string(p.bytes.size()) + " bytes)");
   std::string out = desc::explain(p.bytes, p.chain, p.hwx ? &*p.hwx : nullptr, offset);
-  if (p.anec && offset < p.anec->header_bytes) out = hex(offset) + ": anec header " + desc::anec_header_field(*p.anec, offset) + "\n";
+  if (p.anec && offset < p.anec->header_bytes)
+    out = hex(offset) + ": anec header " + desc::anec_header_field(*p.anec, offset) + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }

@@ -25,7 +25,9 @@ using namespace anec;
 
 namespace {
 
-fw::CommandTable table(const fs::path &tables) { return fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml"); }
+fw::CommandTable table(const fs::path &tables) {
+  return fw::CommandTable::load(tables / "schema" / "firmware" / "commands.toml");
+}
 
 // The command table: a line per command in text (id, name, direction, subsystem, [body]), a list of
 // documents, or in the CSV form a row per command.
@@ -69,7 +71,8 @@ int encode(const fs::path &tables, const tools::Args &args) {
     throw Error("ANEC-CLI-001", "encode needs CMD.toml|CMD.json and -o FILE");
   const std::string &file = args.positional()[0];
   fw::CommandTable t = table(tables);
-  Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
+  Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file)
+                                                : toml::parse_file(file);
   d = document_body(std::move(d), "anec-fw.command", file);
   auto bytes = fw::encode(fw::command_from_doc(d, t, file), t);
   write_output(out, bytes);
@@ -187,7 +190,8 @@ int decode_or_validate(const fs::path &tables, const tools::Args &args, bool ver
   InputFile input = InputFile::open(file, 1ull << 24);
   fw::Validation v = fw::validate(input.bytes(), t, on);
   if (!verdict && !v.decoded) {
-    std::string why = v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
+    std::string why =
+        v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
     throw Error("ANEC-FW-020", file + ": cannot be decoded (" + why + ")");
   }
   std::string out = render(format, verdict ? "anec-fw.validate" : "anec-fw.command",
@@ -206,9 +210,10 @@ int package(const fs::path &tables, const tools::Args &args) {
     const std::string &out = args.value("output");
     if (out.empty()) throw Error("ANEC-CLI-001", "package build needs -o FILE");
     fs::path in(file);
-    fw::Package p = in.extension() == ".hwx"    ? fw::package_from_hwx(read_file(in, 256ull << 20), schema)
-                    : in.extension() == ".json" ? fw::package_from_doc(json::parse(read_text_file(in), file), in.parent_path(), file)
-                                                : fw::package_from_doc(toml::parse_file(in), in.parent_path(), file);
+    fw::Package p = in.extension() == ".hwx" ? fw::package_from_hwx(read_file(in, 256ull << 20), schema)
+                    : in.extension() == ".json"
+                        ? fw::package_from_doc(json::parse(read_text_file(in), file), in.parent_path(), file)
+                        : fw::package_from_doc(toml::parse_file(in), in.parent_path(), file);
     auto bytes = fw::write_package(std::move(p));
     write_output(out, bytes);
     std::fprintf(stderr, "package: %zu bytes written to %s\n", bytes.size(), out.c_str());
@@ -218,13 +223,17 @@ int package(const fs::path &tables, const tools::Args &args) {
   std::span<const uint8_t> bytes = input.bytes();
   if (sub == "read") {
     fw::Package p = fw::read_package(bytes);
-    std::string text = "package version " + std::to_string(p.version) + ", " + std::to_string(p.programs.size()) + " program(s), " + hex(p.bytes) + " bytes\n";
+    std::string text = "package version " + std::to_string(p.version) + ", " +
+                       std::to_string(p.programs.size()) + " program(s), " + hex(p.bytes) + " bytes\n";
     for (const fw::Program &g : p.programs) {
-      text += "program id " + std::to_string(g.id) + " at " + hex(g.offset) + ": " + hex(g.bytes) + " bytes, " + std::to_string(g.buffers) + " buffer(s), " +
-              std::to_string(g.operations) + " operation(s), " + std::to_string(g.procedures) + " procedure(s)\n";
+      text += "program id " + std::to_string(g.id) + " at " + hex(g.offset) + ": " + hex(g.bytes) +
+              " bytes, " + std::to_string(g.buffers) + " buffer(s), " + std::to_string(g.operations) +
+              " operation(s), " + std::to_string(g.procedures) + " procedure(s)\n";
       for (const fw::Section &x : g.sections)
-        text += "  section " + std::string(fw::section_kind_name(x.kind)) + " +" + hex(x.offset) + " " + hex(x.size) + " bytes, device " + hex(x.device_address) +
-                ", align " + std::to_string(x.alignment) + (x.bar == fw::kNoBar ? std::string() : ", bar " + std::to_string(x.bar)) + "\n";
+        text += "  section " + std::string(fw::section_kind_name(x.kind)) + " +" + hex(x.offset) + " " +
+                hex(x.size) + " bytes, device " + hex(x.device_address) + ", align " +
+                std::to_string(x.alignment) +
+                (x.bar == fw::kNoBar ? std::string() : ", bar " + std::to_string(x.bar)) + "\n";
     }
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
@@ -274,7 +283,8 @@ int simulate_cmd(const tools::Args &args) {
   if (args.positional().empty())
     throw Error("ANEC-CLI-001", "simulate needs SCRIPT");
   const std::string &file = args.positional()[0];
-  Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file) : toml::parse_file(file);
+  Doc d = fs::path(file).extension() == ".json" ? json::parse(read_text_file(file), file)
+                                                : toml::parse_file(file);
   auto [config, events] = fw::script_from_doc(d, file);
   fw::SimResult r = fw::simulate(config, events);
   std::string out = render(format, "anec-fw.simulate", [&](Printer &p) { fw::print(p, r); });

@@ -70,12 +70,23 @@ int cmd_list(Ctx &c, const tools::Args &args) {
   struct Col {
     const char *title, *field;
   };
-  const Col cols[] = {{"target", nullptr},       {"class", "silicon_class"},   {"family", "family"},
-                      {"hw", "hardware_version"}, {"td", "td_generation"},     {"cores", "num_nes"},
-                      {"width", "max_tensor_width"}, {"depth", "max_tensor_depth"}, {"kw", "max_kernel_width_small_fp16"},
-                      {"kd", "max_large_conv_kernel_dim_z"}, {"te", "texture_engine"}, {"fp8", "fp8_e4m3"},
-                      {"formats", "interchange_format_count"}, {"peak_tflops", "peak_tflops"},
-                      {"bw_gbps", "bandwidth_gbps"}, {"floor_ms", "dispatch_floor_ms"}, {"cost", nullptr}};
+  const Col cols[] = {{"target", nullptr},
+                      {"class", "silicon_class"},
+                      {"family", "family"},
+                      {"hw", "hardware_version"},
+                      {"td", "td_generation"},
+                      {"cores", "num_nes"},
+                      {"width", "max_tensor_width"},
+                      {"depth", "max_tensor_depth"},
+                      {"kw", "max_kernel_width_small_fp16"},
+                      {"kd", "max_large_conv_kernel_dim_z"},
+                      {"te", "texture_engine"},
+                      {"fp8", "fp8_e4m3"},
+                      {"formats", "interchange_format_count"},
+                      {"peak_tflops", "peak_tflops"},
+                      {"bw_gbps", "bandwidth_gbps"},
+                      {"floor_ms", "dispatch_floor_ms"},
+                      {"cost", nullptr}};
   auto cell = [&](const Target &t, const Col &col) -> std::string {
     if (!col.field) {
       if (std::string(col.title) == "target") return t.name;
@@ -145,7 +156,8 @@ int cmd_encode(Ctx &c, const tools::Args &args) {
     throw Error("ANEC-CLI-001", "encode needs TARGET|FILE.toml and -o BLOB");
   Bytes blob = encode(c.schema, resolve_target(c, args.positional()[0]));
   write_output(out, blob);
-  std::fprintf(stderr, "wrote %zu bytes to %s (sha256 %s)\n", blob.size(), out.c_str(), sha256_hex(blob).c_str());
+  std::fprintf(stderr, "wrote %zu bytes to %s (sha256 %s)\n", blob.size(), out.c_str(),
+               sha256_hex(blob).c_str());
   return 0;
 }
 
@@ -174,7 +186,8 @@ int cmd_diff(Ctx &c, const tools::Args &args) {
   if (ab.size() != 2) throw Error("ANEC-CLI-001", "diff needs two targets or files");
   auto load = [&](const std::string &arg, const std::string &t) {
     if (arg.ends_with(".bin")) {
-      if (t.empty()) throw Error("ANEC-CLI-001", "a blob in diff needs --target-a/--target-b to name its target");
+      if (t.empty())
+        throw Error("ANEC-CLI-001", "a blob in diff needs --target-a/--target-b to name its target");
       return decode_file(c, arg, t);
     }
     return resolve_target(c, arg);
@@ -197,7 +210,8 @@ int cmd_diff(Ctx &c, const tools::Args &args) {
     r.set("b", eb ? value_doc(f, eb->value) : Doc());
     r.set("same", Doc::boolean(same));
     rows.push(std::move(r));
-    text += pad(f.in_blob() ? hex(*f.offset) : "-", 8) + pad(f.name, 34) + pad(va, 26) + (same ? "  " : "≠ ") + vb + "\n";
+    text += pad(f.in_blob() ? hex(*f.offset) : "-", 8) + pad(f.name, 34) + pad(va, 26) +
+            (same ? "  " : "≠ ") + vb + "\n";
   }
   if (format == "json") {
     Doc d = Doc::table(4);
@@ -272,7 +286,8 @@ int cmd_generate(Ctx &c, const tools::Args &args) {
   }
   if (!check && stale) write_output_set(dir, files); // the whole set at once: never part old, part new
   if (check) {
-    std::printf("%zu of %zu target tables %s\n", stale, files.size(), stale ? "differ from a regeneration" : "up to date");
+    std::printf("%zu of %zu target tables %s\n", stale, files.size(),
+                stale ? "differ from a regeneration" : "up to date");
     return stale ? 1 : 0;
   }
   if (!quiet)
@@ -299,8 +314,9 @@ int cmd_schema(Ctx &c, const tools::Args &args) {
     d.set("source", Doc::string(f.source));
     d.set("confidence", Doc::string(confidence_name(f.confidence)));
     arr.push(std::move(d));
-    text += pad(f.in_blob() ? hex(*f.offset) + "+" + std::to_string(f.width) : "-", 12) + pad(type_name(f.type), 8) +
-            pad(f.name, 34) + pad(confidence_name(f.confidence), 12) + f.meaning + "\n";
+    text += pad(f.in_blob() ? hex(*f.offset) + "+" + std::to_string(f.width) : "-", 12) +
+            pad(type_name(f.type), 8) + pad(f.name, 34) + pad(confidence_name(f.confidence), 12) + f.meaning +
+            "\n";
   }
   emit(format == "json" ? json_list_document("anec-hal.schema", "fields", std::move(arr)) : text, "");
   return 0;
@@ -340,10 +356,12 @@ int cmd_extract(Ctx &c, const tools::Args &args) {
   decode::Binary bin = decode::Binary::load(binary);
   auto tables = extract(c.schema, c.reg(), bin, opt);
   std::vector<std::pair<std::string, std::string>> files;
-  for (const auto &t : tables) files.push_back({t.target + ".toml", to_toml(c.schema, to_target(c.schema, c.reg(), bin, t))});
+  for (const auto &t : tables)
+    files.push_back({t.target + ".toml", to_toml(c.schema, to_target(c.schema, c.reg(), bin, t))});
   write_output_set(out, files);
-  std::fprintf(stderr, "extract: %zu table(s) from %s (%s %s, sha256 %s) written to %s\n", tables.size(), binary.c_str(),
-               decode::format_name(bin.format()), decode::arch_name(bin.arch()), bin.sha256().substr(0, 16).c_str(), out.c_str());
+  std::fprintf(stderr, "extract: %zu table(s) from %s (%s %s, sha256 %s) written to %s\n", tables.size(),
+               binary.c_str(), decode::format_name(bin.format()), decode::arch_name(bin.arch()),
+               bin.sha256().substr(0, 16).c_str(), out.c_str());
   return 0;
 }
 
@@ -373,7 +391,10 @@ int cmd_xref(Ctx &c, const tools::Args &args) {
       if (!t.named) x.set("proposal", Doc::string(t.proposal));
       reads.push(std::move(x));
       text += "  " + pad(hex(t.offset), 8) + pad(std::to_string(t.width) + "B", 5) +
-              (t.named ? t.field : "UNNAMED (in " + (t.field.empty() ? std::string("no field") : t.field) + "), proposed: " + t.proposal) + "\n";
+              (t.named ? t.field
+                       : "UNNAMED (in " + (t.field.empty() ? std::string("no field") : t.field) +
+                             "), proposed: " + t.proposal) +
+              "\n";
     }
     if (r.reads.empty()) text += "  (no reads through the table argument)\n";
     d.set("reads", std::move(reads));

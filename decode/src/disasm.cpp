@@ -20,7 +20,8 @@ Disassembler::~Disassembler() {
   backend::api().disasm_close(handle_);
 }
 
-std::vector<Instruction> Disassembler::disassemble(const MemoryReader &mem, uint64_t begin, uint64_t end) const {
+std::vector<Instruction> Disassembler::disassemble(const MemoryReader &mem, uint64_t begin,
+                                                   uint64_t end) const {
   std::vector<Instruction> out;
   if (end <= begin || end - begin > (64u << 20)) return out;
   std::vector<uint8_t> code(end - begin);
@@ -43,7 +44,8 @@ std::vector<Reference> Disassembler::references(const std::vector<Instruction> &
         out.push_back({i.addr, page[i.src] + uint64_t(*i.imm), "adrp+add"});
       if (i.mem && i.mem->load && page.count(i.mem->base))
         out.push_back({i.addr, page[i.mem->base] + uint64_t(i.mem->disp), "adrp+ldr"});
-      if (i.mnemonic.rfind("ldr", 0) == 0 && !i.mem && i.imm) out.push_back({i.addr, uint64_t(*i.imm), "ldr-literal"});
+      if (i.mnemonic.rfind("ldr", 0) == 0 && !i.mem && i.imm)
+        out.push_back({i.addr, uint64_t(*i.imm), "ldr-literal"});
       for (auto &w : i.writes)
         if (!(i.mnemonic == "adrp" && w == i.dest)) page.erase(w);
     } else if (i.mem && i.mem->base == "rip") {

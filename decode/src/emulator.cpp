@@ -56,7 +56,8 @@ struct Emulator::State {
   uint64_t alloc(uint64_t size, uint64_t align) {
     uint64_t at = (heap_top + align - 1) & ~(align - 1);
     if (size > limits.heap_bytes || at + size > kHeap + limits.heap_bytes)
-      throw Error("ANEC-EMU-001", "emulator heap exhausted (" + std::to_string(limits.heap_bytes) + " bytes)");
+      throw Error("ANEC-EMU-001",
+                  "emulator heap exhausted (" + std::to_string(limits.heap_bytes) + " bytes)");
     uint64_t need_end = (at + size + 0xfffff) & ~0xfffffull;
     if (need_end > heap_end) {
       api.cpu_map(cpu, heap_end, need_end - heap_end, backend::kAll);
@@ -128,7 +129,8 @@ struct Emulator::State {
       if (!copy(arg(0), arg(1), arg(2))) return bad("cannot copy " + std::to_string(arg(2)) + " bytes");
       ret(arg(0));
     } else if (n == "memset" || n == "__memset_chk") {
-      if (!fill(arg(0), uint8_t(arg(1)), arg(2))) return bad("cannot fill " + std::to_string(arg(2)) + " bytes");
+      if (!fill(arg(0), uint8_t(arg(1)), arg(2)))
+        return bad("cannot fill " + std::to_string(arg(2)) + " bytes");
       ret(arg(0));
     } else if (n == "bzero" || n == "__bzero") {
       if (!fill(arg(0), 0, arg(1))) return bad("cannot clear " + std::to_string(arg(1)) + " bytes");
@@ -139,7 +141,8 @@ struct Emulator::State {
     } else if (n == "strcmp" || n == "strncmp") {
       auto a = cstring(arg(0)), b = cstring(arg(1));
       if (!a || !b) return bad("unterminated string");
-      int r = n == "strcmp" ? std::strcmp(a->c_str(), b->c_str()) : std::strncmp(a->c_str(), b->c_str(), arg(2));
+      int r =
+          n == "strcmp" ? std::strcmp(a->c_str(), b->c_str()) : std::strncmp(a->c_str(), b->c_str(), arg(2));
       ret(uint64_t(int64_t(r)));
     } else if (n == "operator new(unsigned long)" || n == "operator new[](unsigned long)" || n == "malloc") {
       ret(alloc(std::max<uint64_t>(arg(0), 1), 16));
@@ -147,7 +150,9 @@ struct Emulator::State {
       ret(alloc(std::max<uint64_t>(arg(0) * arg(1), 1), 16));
     } else if (n.rfind("operator delete", 0) == 0 || n == "free" || n == "__cxa_atexit") {
       ret(0);
-    } else if (n.rfind("std::__1::basic_string<char, std::__1::char_traits<char>, std::__1::allocator<char> >::", 0) == 0 &&
+    } else if (n.rfind(
+                   "std::__1::basic_string<char, std::__1::char_traits<char>, std::__1::allocator<char> >::",
+                   0) == 0 &&
                (n.ends_with("::assign(char const*)") || n.ends_with("::operator=(char const*)") ||
                 n.ends_with("::basic_string(char const*)"))) {
       assign_string(arg(0), arg(1));
@@ -197,8 +202,13 @@ void on_count(void *user, uint64_t) {
 } // namespace
 
 std::vector<std::string> Emulator::stubbed_imports() {
-  return {"memcpy", "memmove", "memset", "bzero", "strlen", "strcmp", "strncmp", "malloc", "calloc", "free",
-          "operator new", "operator delete", "__cxa_atexit", "std::string assign/operator=/constructor from char const*"};
+  return {"memcpy",       "memmove",
+          "memset",       "bzero",
+          "strlen",       "strcmp",
+          "strncmp",      "malloc",
+          "calloc",       "free",
+          "operator new", "operator delete",
+          "__cxa_atexit", "std::string assign/operator=/constructor from char const*"};
 }
 
 Emulator::Emulator(const Binary &b, EmuLimits limits) : s_(std::make_unique<State>()) {
@@ -212,7 +222,8 @@ Emulator::Emulator(const Binary &b, EmuLimits limits) : s_(std::make_unique<Stat
   std::vector<std::pair<uint64_t, uint64_t>> pages;
   for (const Segment &sg : b.segments()) {
     uint64_t lo = sg.vaddr & ~0xfffull, hi = (sg.vaddr + sg.vsize + 0xfff) & ~0xfffull;
-    if (hi >= kTrampolines) throw Error("ANEC-EMU-004", "segment " + sg.name + " lies above the emulator's fixed regions");
+    if (hi >= kTrampolines)
+      throw Error("ANEC-EMU-004", "segment " + sg.name + " lies above the emulator's fixed regions");
     pages.push_back({lo, hi});
   }
   std::sort(pages.begin(), pages.end());
@@ -254,7 +265,9 @@ uint64_t Emulator::alloc(uint64_t size, uint64_t align) { return s_->alloc(size,
 void Emulator::write(uint64_t addr, std::span<const uint8_t> bytes) {
   if (!s_->wr(addr, bytes.data(), bytes.size())) throw Error("ANEC-EMU-001", "cannot write at " + hex(addr));
 }
-bool Emulator::read(uint64_t addr, std::span<uint8_t> out) const { return s_->rd(addr, out.data(), out.size()); }
+bool Emulator::read(uint64_t addr, std::span<uint8_t> out) const {
+  return s_->rd(addr, out.data(), out.size());
+}
 uint64_t Emulator::instructions() const { return s_->count; }
 const std::vector<std::string> &Emulator::imports_called() const { return s_->called; }
 
@@ -282,14 +295,16 @@ uint64_t Emulator::call(uint64_t fn, std::span<const uint64_t> args, std::option
   }
   backend::RunResult run = s.api.cpu_run(s.cpu, fn, kExit, s.limits.timeout_ms * 1000);
   uint64_t pc = s.pc();
-  if (!s.pending_error_code.empty()) throw Error(s.pending_error_code, s.pending_error + " (pc " + hex(pc) + ")");
+  if (!s.pending_error_code.empty())
+    throw Error(s.pending_error_code, s.pending_error + " (pc " + hex(pc) + ")");
   if (run.stop != backend::Stop::Done) {
     if (s.fault_addr || run.stop == backend::Stop::Unmapped)
       throw Error("ANEC-EMU-001", run.message + " at " + hex(s.fault_addr) + " (pc " + hex(pc) + ")");
     throw Error("ANEC-EMU-004", run.message + " (pc " + hex(pc) + ")");
   }
   if (pc != kExit)
-    throw Error("ANEC-EMU-002", "no return within " + std::to_string(s.limits.timeout_ms) + " ms (pc " + hex(pc) + ")");
+    throw Error("ANEC-EMU-002",
+                "no return within " + std::to_string(s.limits.timeout_ms) + " ms (pc " + hex(pc) + ")");
   return s.get(Reg::Ret);
 }
 

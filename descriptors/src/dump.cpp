@@ -9,7 +9,8 @@ namespace anec::desc {
 namespace {
 std::vector<size_t> selected(const Chain &c, std::optional<size_t> only) {
   if (only && *only >= c.tds.size())
-    throw Error("ANEC-TD-005", "descriptor " + std::to_string(*only) + " requested; the chain has " + std::to_string(c.tds.size()));
+    throw Error("ANEC-TD-005", "descriptor " + std::to_string(*only) + " requested; the chain has " +
+                                   std::to_string(c.tds.size()));
   std::vector<size_t> out;
   for (size_t i = 0; i < c.tds.size(); ++i)
     if (!only || *only == i) out.push_back(i);

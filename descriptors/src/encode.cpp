@@ -14,14 +14,17 @@ const Doc &need(const Doc &t, const char *key, Doc::Kind kind, const std::string
 }
 uint64_t uint_of(const Doc &t, const char *key, const std::string &where, uint64_t max = UINT64_MAX) {
   const Doc &d = need(t, key, Doc::Kind::Int, where);
-  if (d.as_int() < 0 || uint64_t(d.as_int()) > max) throw Error("ANEC-ENC-003", where + ": '" + key + "' = " + std::to_string(d.as_int()) + " is out of range");
+  if (d.as_int() < 0 || uint64_t(d.as_int()) > max)
+    throw Error("ANEC-ENC-003",
+                where + ": '" + key + "' = " + std::to_string(d.as_int()) + " is out of range");
   return uint64_t(d.as_int());
 }
 
 struct Writer {
   std::vector<uint8_t> out;
   void put32(uint64_t off, uint32_t v, const std::string &where) {
-    if (off > out.size() || out.size() - off < 4) throw Error("ANEC-ENC-004", where + ": word at " + hex(off) + " lies outside the file");
+    if (off > out.size() || out.size() - off < 4)
+      throw Error("ANEC-ENC-004", where + ": word at " + hex(off) + " lies outside the file");
     store_le(out, off, v, 4);
   }
 };
@@ -34,7 +37,8 @@ uint32_t pack(const Doc &word, const TdSchema &s, const std::string &where) {
   if (fields.members().empty()) return raw;
   uint32_t v = 0;
   if (const Doc *r = word.find("reserved")) {
-    if (!r->is(Doc::Kind::Int) || r->as_int() < 0 || r->as_int() > 0xffffffffll) throw Error("ANEC-ENC-003", where + ": bad 'reserved'");
+    if (!r->is(Doc::Kind::Int) || r->as_int() < 0 || r->as_int() > 0xffffffffll)
+      throw Error("ANEC-ENC-003", where + ": bad 'reserved'");
     v = uint32_t(r->as_int());
   }
   const auto &known = s.fields_at(block, address);
@@ -42,10 +46,15 @@ uint32_t pack(const Doc &word, const TdSchema &s, const std::string &where) {
     const TdField *f = nullptr;
     for (const TdField *k : known)
       if (k->reg + "." + k->name == m.key) f = k;
-    if (!f) throw Error("ANEC-ENC-002", where + ": " + block + " has no field '" + m.key + "' at register " + hex(address));
-    if (!m.value.is(Doc::Kind::Int) || m.value.as_int() < 0 || uint64_t(m.value.as_int()) > (f->mask() >> f->lo))
-      throw Error("ANEC-ENC-003", where + ": " + f->path() + " = " + (m.value.is(Doc::Kind::Int) ? std::to_string(m.value.as_int()) : "?") +
-                                      " does not fit bits " + std::to_string(f->hi) + ":" + std::to_string(f->lo));
+    if (!f)
+      throw Error("ANEC-ENC-002",
+                  where + ": " + block + " has no field '" + m.key + "' at register " + hex(address));
+    if (!m.value.is(Doc::Kind::Int) || m.value.as_int() < 0 ||
+        uint64_t(m.value.as_int()) > (f->mask() >> f->lo))
+      throw Error("ANEC-ENC-003", where + ": " + f->path() + " = " +
+                                      (m.value.is(Doc::Kind::Int) ? std::to_string(m.value.as_int()) : "?") +
+                                      " does not fit bits " + std::to_string(f->hi) + ":" +
+                                      std::to_string(f->lo));
     v |= uint32_t(m.value.as_int()) << f->lo;
   }
   return v;
@@ -54,9 +63,11 @@ uint32_t pack(const Doc &word, const TdSchema &s, const std::string &where) {
 
 std::vector<uint8_t> encode_dump(const Doc &d, const TdSchema &s, const std::string &source) {
   if (!need(d, "complete", Doc::Kind::Bool, source).as_bool())
-    throw Error("ANEC-ENC-001", source + ": a dump of selected descriptors cannot rebuild the file; dump without --td");
+    throw Error("ANEC-ENC-001",
+                source + ": a dump of selected descriptors cannot rebuild the file; dump without --td");
   if (uint_of(d, "generation", source) != uint64_t(s.generation))
-    throw Error("ANEC-ENC-001", source + ": dump of generation " + std::to_string(uint_of(d, "generation", source)) +
+    throw Error("ANEC-ENC-001", source + ": dump of generation " +
+                                    std::to_string(uint_of(d, "generation", source)) +
                                     ", database of generation " + std::to_string(s.generation));
   Writer w;
   w.out.assign(uint_of(d, "file_bytes", source, 1ull << 30), 0);
@@ -64,7 +75,8 @@ std::vector<uint8_t> encode_dump(const Doc &d, const TdSchema &s, const std::str
     uint64_t off = uint_of(r, "offset", source);
     const std::string &digits = need(r, "hex", Doc::Kind::String, source).as_string();
     if (digits.size() % 2 || off > w.out.size() || digits.size() / 2 > w.out.size() - off)
-      throw Error("ANEC-ENC-004", source + ": region at " + hex(off) + " of " + std::to_string(digits.size() / 2) + " bytes lies outside the file");
+      throw Error("ANEC-ENC-004", source + ": region at " + hex(off) + " of " +
+                                      std::to_string(digits.size() / 2) + " bytes lies outside the file");
     for (size_t i = 0; i < digits.size(); i += 2) {
       auto nib = [&](char c) -> int {
         if (c >= '0' && c <= '9') return c - '0';
@@ -76,7 +88,8 @@ std::vector<uint8_t> encode_dump(const Doc &d, const TdSchema &s, const std::str
   }
   for (const Doc &td : need(d, "tds", Doc::Kind::Array, source).items()) {
     std::string where = source + ": TD " + std::to_string(uint_of(td, "index", source));
-    for (const Doc &word : need(td, "header", Doc::Kind::Array, where).items()) w.put32(uint_of(word, "offset", where), pack(word, s, where), where);
+    for (const Doc &word : need(td, "header", Doc::Kind::Array, where).items())
+      w.put32(uint_of(word, "offset", where), pack(word, s, where), where);
     for (const Doc &st : need(td, "streams", Doc::Kind::Array, where).items()) {
       w.put32(uint_of(st, "offset", where), uint32_t(uint_of(st, "header", where, 0xffffffff)), where);
       for (const Doc &word : need(st, "registers", Doc::Kind::Array, where).items())

@@ -52,7 +52,8 @@ const RecordSpec *record_spec(const std::string &name) {
     return f;
   };
   static const std::vector<RecordSpec> records = {
-      {"event", {field("type", "u32"), field("targetMask", "u32"), field("id", "u64"), field("value", "u64")}},
+      {"event",
+       {field("type", "u32"), field("targetMask", "u32"), field("id", "u64"), field("value", "u64")}},
       {"bar", {field("type", "u32"), field("config", "u32"), field("address", "u64")}},
       {"buffer", {field("type", "u32"), field("outputBufferSetId", "u32"), field("address", "u64")}},
       {"order", {field("index", "u32")}}};
@@ -63,7 +64,8 @@ const RecordSpec *record_spec(const std::string &name) {
 
 CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
   Strict top(doc, source, kCode, "command table");
-  if (top.req("schema", Doc::Kind::String).as_string() != "anec-fw-commands") top.fail(doc, "not an anec-fw-commands table");
+  if (top.req("schema", Doc::Kind::String).as_string() != "anec-fw-commands")
+    top.fail(doc, "not an anec-fw-commands table");
   top.req("version", Doc::Kind::String);
   CommandTable t;
   for (const Doc &cd : top.req("command", Doc::Kind::Array).items()) {
@@ -72,7 +74,8 @@ CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
     c.id = uint32_t(uint_of(r, r.req("id", Doc::Kind::Int), "id"));
     c.name = r.req("name", Doc::Kind::String).as_string();
     c.direction = r.req("direction", Doc::Kind::String).as_string();
-    if (c.direction != "host-to-firmware" && c.direction != "firmware-to-host" && c.direction != "both") r.fail(cd, "unknown direction " + c.direction);
+    if (c.direction != "host-to-firmware" && c.direction != "firmware-to-host" && c.direction != "both")
+      r.fail(cd, "unknown direction " + c.direction);
     c.subsystem = r.req("subsystem", Doc::Kind::String).as_string();
     c.purpose = r.req("purpose", Doc::Kind::String).as_string();
     r.finish();
@@ -83,25 +86,32 @@ CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
   }
   for (const Doc &fd : top.req("family", Doc::Kind::Array).items()) {
     Strict r(fd, source, kCode, "family");
-    Family f{uint32_t(uint_of(r, r.req("first", Doc::Kind::Int), "first")), uint32_t(uint_of(r, r.req("last", Doc::Kind::Int), "last")),
+    Family f{uint32_t(uint_of(r, r.req("first", Doc::Kind::Int), "first")),
+             uint32_t(uint_of(r, r.req("last", Doc::Kind::Int), "last")),
              r.req("name", Doc::Kind::String).as_string()};
     r.finish();
     t.families_.push_back(std::move(f));
   }
   for (const Doc &ed : top.req("exeloop", Doc::Kind::Array).items()) {
     Strict r(ed, source, kCode, "exeloop");
-    t.exeloop_.push_back({uint32_t(uint_of(r, r.req("id", Doc::Kind::Int), "id")), r.req("meaning", Doc::Kind::String).as_string()});
+    t.exeloop_.push_back({uint32_t(uint_of(r, r.req("id", Doc::Kind::Int), "id")),
+                          r.req("meaning", Doc::Kind::String).as_string()});
     r.finish();
   }
   {
     const Doc &ld = top.req("limits", Doc::Kind::Table);
     Strict r(ld, source, kCode, "limits");
     t.limits_.priority_max = uint32_t(uint_of(r, r.req("priority_max", Doc::Kind::Int), "priority_max"));
-    t.limits_.program_id_max = uint32_t(uint_of(r, r.req("program_id_max", Doc::Kind::Int), "program_id_max"));
-    t.limits_.procedure_id_max = uint32_t(uint_of(r, r.req("procedure_id_max", Doc::Kind::Int), "procedure_id_max"));
-    t.limits_.max_command_bytes = uint32_t(uint_of(r, r.req("max_command_bytes", Doc::Kind::Int), "max_command_bytes"));
-    t.limits_.interface_major = uint32_t(uint_of(r, r.req("interface_major", Doc::Kind::Int), "interface_major"));
-    t.limits_.interface_minor = uint32_t(uint_of(r, r.req("interface_minor", Doc::Kind::Int), "interface_minor"));
+    t.limits_.program_id_max =
+        uint32_t(uint_of(r, r.req("program_id_max", Doc::Kind::Int), "program_id_max"));
+    t.limits_.procedure_id_max =
+        uint32_t(uint_of(r, r.req("procedure_id_max", Doc::Kind::Int), "procedure_id_max"));
+    t.limits_.max_command_bytes =
+        uint32_t(uint_of(r, r.req("max_command_bytes", Doc::Kind::Int), "max_command_bytes"));
+    t.limits_.interface_major =
+        uint32_t(uint_of(r, r.req("interface_major", Doc::Kind::Int), "interface_major"));
+    t.limits_.interface_minor =
+        uint32_t(uint_of(r, r.req("interface_minor", Doc::Kind::Int), "interface_minor"));
     r.finish();
   }
   for (const Doc &bd : top.req("body", Doc::Kind::Array).items()) {
@@ -115,16 +125,21 @@ CommandTable CommandTable::from_doc(const Doc &doc, const std::string &source) {
     if (const Doc *as = r.opt("arrays", Doc::Kind::Array))
       for (const Doc &ad : as->items()) {
         Strict a(ad, source, kCode, "array");
-        ArraySpec x{a.req("name", Doc::Kind::String).as_string(), a.req("count", Doc::Kind::String).as_string(), a.req("record", Doc::Kind::String).as_string()};
+        ArraySpec x{a.req("name", Doc::Kind::String).as_string(),
+                    a.req("count", Doc::Kind::String).as_string(),
+                    a.req("record", Doc::Kind::String).as_string()};
         a.finish();
         if (!record_spec(x.record)) a.fail(ad, "unknown record type " + x.record);
-        if (std::none_of(b.scalars.begin(), b.scalars.end(), [&](const FieldSpec &f) { return f.name == x.count; }))
+        if (std::none_of(b.scalars.begin(), b.scalars.end(),
+                         [&](const FieldSpec &f) { return f.name == x.count; }))
           a.fail(ad, "array " + x.name + " is counted by '" + x.count + "', which is no scalar of the body");
         b.arrays.push_back(std::move(x));
       }
     if (const Doc *rs = r.opt("rules", Doc::Kind::Array))
       for (const Doc &rd : rs->items()) {
-        if (!rd.is(Doc::Kind::String) || (rd.as_string() != "events_nonempty" && rd.as_string() != "chained_buffers" && rd.as_string() != "interface_version"))
+        if (!rd.is(Doc::Kind::String) ||
+            (rd.as_string() != "events_nonempty" && rd.as_string() != "chained_buffers" &&
+             rd.as_string() != "interface_version"))
           r.fail(rd, "unknown rule");
         b.rules.push_back(rd.as_string());
       }
@@ -153,7 +168,9 @@ void CommandTable::index() {
   rules_ = std::make_shared<const WireRules>(*this);
 }
 
-CommandTable CommandTable::load(const std::filesystem::path &path) { return from_doc(toml::parse_file(path), path.string()); }
+CommandTable CommandTable::load(const std::filesystem::path &path) {
+  return from_doc(toml::parse_file(path), path.string());
+}
 
 const CommandSpec *CommandTable::by_id(uint32_t id) const {
   return id < by_id_.size() && by_id_[id] >= 0 ? &commands_[size_t(by_id_[id])] : nullptr;

@@ -177,9 +177,11 @@ Package read_package(std::span<const uint8_t> b) {
   const layout::Struct &h = package_header_layout();
   std::optional<uint64_t> magic = peek_magic(h, b, 0);
   if (b.size() < h.bytes || magic != magic_of(h))
-    throw not_package("not a program package: " + (magic && *magic != magic_of(h) ? magic_text(*magic, h)
-                                                    : "the file is " + std::to_string(b.size()) + " bytes, shorter than the " +
-                                                          std::to_string(h.bytes) + "-byte header"));
+    throw not_package("not a program package: " +
+                      (magic && *magic != magic_of(h)
+                           ? magic_text(*magic, h)
+                           : "the file is " + std::to_string(b.size()) + " bytes, shorter than the " +
+                                 std::to_string(h.bytes) + "-byte header"));
   layout::View v(h, b, 0, kNotPackage);
   Package p;
   p.version = uint32_t(v.get("version"));

@@ -19,7 +19,9 @@ struct Element {
   uint64_t content = 0, length = 0;
 };
 Element element(std::span<const uint8_t> b, uint64_t at, uint64_t end) {
-  auto bad = [&](const std::string &m) { return Error("ANEC-IM4P-002", "DER element at " + hex(at) + ": " + m); };
+  auto bad = [&](const std::string &m) {
+    return Error("ANEC-IM4P-002", "DER element at " + hex(at) + ": " + m);
+  };
   if (at + 2 > end) throw bad("truncated");
   Element e;
   e.tag = b[at];
@@ -49,7 +51,9 @@ void der(std::vector<uint8_t> &out, uint8_t tag, std::span<const uint8_t> conten
   }
   out.insert(out.end(), content.begin(), content.end());
 }
-std::span<const uint8_t> text_bytes(const std::string &s) { return {reinterpret_cast<const uint8_t *>(s.data()), s.size()}; }
+std::span<const uint8_t> text_bytes(const std::string &s) {
+  return {reinterpret_cast<const uint8_t *>(s.data()), s.size()};
+}
 
 // A NUL-terminated string at `addr` (at most 256 bytes), or "" when unreadable or unterminated.
 std::string c_string(const decode::Binary &b, uint64_t addr) {
@@ -63,7 +67,9 @@ std::string c_string(const decode::Binary &b, uint64_t addr) {
   return "";
 }
 bool identifier(const std::string &s) {
-  return s.size() >= 2 && std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return s.size() >= 2 && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
 }
 } // namespace
 
@@ -82,7 +88,9 @@ Im4p read_im4p(std::span<const uint8_t> b) {
   uint64_t p = seq.content, end = seq.content + seq.length;
   auto next = [&](uint8_t tag, const char *what) {
     Element e = element(b, p, end);
-    if (e.tag != tag) throw Error("ANEC-IM4P-002", std::string(what) + " at " + hex(p) + " has tag " + hex(e.tag) + ", expected " + hex(tag));
+    if (e.tag != tag)
+      throw Error("ANEC-IM4P-002",
+                  std::string(what) + " at " + hex(p) + " has tag " + hex(e.tag) + ", expected " + hex(tag));
     p = e.content + e.length;
     return e;
   };
@@ -116,7 +124,9 @@ FirmwareTables extract_tables(std::span<const uint8_t> image, const std::string 
   std::vector<uint8_t> inner;
   if (!image.empty() && image[0] == 0x30) {
     Im4p x = read_im4p(image);
-    if (x.type != "anef") throw Error("ANEC-IM4P-003", name + ": IM4P of type '" + x.type + "', not the engine firmware's 'anef'");
+    if (x.type != "anef")
+      throw Error("ANEC-IM4P-003",
+                  name + ": IM4P of type '" + x.type + "', not the engine firmware's 'anef'");
     t.im4p_type = x.type;
     inner = std::move(x.payload);
     image = inner;
@@ -170,7 +180,8 @@ FirmwareTables extract_tables(std::span<const uint8_t> image, const std::string 
         if (!identifier(blk.name) || !blk.base || count == 0 || count > 100000) break;
         std::vector<uint8_t> raw(count * 12);
         if (!b.read(records, raw)) break;
-        for (uint64_t r = 0; r < count; ++r) blk.records.push_back({le32(raw, 12 * r), le32(raw, 12 * r + 4), le32(raw, 12 * r + 8)});
+        for (uint64_t r = 0; r < count; ++r)
+          blk.records.push_back({le32(raw, 12 * r), le32(raw, 12 * r + 4), le32(raw, 12 * r + 8)});
         blk.descriptor = seg.vaddr + p;
         run.push_back(std::move(blk));
       }

@@ -14,8 +14,9 @@
 namespace anec::fw {
 
 namespace {
-constexpr const char *kKinds[] = {"boot",   "load",  "unload", "create",      "terminate",   "call",    "trigger",        "install",
-                                  "invalidate", "stall", "fault", "enter_secure", "exit_secure", "compile", "compile_failure"};
+constexpr const char *kKinds[] = {"boot",  "load",         "unload",      "create",     "terminate",
+                                  "call",  "trigger",      "install",     "invalidate", "stall",
+                                  "fault", "enter_secure", "exit_secure", "compile",    "compile_failure"};
 
 std::string ms(uint64_t us) {
   char b[32];
@@ -40,8 +41,8 @@ struct Timer {
 class Machine {
 public:
   Machine(const SimConfig &c) : c_(c) {
-    for (const char *k : {"submitted", "completed", "rejected", "dropped", "aborted", "cancelled", "faults", "restarts", "compiles", "compiles_deferred",
-                          "compiles_failed"})
+    for (const char *k : {"submitted", "completed", "rejected", "dropped", "aborted", "cancelled", "faults",
+                          "restarts", "compiles", "compiles_deferred", "compiles_failed"})
       r_.counters[k] = 0;
   }
 
@@ -77,7 +78,9 @@ private:
 
   void log(const std::string &what) { r_.log.push_back({now_, state_, what}); }
   void count(const char *k) { ++r_.counters[k]; }
-  void timer(uint64_t at, const std::string &kind, uint64_t job = 0) { timers_.push({at, seq_++, kind, job}); }
+  void timer(uint64_t at, const std::string &kind, uint64_t job = 0) {
+    timers_.push({at, seq_++, kind, job});
+  }
 
   void fire_timers(uint64_t until) {
     while (!timers_.empty() && timers_.top().at_us <= until) {
@@ -98,7 +101,8 @@ private:
       } else if (t.kind == "recovered") { // one recovery cycle per fault, serialized behind the gate
         count("restarts");
         if (now_ < recovery_until_) {
-          log("re-boot complete; the next fault's recovery holds the gate until " + ms(recovery_until_) + " ms");
+          log("re-boot complete; the next fault's recovery holds the gate until " + ms(recovery_until_) +
+              " ms");
         } else {
           recovering_ = false;
           state_ = booted_ ? "RUN" : "INIT";
@@ -168,7 +172,8 @@ private:
     recovering_ = true;
     recovery_until_ = start + c_.recovery_us;
     state_ = "INIT";
-    log("fault (" + why + "): register dump, " + std::to_string(cancelled) + " command(s) cancelled; channel not ready until " + ms(recovery_until_) + " ms");
+    log("fault (" + why + "): register dump, " + std::to_string(cancelled) +
+        " command(s) cancelled; channel not ready until " + ms(recovery_until_) + " ms");
     timer(recovery_until_, "recovered");
   }
 
@@ -185,7 +190,8 @@ private:
     }
     if (e.priority > 7) {
       count("rejected");
-      log(what + ": rejected, priority " + std::to_string(e.priority) + " outside 0..7 (kIOReturnBadArgument 0xe00002c2)");
+      log(what + ": rejected, priority " + std::to_string(e.priority) +
+          " outside 0..7 (kIOReturnBadArgument 0xe00002c2)");
       return false;
     }
     return true;
@@ -211,7 +217,8 @@ private:
       log("load program " + std::to_string(e.program));
     } else if (k == "unload") {
       programs_.erase(e.program);
-      for (auto it = processes_.begin(); it != processes_.end();) it = it->first == e.program ? processes_.erase(it) : std::next(it);
+      for (auto it = processes_.begin(); it != processes_.end();)
+        it = it->first == e.program ? processes_.erase(it) : std::next(it);
       log("unload program " + std::to_string(e.program) + " and its processes");
     } else if (k == "create") {
       if (!programs_.count(e.program)) {
@@ -277,7 +284,8 @@ private:
     } else if (k == "compile") {
       if (last_compile_failure_ && now_ < *last_compile_failure_ + c_.compile_pacing_us) {
         count("compiles_deferred");
-        log("compile: deferred to " + ms(*last_compile_failure_ + c_.compile_pacing_us) + " ms (pacing after a failed compile)");
+        log("compile: deferred to " + ms(*last_compile_failure_ + c_.compile_pacing_us) +
+            " ms (pacing after a failed compile)");
       } else {
         count("compiles");
         log("compile");
@@ -322,7 +330,8 @@ std::pair<SimConfig, std::vector<SimEvent>> script_from_doc(const Doc &doc, cons
     if (e.at_us < last) r.fail(at, "events must be in time order");
     last = e.at_us;
     e.kind = r.req("kind", Doc::Kind::String).as_string();
-    if (std::none_of(std::begin(kKinds), std::end(kKinds), [&](const char *k) { return e.kind == k; })) r.fail(ed, "unknown event kind '" + e.kind + "'");
+    if (std::none_of(std::begin(kKinds), std::end(kKinds), [&](const char *k) { return e.kind == k; }))
+      r.fail(ed, "unknown event kind '" + e.kind + "'");
     auto num = [&](const char *key, int64_t lo, int64_t hi) -> std::optional<int64_t> {
       const Doc *d = r.opt(key, Doc::Kind::Int);
       if (!d) return std::nullopt;

@@ -34,9 +34,11 @@ Layer read_layer(const Schema &schema, const fs::path &path) {
   Layer l;
   const Doc &k = top.req("kind", Doc::Kind::String);
   l.kind = k.as_string();
-  if (l.kind != "base" && l.kind != "tier" && l.kind != "target") top.fail(k, "kind must be base, tier or target");
+  if (l.kind != "base" && l.kind != "tier" && l.kind != "target")
+    top.fail(k, "kind must be base, tier or target");
   if (auto *d = top.opt("inherits", Doc::Kind::String)) l.inherits = d->as_string();
-  if (l.kind != "base" && l.inherits.empty()) top.fail(doc, "a " + l.kind + " must name the tier it inherits");
+  if (l.kind != "base" && l.inherits.empty())
+    top.fail(doc, "a " + l.kind + " must name the tier it inherits");
   if (l.kind == "target") {
     l.name = top.req("name", Doc::Kind::String).as_string();
     for (auto &a : top.req("aliases", Doc::Kind::Array).items()) {
@@ -100,7 +102,8 @@ Resolved resolve(const Schema &schema, const fs::path &dir, const Layer &layer, 
   if (!seen.insert(layer.inherits).second)
     throw Error(kCode, "inheritance cycle through tier '" + layer.inherits + "'");
   fs::path parent_path = dir / "tiers" / (layer.inherits + ".toml");
-  if (!fs::exists(parent_path)) throw Error(kCode, "tier '" + layer.inherits + "' not found at " + parent_path.string());
+  if (!fs::exists(parent_path))
+    throw Error(kCode, "tier '" + layer.inherits + "' not found at " + parent_path.string());
   Layer parent = read_layer(schema, parent_path);
   parent.name = layer.inherits;
   if (parent.kind == "target") throw Error(kCode, parent_path.string() + ": cannot inherit from a target");
@@ -126,7 +129,8 @@ void derive_cost(Target &t, const std::vector<Target> &all, const Lineup &lineup
   for (auto &o : all)
     if (o.name == an) a = &o;
   if (!a || !a->find("peak_tflops") || !a->find("bandwidth_gbps") || !a->find("dispatch_floor_ms"))
-    throw Error(kCode, "target '" + t.name + "': cost anchor '" + an + "' is not a target with measured parameters");
+    throw Error(kCode,
+                "target '" + t.name + "': cost anchor '" + an + "' is not a target with measured parameters");
   for (const char *need : {"clock_max_mhz", "efficiency_at_clock_max"})
     if (!t.find(need) || !a->find(need))
       throw Error(kCode, "target '" + t.name + "': cost derivation needs '" + need + "' on it and on " + an);
@@ -189,7 +193,8 @@ Lineup load_lineup(const fs::path &path) {
       top.fail(m.value, "hardware version key '" + m.key + "' is not a number");
     }
   }
-  for (auto &m : top.req("suffix_cores", Doc::Kind::Table).members()) l.suffix_cores[m.key] = nonneg(top, m.value);
+  for (auto &m : top.req("suffix_cores", Doc::Kind::Table).members())
+    l.suffix_cores[m.key] = nonneg(top, m.value);
   const Doc &cd = top.req("cost_derivation", Doc::Kind::Table);
   Strict c(cd, src, kCode, "cost_derivation");
   l.derivation.source = c.req("source", Doc::Kind::String).as_string();

@@ -16,9 +16,11 @@ const Entry *Target::find(std::string_view field) const {
 namespace {
 template <typename T> const T &get(const Target &t, std::string_view field) {
   const Entry *e = t.find(field);
-  if (!e) throw Error("ANEC-HAL-007", "target '" + t.name + "' has no value for '" + std::string(field) + "'");
+  if (!e)
+    throw Error("ANEC-HAL-007", "target '" + t.name + "' has no value for '" + std::string(field) + "'");
   const T *v = std::get_if<T>(&e->value);
-  if (!v) throw Error("ANEC-HAL-007", "target '" + t.name + "': '" + std::string(field) + "' has another type");
+  if (!v)
+    throw Error("ANEC-HAL-007", "target '" + t.name + "': '" + std::string(field) + "' has another type");
   return *v;
 }
 } // namespace
@@ -52,7 +54,9 @@ std::string check_value(const Field &f, const Value &v) {
     auto *u = std::get_if<uint64_t>(&v);
     if (!u) return "expected an integer";
     uint64_t limit = (uint64_t{1} << (8 * f.width)) - 1;
-    if (*u > limit) return "value " + std::to_string(*u) + " does not fit " + type_name(f.type) + " (max " + std::to_string(limit) + ")";
+    if (*u > limit)
+      return "value " + std::to_string(*u) + " does not fit " + type_name(f.type) + " (max " +
+             std::to_string(limit) + ")";
     return {};
   }
   case Type::U64:
@@ -63,12 +67,15 @@ std::string check_value(const Field &f, const Value &v) {
   case Type::Str24: {
     auto *s = std::get_if<std::string>(&v);
     if (!s) return "expected a string";
-    if (s->size() > 22) return "string \"" + *s + "\" is " + std::to_string(s->size()) + " characters; a str24 holds at most 22";
+    if (s->size() > 22)
+      return "string \"" + *s + "\" is " + std::to_string(s->size()) +
+             " characters; a str24 holds at most 22";
     if (s->find('\0') != std::string::npos) return "string holds a NUL character";
     return {};
   }
   case Type::String: return std::holds_alternative<std::string>(v) ? "" : "expected a string";
-  case Type::Strings: return std::holds_alternative<std::vector<std::string>>(v) ? "" : "expected a list of strings";
+  case Type::Strings:
+    return std::holds_alternative<std::vector<std::string>>(v) ? "" : "expected a list of strings";
   case Type::Bool: return std::holds_alternative<bool>(v) ? "" : "expected true or false";
   case Type::Bytes: {
     auto *b = std::get_if<Bytes>(&v);

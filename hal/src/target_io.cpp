@@ -79,11 +79,13 @@ Value value_from_doc(const Field &f, const Doc &d, const std::string &source) {
     break;
   case Type::Str24:
   case Type::String:
-    if (!d.is(Doc::Kind::String)) bad(source, d, f, std::string("expected a string, found ") + Doc::kind_name(d.kind()));
+    if (!d.is(Doc::Kind::String))
+      bad(source, d, f, std::string("expected a string, found ") + Doc::kind_name(d.kind()));
     v = d.as_string();
     break;
   case Type::Strings: {
-    if (!d.is(Doc::Kind::Array)) bad(source, d, f, std::string("expected a list, found ") + Doc::kind_name(d.kind()));
+    if (!d.is(Doc::Kind::Array))
+      bad(source, d, f, std::string("expected a list, found ") + Doc::kind_name(d.kind()));
     std::vector<std::string> l;
     for (auto &i : d.items()) {
       if (!i.is(Doc::Kind::String)) bad(source, i, f, "list items must be strings");
@@ -93,11 +95,13 @@ Value value_from_doc(const Field &f, const Doc &d, const std::string &source) {
     break;
   }
   case Type::Bool:
-    if (!d.is(Doc::Kind::Bool)) bad(source, d, f, std::string("expected true or false, found ") + Doc::kind_name(d.kind()));
+    if (!d.is(Doc::Kind::Bool))
+      bad(source, d, f, std::string("expected true or false, found ") + Doc::kind_name(d.kind()));
     v = d.as_bool();
     break;
   case Type::Bytes: {
-    if (!d.is(Doc::Kind::String) || d.as_string().size() % 2) bad(source, d, f, "expected an even-length hex string");
+    if (!d.is(Doc::Kind::String) || d.as_string().size() % 2)
+      bad(source, d, f, "expected an even-length hex string");
     Bytes b;
     const std::string &s = d.as_string();
     for (size_t i = 0; i < s.size(); i += 2) {
@@ -205,7 +209,8 @@ Target from_doc(const Schema &schema, const Doc &doc, const std::string &source)
       const Doc *off = e.opt("offset", Doc::Kind::Int);
       if (f->in_blob() != (off != nullptr) || (off && off->as_int() != int64_t(*f->offset)))
         e.fail(off ? *off : m.value,
-               "offset " + (off ? hex(uint64_t(off->as_int())) : std::string("(none)")) + " disagrees with the schema (" +
+               "offset " + (off ? hex(uint64_t(off->as_int())) : std::string("(none)")) +
+                   " disagrees with the schema (" +
                    (f->in_blob() ? hex(*f->offset) : std::string("outside the blob")) + ")");
       const Doc &vd = e.req_any("value");
       Entry entry;

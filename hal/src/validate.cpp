@@ -21,14 +21,17 @@ std::vector<Finding> validate_target(const Schema &schema, const Lineup &lineup,
   for (const Field &f : schema.fields()) {
     const Entry *e = t.find(f.name);
     if (!e) {
-      if (!f.synthesized) add("ANEC-HAL-100", f.name, "no value (a value nobody published is written as a placeholder)");
+      if (!f.synthesized)
+        add("ANEC-HAL-100", f.name, "no value (a value nobody published is written as a placeholder)");
       continue;
     }
     auto n = numeric(e->value);
     if (n && f.min && *n < *f.min)
-      add("ANEC-HAL-101", f.name, "value " + format_value(f, e->value) + " is below the minimum " + format_value(f, *f.min));
+      add("ANEC-HAL-101", f.name,
+          "value " + format_value(f, e->value) + " is below the minimum " + format_value(f, *f.min));
     if (n && f.max && *n > *f.max)
-      add("ANEC-HAL-101", f.name, "value " + format_value(f, e->value) + " is above the maximum " + format_value(f, *f.max));
+      add("ANEC-HAL-101", f.name,
+          "value " + format_value(f, e->value) + " is above the maximum " + format_value(f, *f.max));
   }
   auto u = [&](const char *k) -> std::optional<uint64_t> {
     const Entry *e = t.find(k);
@@ -56,15 +59,18 @@ std::vector<Finding> validate_target(const Schema &schema, const Lineup &lineup,
   if (hw && fam && *hw) {
     auto it = lineup.hardware_version_family.find(*hw);
     if (it == lineup.hardware_version_family.end())
-      add("ANEC-HAL-103", "hardware_version", "hardware version " + std::to_string(*hw) + " is not in ANEFamilyToMLIR");
+      add("ANEC-HAL-103", "hardware_version",
+          "hardware version " + std::to_string(*hw) + " is not in ANEFamilyToMLIR");
     else if (it->second != *fam)
-      add("ANEC-HAL-103", "family_index", "hardware version " + std::to_string(*hw) + " maps to family " +
-                                              std::to_string(it->second) + ", the table says " + std::to_string(*fam));
+      add("ANEC-HAL-103", "family_index",
+          "hardware version " + std::to_string(*hw) + " maps to family " + std::to_string(it->second) +
+              ", the table says " + std::to_string(*fam));
   }
   if (const Entry *fn = t.find("family"); fn && fam && std::holds_alternative<std::string>(fn->value)) {
     const std::string &name = std::get<std::string>(fn->value);
     if (*fam >= lineup.families.size() || lineup.families[*fam] != name)
-      add("ANEC-HAL-103", "family", "family '" + name + "' does not match family index " + std::to_string(*fam));
+      add("ANEC-HAL-103", "family",
+          "family '" + name + "' does not match family index " + std::to_string(*fam));
   }
 
   // Capability vs family floor, guide ch.24 table 24.2.
@@ -81,26 +87,31 @@ std::vector<Finding> validate_target(const Schema &schema, const Lineup &lineup,
   if (const Entry *l = t.find("interchange_formats"); l && u("interchange_format_count")) {
     auto &tags = std::get<std::vector<std::string>>(l->value);
     if (tags.size() != *u("interchange_format_count"))
-      add("ANEC-HAL-105", "interchange_formats", std::to_string(tags.size()) + " tags listed, the map holds " +
-                                                     std::to_string(*u("interchange_format_count")));
+      add("ANEC-HAL-105", "interchange_formats",
+          std::to_string(tags.size()) + " tags listed, the map holds " +
+              std::to_string(*u("interchange_format_count")));
     for (auto &tag : tags)
       if (tag.size() != 4 && (tag.empty() || tag[0] != '?'))
-        add("ANEC-HAL-108", "interchange_formats", "tag \"" + tag + "\" is not a four-character code or ?name");
+        add("ANEC-HAL-108", "interchange_formats",
+            "tag \"" + tag + "\" is not a four-character code or ?name");
     // The map keeps its keys ordered: the list is written in that (byte) order.
     if (!std::is_sorted(tags.begin(), tags.end()))
       add("ANEC-HAL-110", "interchange_formats", "tags are not in map (byte) order");
   }
   if (auto lo = u("clock_min_mhz"), hi = u("clock_max_mhz"); lo && hi && *lo > *hi)
-    add("ANEC-HAL-106", "clock_min_mhz", "clock range " + std::to_string(*lo) + ".." + std::to_string(*hi) + " MHz is reversed");
+    add("ANEC-HAL-106", "clock_min_mhz",
+        "clock range " + std::to_string(*lo) + ".." + std::to_string(*hi) + " MHz is reversed");
   return out;
 }
 
 std::vector<Finding> validate_line(const Schema &schema, const std::vector<Target> &targets) {
   std::vector<const Target *> line;
   for (auto &t : targets)
-    if (t.find("generation_tag") && std::get<uint64_t>(t.find("generation_tag")->value) != 0) line.push_back(&t);
+    if (t.find("generation_tag") && std::get<uint64_t>(t.find("generation_tag")->value) != 0)
+      line.push_back(&t);
   std::stable_sort(line.begin(), line.end(), [](auto *a, auto *b) {
-    return std::get<uint64_t>(a->find("generation_tag")->value) < std::get<uint64_t>(b->find("generation_tag")->value);
+    return std::get<uint64_t>(a->find("generation_tag")->value) <
+           std::get<uint64_t>(b->find("generation_tag")->value);
   });
   std::vector<Finding> out;
   for (const Field &f : schema.fields()) {
@@ -114,8 +125,11 @@ std::vector<Finding> validate_line(const Schema &schema, const std::vector<Targe
         if (!earlier || std::get<uint64_t>(line[j]->find("generation_tag")->value) == gen) continue;
         auto a = numeric(earlier->value), b = numeric(later->value);
         if (a && b && *b < *a) {
-          out.push_back(finding_about("ANEC-HAL-107", line[i]->name, f.name, format_value(f, later->value) + " is below " + format_value(f, earlier->value) + " on " +
-                             line[j]->name + ", an earlier generation", Severity::Error));
+          out.push_back(finding_about("ANEC-HAL-107", line[i]->name, f.name,
+                                      format_value(f, later->value) + " is below " +
+                                          format_value(f, earlier->value) + " on " + line[j]->name +
+                                          ", an earlier generation",
+                                      Severity::Error));
           break;
         }
       }

@@ -55,7 +55,8 @@ const char *arg_register(decode::Arch arch, int i) {
 bool caller_saved(decode::Arch arch, const std::string &r) {
   if (arch == decode::Arch::Arm64) {
     if (r == "x30") return true;
-    if (r.size() >= 2 && r[0] == 'x' && std::isdigit(static_cast<unsigned char>(r[1]))) return std::stoi(r.substr(1)) <= 18;
+    if (r.size() >= 2 && r[0] == 'x' && std::isdigit(static_cast<unsigned char>(r[1])))
+      return std::stoi(r.substr(1)) <= 18;
     return false;
   }
   static const std::set<std::string> x = {"rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11"};
@@ -70,7 +71,8 @@ std::string propose_name(const std::string &function) {
   std::string name = function.substr(0, function.find('('));
   if (size_t c = name.rfind("::"); c != std::string::npos) name = name.substr(c + 2);
   for (const char *p : {"Validate", "Compute", "Get", "Has", "Can", "Use", "Is"})
-    if (name.rfind(p, 0) == 0 && name.size() > std::strlen(p) && std::isupper(static_cast<unsigned char>(name[std::strlen(p)]))) {
+    if (name.rfind(p, 0) == 0 && name.size() > std::strlen(p) &&
+        std::isupper(static_cast<unsigned char>(name[std::strlen(p)]))) {
       name = name.substr(std::strlen(p));
       break;
     }
@@ -78,9 +80,11 @@ std::string propose_name(const std::string &function) {
   for (size_t i = 0; i < name.size(); ++i) {
     char c = name[i];
     if (std::isupper(static_cast<unsigned char>(c))) {
-      bool boundary = i > 0 && (std::islower(static_cast<unsigned char>(name[i - 1])) || std::isdigit(static_cast<unsigned char>(name[i - 1])) ||
-                                (i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1])) &&
-                                 std::isupper(static_cast<unsigned char>(name[i - 1]))));
+      bool boundary =
+          i > 0 && (std::islower(static_cast<unsigned char>(name[i - 1])) ||
+                    std::isdigit(static_cast<unsigned char>(name[i - 1])) ||
+                    (i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1])) &&
+                     std::isupper(static_cast<unsigned char>(name[i - 1]))));
       if (boundary) out += '_';
       out += char(std::tolower(static_cast<unsigned char>(c)));
     } else {
@@ -90,7 +94,8 @@ std::string propose_name(const std::string &function) {
   return out;
 }
 
-std::vector<Reader> find_readers(const Schema &schema, const decode::Binary &binary, const std::string &type) {
+std::vector<Reader> find_readers(const Schema &schema, const decode::Binary &binary,
+                                 const std::string &type) {
   std::vector<Reader> out;
   decode::Disassembler dis(binary.arch());
   const std::string wanted = type + " const&";
@@ -111,7 +116,8 @@ std::vector<Reader> find_readers(const Schema &schema, const decode::Binary &bin
     std::set<std::pair<std::string, int64_t>> spilled;          // frame slots holding it
     for (const auto &i : dis.disassemble(binary, sym.addr, binary.function_end(sym.addr))) {
       std::set<std::string> gained;
-      if (i.mem && i.mem->store && holds.count(i.dest) && frame_base(i.mem->base)) spilled.insert({i.mem->base, i.mem->disp});
+      if (i.mem && i.mem->store && holds.count(i.dest) && frame_base(i.mem->base))
+        spilled.insert({i.mem->base, i.mem->disp});
       if (i.mem && i.mem->load && !i.mem->base.empty()) {
         if (holds.count(i.mem->base) && !frame_base(i.mem->base)) {
           TableRead t;
@@ -133,7 +139,8 @@ std::vector<Reader> find_readers(const Schema &schema, const decode::Binary &bin
         gained.insert(i.dest);
       for (const auto &w : i.writes) holds.erase(w);
       if (i.is_call)
-        for (auto h = holds.begin(); h != holds.end();) h = caller_saved(binary.arch(), *h) ? holds.erase(h) : std::next(h);
+        for (auto h = holds.begin(); h != holds.end();)
+          h = caller_saved(binary.arch(), *h) ? holds.erase(h) : std::next(h);
       holds.insert(gained.begin(), gained.end());
     }
     out.push_back(std::move(r));

@@ -19,7 +19,8 @@
 namespace anec::desc {
 
 struct AnecHeader {
-  static constexpr uint32_t kSlots = 32, kTile = 0x4000, kFirstOutput = 4; // layout: tables/schema/layout/anec.toml
+  static constexpr uint32_t kSlots = 32, kTile = 0x4000,
+                            kFirstOutput = 4; // layout: tables/schema/layout/anec.toml
   uint64_t size = 0;
   uint32_t td_size = 0, td_count = 0;
   uint64_t tsk_size = 0, krn_size = 0;
@@ -44,7 +45,8 @@ bool looks_like_anec(std::span<const uint8_t> bytes);
 Anec read_anec(std::span<const uint8_t> bytes, const TdSchema &schema);
 
 std::string anec_text(const Anec &a, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
-Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> file, std::optional<size_t> only = std::nullopt);
+Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> file,
+             std::optional<size_t> only = std::nullopt);
 
 // The header field at byte `offset` ("size", "tiles[4]", "nchw[5][1]", "pad"), or "" past the header.
 std::string anec_header_field(const Anec &a, uint64_t offset);

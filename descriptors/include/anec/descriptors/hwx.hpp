@@ -129,6 +129,7 @@ std::string hwx_what_is(const Hwx &h, uint64_t vmaddr);
 Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema);
 
 std::string hwx_text(const Hwx &h, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
-Doc hwx_doc(const Hwx &h, const TdSchema &schema, std::span<const uint8_t> file, std::optional<size_t> only = std::nullopt);
+Doc hwx_doc(const Hwx &h, const TdSchema &schema, std::span<const uint8_t> file,
+            std::optional<size_t> only = std::nullopt);
 
 } // namespace anec::desc

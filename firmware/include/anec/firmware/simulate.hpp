@@ -27,7 +27,8 @@ struct SimConfig {
 
 struct SimEvent {
   uint64_t at_us = 0;
-  std::string kind; // boot, load, unload, create, terminate, call, trigger, install, invalidate, stall, fault, enter_secure, exit_secure, compile, compile_failure
+  std::string kind; // boot, load, unload, create, terminate, call, trigger, install, invalidate, stall,
+                    // fault, enter_secure, exit_secure, compile, compile_failure
   int64_t program = -1, process = -1;
   uint32_t priority = 2;
   uint64_t duration_us = 1000, handle = 0;
@@ -41,7 +42,8 @@ struct SimLine {
 
 struct SimResult {
   std::vector<SimLine> log;
-  std::map<std::string, uint64_t> counters; // submitted, completed, rejected, dropped, aborted, cancelled, faults, restarts, compiles, compiles_deferred
+  std::map<std::string, uint64_t> counters; // submitted, completed, rejected, dropped, aborted, cancelled,
+                                            // faults, restarts, compiles, compiles_deferred
   std::string final_state;
 };
 

@@ -40,12 +40,13 @@ struct ExtractOptions {
 // Errors: ANEC-EXT-001 nothing recovered (says what was tried and why each candidate was rejected),
 // ANEC-EXT-002 a requested target not found, ANEC-EXT-003 a map that cannot be walked, plus the
 // binary and emulator errors, prefixed with the target and symbol.
-std::vector<ExtractedTable> extract(const Schema &schema, const Registry &registry, const decode::Binary &binary,
-                                    const ExtractOptions &options);
+std::vector<ExtractedTable> extract(const Schema &schema, const Registry &registry,
+                                    const decode::Binary &binary, const ExtractOptions &options);
 
 // The extracted table as a target definition: values decoded through the schema, identity and
 // outside facts and the provenance of unchanged values from the registry's target of that name,
 // and an [extraction] record of where it came from.
-Target to_target(const Schema &schema, const Registry &registry, const decode::Binary &binary, const ExtractedTable &t);
+Target to_target(const Schema &schema, const Registry &registry, const decode::Binary &binary,
+                 const ExtractedTable &t);
 
 } // namespace anec::hal

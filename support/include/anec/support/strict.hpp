@@ -23,7 +23,8 @@ public:
   const Doc *opt(const std::string &key, Doc::Kind kind) {
     const Doc *d = use(key);
     if (d && !d->is(kind) && !(kind == Doc::Kind::Float && d->is(Doc::Kind::Int)))
-      fail(*d, ctx_ + "." + key + " must be " + Doc::kind_name(kind) + ", found " + Doc::kind_name(d->kind()));
+      fail(*d,
+           ctx_ + "." + key + " must be " + Doc::kind_name(kind) + ", found " + Doc::kind_name(d->kind()));
     return d;
   }
   const Doc &req(const std::string &key, Doc::Kind kind) {
