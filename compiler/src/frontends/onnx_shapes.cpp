@@ -2,8 +2,18 @@
 // target is computed at run time, constants inside subgraphs it does not see, an op it does not
 // know). A reshape target known symbolically, the common shape-changing operators' rules, or the
 // input's shape for a shape-preserving operation fill them in, in the ONNX rank and symbolic where
-// the inputs are, before the node is mapped. The graph's own shape rules (ir/shapes.cpp) work on the
-// mapped 5-D shapes and cannot carry a dimension that is a product of symbols, so this stays apart.
+// the inputs are, before the node is mapped.
+//
+// Why it is not the graph's shape rules (ir/shapes.cpp) nor a second run of ONNX inference, measured
+// on the public models the tests read: the rules work on mapped 5-D shapes without the ONNX rank the
+// front-end lays axes out by (embedding_model's rank-4 Reshape and melspectrogram's Transpose come
+// out in the wrong layout), keep an input's symbol through a strided conv (ppocr cls), and fail on
+// 146 ops (79 Convs and 10 linears whose out_channels or out_features come from the very shape being
+// filled, 48 Slices, 9 Resizes); without this fallback, 97 tensors lose their rank (PP-OCRv4 rec 15,
+// ppocr cls 3, silero_vad 30, silero_vad_legacy 30, silero_vad_16k_op15 19) and ppocr cls goes from
+// native to rejected. Four of those five chains start at a Reshape whose target folding computes
+// from a symbolic Shape, which ONNX's data propagation already left unknown and which cannot be fed
+// back to it as a constant; the fifth (16k_op15) at Slices of constant operands.
 #include "onnx_reader.hpp"
 
 #include <algorithm>
