@@ -5,7 +5,7 @@
 //
 // The module parses the protobuf, binds --dim values, runs the ONNX checker and shape inference,
 // and copies the result into these records (the fields onnx.proto gives them, those the front-end
-// reads). What the model means, shapes, folding and the graph, is onnx_front.cpp's.
+// reads). What the model means, shapes, folding and the graph, is the front-end's (onnx_reader.hpp).
 #pragma once
 #include "anec/support/plugin.hpp"
 
