@@ -7,6 +7,7 @@
 #include "anec/compiler/eval/eval.hpp"
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/ir/skip.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/support/file.hpp"
 
 #include "../errors.hpp"
@@ -94,6 +95,20 @@ TEST(RuntimeSkip, TheEstimateLeavesTheSkippedTimeOutAndSaysSo) {
   Estimate unskipped = estimate(one, catalog(), h13);
   EXPECT_GT(skip.skipped_us, 0);
   EXPECT_EQ(unskipped.skipped_ops, 0u);
+}
+
+// The placement matches each op to its cost by name: the estimate leaves the skipped op out, so the
+// op after it must not read the skipped op's cost (or past the end of the list).
+TEST(RuntimeSkip, ThePlacementCostsASkippedOpNothingAndTheOthersTheirOwn) {
+  const hal::Target &h13 = registry().get("h13");
+  Graph one = permute(kDynamic, {{"batch", 128}, {"c", 1}});
+  Estimate e = estimate(one, catalog(), h13);
+  ASSERT_EQ(e.ops.size() + 1, one.ops.size());
+  Placement p = place(one, catalog(), h13, check(one, catalog(), h13), e);
+  ASSERT_EQ(p.ops.size(), one.ops.size());
+  EXPECT_EQ(p.ops[0].flops, 0);
+  EXPECT_EQ(p.ops[1].flops, e.ops[0].flops);
+  EXPECT_EQ(p.flops, e.ops[0].flops);
 }
 
 TEST(RuntimeSkip, RuntimeSkippableWithoutOptimizedIsAnInternalError) {

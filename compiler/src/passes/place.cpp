@@ -38,6 +38,21 @@ std::string backend_of(const OpSpec *spec, Verdict v) {
 double coarse_us(const Backend *b, double flops, double bytes) {
   return b ? std::max(flops / (b->gflops * 1e9), bytes / (b->gbps * 1e9)) * 1e6 : 0;
 }
+// Each op's cost, by its position in the graph. The estimate leaves out the ops it skips (they move
+// no data), so it is matched by name; a skipped op costs nothing.
+std::vector<const OpCost *> costs_by_op(const Graph &g, const Estimate &est) {
+  static const OpCost kSkipped{};
+  std::unordered_map<std::string_view, const OpCost *> by_name;
+  for (const OpCost &c : est.ops)
+    by_name.emplace(c.op, &c);
+  std::vector<const OpCost *> out;
+  out.reserve(g.ops.size());
+  for (const Op &op : g.ops) {
+    auto found = by_name.find(op.name);
+    out.push_back(found == by_name.end() ? &kSkipped : found->second);
+  }
+  return out;
+}
 } // namespace
 
 Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, const CheckResult &check,
@@ -55,14 +70,12 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
   auto position = [&](const std::string &n) { return size_t(g.tensor(n) - g.tensors.data()); };
   std::set<std::pair<std::string, size_t>> crossed;
   double bw = est.bandwidth_gbps.value * 1e9, floor_us = est.floor_us;
+  std::vector<const OpCost *> cost = costs_by_op(g, est);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op &op = g.ops[i];
-    PlacedOp placed{op.name,
-                    op.type,
-                    backend_of(catalog.find(op.type), check.ops[i].verdict),
-                    check.ops[i].verdict,
-                    {},
-                    est.ops[i].flops};
+    PlacedOp placed{
+        op.name, op.type,       backend_of(catalog.find(op.type), check.ops[i].verdict), check.ops[i].verdict,
+        {},      cost[i]->flops};
     if (auto r = rejects.find(op.name); r != rejects.end())
       placed.reasons = r->second;
     if (p.partitions.empty() || p.partitions.back().backend != placed.backend) {
@@ -123,7 +136,7 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
     Partition &part = p.partitions[k];
     double compute = 0, memory = 0;
     for (size_t i = part.first; i < part.first + part.count; ++i) {
-      const OpCost &c = est.ops[i];
+      const OpCost &c = *cost[i];
       if (part.backend != "engine")
         part.latency_us += coarse_us(backend(catalog, part.backend), c.flops, c.bytes);
       compute += c.compute_us;
