@@ -305,6 +305,7 @@ py::object one_or_all(const py::list &documents, const std::string &target) {
 // on the analytic estimate: only `estimate` calibrates).
 struct Placed {
   compiler::Graph g;
+  std::vector<const hal::Target *> targets;
   std::vector<compiler::CheckResult> checks;
   std::vector<compiler::Placement> placements;
 };
@@ -313,7 +314,7 @@ Placed placed(const py::object &model, const std::string &target, const Dims &di
   auto s = session();
   std::string chip;
   auto targets = s->targets(target, &chip);
-  Placed p{load(*s, model, dims, false), {}, {}};
+  Placed p{load(*s, model, dims, false), targets, {}, {}};
   p.checks = compiler::check(p.g, s->catalog, targets);
   std::vector<compiler::Estimate> es = compiler::estimate(p.g, s->catalog, targets, nullptr, chip);
   p.placements = s->place(p.g, targets, p.checks, es);
@@ -325,8 +326,11 @@ py::object check(const py::object &model, const std::string &target, const Dims 
   Placed p = placed(model, target, dims);
   py::list out;
   for (size_t i = 0; i < p.checks.size(); ++i) {
-    Doc d = compiler::check_doc(p.checks[i]);
-    d.set("placement", compiler::place_doc(p.g, p.placements[i]));
+    Doc d = printed_doc([&](Printer &printer) {
+      compiler::print(printer, p.g, p.checks[i], *p.targets[i]);
+      Object placement(printer, "placement");
+      compiler::print(printer, p.g, p.placements[i]);
+    });
     out.append(to_python(document("anec.check", std::move(d))));
   }
   return one_or_all(out, target);
@@ -355,7 +359,8 @@ py::object place(const py::object &model, const std::string &target, const Dims 
   Placed p = placed(model, target, dims);
   py::list out;
   for (const compiler::Placement &placement : p.placements)
-    out.append(to_python(document("anec.place", compiler::place_doc(p.g, placement))));
+    out.append(to_python(document(
+        "anec.place", printed_doc([&](Printer &printer) { compiler::print(printer, p.g, placement); }))));
   return one_or_all(out, target);
 }
 

@@ -61,41 +61,6 @@ std::string fmt(double v, int digits = 1) {
 // target table (through the index), `--target all` and `calibrate` the line-up.
 using Ctx = compiler::ModelContext;
 
-std::string check_text(const Graph &g, const CheckResult &r, const hal::Target &t) {
-  std::string out;
-  for (const std::string &n : g.notes) out += "note: " + n + "\n";
-  out += "check " + g.source + " on " + t.name + " (" + t.text("family") + ", " +
-         std::to_string(t.uint("num_nes")) + " cores): " + verdict_name(r.verdict) + ", " +
-         std::to_string(r.count(Severity::Reject)) + " reject(s), " +
-         std::to_string(r.count(Severity::Decompose)) + " decomposition(s), " +
-         std::to_string(r.count(Severity::Warning)) + " warning(s)\n";
-  // The findings of each object, grouped once: a scan of every finding per op is quadratic.
-  std::unordered_map<std::string_view, std::vector<const Finding *>> by_object;
-  for (const Finding &f : r.findings)
-    by_object[f.object].push_back(&f);
-  auto findings_of = [&](const std::string &op) {
-    auto found = by_object.find(op);
-    if (found == by_object.end())
-      return;
-    for (const Finding *fp : found->second) {
-      const Finding &f = *fp;
-      out += "    " + f.code + " " + severity_name(f.severity) + ": " + f.message;
-      if (!f.limit_field.empty())
-        out += " [" + f.limit_field + " = " + f.limit + ", " + f.confidence + "]";
-      if (!f.fix.empty())
-        out += "; fix: " + f.fix;
-      out += "\n";
-    }
-  };
-  findings_of("");
-  for (const OpVerdict &v : r.ops) {
-    out += "  " + v.op + " (" + v.type + "): " + verdict_name(v.verdict) +
-           (v.decompose_with.empty() ? "" : " into " + v.decompose_with) + "\n";
-    findings_of(v.op);
-  }
-  return out;
-}
-
 // With unknown shapes there is no total: what is unknown and how to bind it.
 std::string unknown_text(const Graph &g, const std::vector<std::string> &unknown) {
   std::string out = "  unknown: " + std::to_string(unknown.size()) +
@@ -155,41 +120,6 @@ std::string estimate_text(const Graph &g, const Estimate &e) {
 }
 
 std::string percent(double part, double whole) { return whole > 0 ? fmt(100.0 * part / whole) + "%" : "-"; }
-
-// The placement report of one target.
-std::string place_text(const Graph &g, const Placement &p) {
-  std::string out = "place " + g.source + " on " + p.target + ": " +
-                    compiler::place_summary_text(p, percent(p.engine_flops, p.flops)) + "\n";
-  out += "partitions:\n";
-  for (size_t k = 0; k < p.partitions.size(); ++k) {
-    const Partition &part = p.partitions[k];
-    out += "  " + std::to_string(k + 1) + " " + part.backend + ": " + std::to_string(part.count) + " op(s) " +
-           p.ops[part.first].op + (part.count > 1 ? " .. " + p.ops[part.first + part.count - 1].op : "") +
-           ", " + fmt(part.flops / 1e6, 3) + " MFLOP" +
-           (p.complete ? ", " + fmt(part.latency_us) + " us" : "") + "\n";
-  }
-  out += "fallbacks:\n";
-  for (const PlacedOp &o : p.ops) {
-    if (o.backend == "engine") continue;
-    out += "  " + o.op + " (" + o.type + ") -> " + o.backend + "\n";
-    for (const Finding *f : o.reasons)
-      out += "    " + f->code + ": " + f->message + (f->fix.empty() ? "" : "; would come back: " + f->fix) +
-             "\n";
-  }
-  out += "boundaries:\n";
-  for (const Boundary &b : p.boundaries)
-    out += "  " + b.tensor + " " + g.tensor(b.tensor)->shape.str() + " " + b.from + " -> " + b.to +
-           " (into partition " + std::to_string(b.partition + 1) + "): " + fmt(b.bytes / 1e3, 1) + " kB, " +
-           fmt(b.transfer_us, 2) + " us, " + fmt(b.transfer_units, 2) + " transfer units\n";
-  if (!p.complete) {
-    out += "estimate: unknown (shapes depend on unbound dimensions; no total is given)\n";
-    for (const std::string &d : p.unbound) out += "  unbound " + d + "\n";
-    return out;
-  }
-  return out + "estimate: " + fmt(p.latency_us) + " us placed (" + fmt(p.transfer_us, 2) +
-         " us of transfers; penalties " + fmt(p.launch_units, 2) + " launch and " + fmt(p.transfer_units, 2) +
-         " transfer units, ch.18 table 18.3)\n";
-}
 
 // The placement matrix: one row per target.
 std::string place_matrix(const std::vector<Placement> &ps, const std::string &format,
@@ -719,18 +649,19 @@ int run(const Ctx &ctx, const tools::Args &args) {
   if (cmd != "estimate")
     ps = ctx.place(g, targets, cs, es); // analytic: only `estimate` calibrates
   std::string out;
-  if (cmd == "place") {
-    if (target == "all" || format == "csv") out = place_matrix(ps, format, model);
-    else
-      out = format == "json" ? json_document("anec.place", place_doc(g, ps[0])) : place_text(g, ps[0]);
-  } else if (format == "json") {
-    Doc d = cmd == "check" ? check_doc(cs[0]) : estimate_doc(es[0]);
-    if (cmd == "check") d.set("placement", place_doc(g, ps[0]));
-    out = json_document(cmd == "check" ? "anec.check" : "anec.estimate", std::move(d));
-  } else {
-    out = cmd == "check" ? check_text(g, cs[0], *targets[0]) + "\n" + place_text(g, ps[0])
-                         : estimate_text(g, es[0]);
-  }
+  if (cmd == "place" && (target == "all" || format == "csv"))
+    out = place_matrix(ps, format, model);
+  else if (cmd == "place")
+    out = render(format, "anec.place", [&](Printer &p) { print(p, g, ps[0]); });
+  else if (cmd == "check")
+    out = render(format, "anec.check", [&](Printer &p) {
+      print(p, g, cs[0], *targets[0]);
+      p.text("\n");
+      Object placement(p, "placement");
+      print(p, g, ps[0]);
+    });
+  else
+    out = format == "json" ? json_document("anec.estimate", estimate_doc(es[0])) : estimate_text(g, es[0]);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return cmd == "check" && rejects(cs) ? 1 : 0;
 }

@@ -487,8 +487,8 @@ std::string boundaries(const Graph &g, const Placement &p) {
 
 std::string placement(const Graph &g, const Placement &p) {
   std::string share = p.flops > 0 ? number(100 * p.engine_flops / p.flops) + "%" : "-";
-  std::string summary = place_summary_text(p, share) + "; placed: " +
-                        (p.complete ? us_text(p.latency_us) : std::string("unknown")) + ".";
+  std::string summary = printed_text([&](Printer &printer) { print_place_summary(printer, p, share); }) +
+                        "; placed: " + (p.complete ? us_text(p.latency_us) : std::string("unknown")) + ".";
   return "<h3>Placement</h3>" + element("p", "", summary) + partition_rows(p) +
          "<h4>Off the engine, and why</h4>" + fallbacks(p) + boundaries(g, p);
 }

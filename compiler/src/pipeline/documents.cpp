@@ -1,30 +1,74 @@
 #include "anec/compiler/pipeline/documents.hpp"
 
+#include "anec/support/format.hpp"
+
+#include <string_view>
+#include <unordered_map>
+
 namespace anec::compiler {
 
-Doc check_doc(const CheckResult &r) {
-  Doc d = Doc::table();
-  d.set("target", Doc::string(r.target));
-  d.set("verdict", Doc::string(verdict_name(r.verdict)));
-  d.set("rejects", Doc::integer(int64_t(r.count(Severity::Reject))));
-  d.set("decompositions", Doc::integer(int64_t(r.count(Severity::Decompose))));
-  d.set("warnings", Doc::integer(int64_t(r.count(Severity::Warning))));
-  Doc ops = Doc::array();
-  for (const OpVerdict &v : r.ops) {
-    Doc o = Doc::table();
-    o.set("op", Doc::string(v.op));
-    o.set("type", Doc::string(v.type));
-    o.set("verdict", Doc::string(verdict_name(v.verdict)));
-    if (!v.decompose_with.empty())
-      o.set("decompose_with", Doc::string(v.decompose_with));
-    ops.push(std::move(o));
+namespace {
+// The header line of a check and its counts.
+void print_check_summary(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t) {
+  for (const std::string &n : g.notes)
+    p.text("note: " + n + "\n");
+  p.text("check " + g.source + " on ");
+  p.field("target", r.target);
+  p.text(" (" + t.text("family") + ", " + std::to_string(t.uint("num_nes")) + " cores): ");
+  p.field("verdict", verdict_name(r.verdict));
+  p.text(", ");
+  p.field("rejects", r.count(Severity::Reject));
+  p.text(" reject(s), ");
+  p.field("decompositions", r.count(Severity::Decompose));
+  p.text(" decomposition(s), ");
+  p.field("warnings", r.count(Severity::Warning));
+  p.text(" warning(s)\n");
+}
+
+// The text form lists each object's findings under it (those of no op first); the document form
+// lists them after the ops.
+void print_findings_of(Printer &p, const std::vector<const Finding *> *findings) {
+  if (!findings || !p.text_form())
+    return;
+  for (const Finding *f : *findings) {
+    p.text("    ");
+    print(p, *f, {.object_shown = true});
+    p.text("\n");
   }
-  d.set("ops", std::move(ops));
-  Doc fs = Doc::array();
+}
+} // namespace
+
+void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t) {
+  print_check_summary(p, g, r, t);
+  // The findings of each object, grouped once: a scan of every finding per op is quadratic.
+  std::unordered_map<std::string_view, std::vector<const Finding *>> by_object;
   for (const Finding &f : r.findings)
-    fs.push(printed_doc([&](Printer &p) { print(p, f); }));
-  d.set("findings", std::move(fs));
-  return d;
+    by_object[f.object].push_back(&f);
+  auto of = [&](const std::string &object) {
+    auto found = by_object.find(object);
+    return found == by_object.end() ? nullptr : &found->second;
+  };
+  print_findings_of(p, of(""));
+  {
+    List ops(p, "ops");
+    for (const OpVerdict &v : r.ops) {
+      Object o(p);
+      p.text("  ");
+      p.field("op", v.op);
+      p.text(" (");
+      p.field("type", v.type);
+      p.text("): ");
+      p.field("verdict", verdict_name(v.verdict));
+      if (!v.decompose_with.empty()) {
+        p.text(" into ");
+        p.field("decompose_with", v.decompose_with);
+      }
+      p.text("\n");
+      print_findings_of(p, of(v.op));
+    }
+  }
+  if (!p.text_form())
+    print(p, r.findings, "findings");
 }
 
 Doc param_doc(const Param &p) {
@@ -100,70 +144,107 @@ Doc estimate_doc(const Estimate &e) {
   return d;
 }
 
-Doc place_summary_doc(const Placement &p) {
-  Doc d = Doc::table();
-  d.set("target", Doc::string(p.target));
-  d.set("engine_partitions", Doc::integer(int64_t(p.partitions_on("engine"))));
-  for (const char *b : {"engine", "gpu", "cpu"})
-    d.set(std::string(b) + "_ops", Doc::integer(int64_t(p.count(b))));
-  d.set("engine_flops_share", p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc());
-  return d;
+void print_place_summary(Printer &p, const Placement &pl, const std::string &share) {
+  p.data("target", pl.target);
+  p.field("engine_partitions", pl.partitions_on("engine"));
+  p.text(" engine partition(s), ");
+  p.field("engine_ops", pl.count("engine"));
+  p.text(" of " + std::to_string(pl.ops.size()) + " operation(s) on the engine (" + share +
+         " of the FLOPs), ");
+  p.data("gpu_ops", pl.count("gpu"));
+  p.data("cpu_ops", pl.count("cpu"));
+  p.text(std::to_string(pl.count("gpu")) + " on the GPU, " + std::to_string(pl.count("cpu")) + " on the CPU");
+  p.data("engine_flops_share", pl.flops > 0 ? Doc::number(pl.engine_flops / pl.flops) : Doc());
 }
 
-std::string place_summary_text(const Placement &p, const std::string &share) {
-  return std::to_string(p.partitions_on("engine")) + " engine partition(s), " +
-         std::to_string(p.count("engine")) + " of " + std::to_string(p.ops.size()) +
-         " operation(s) on the engine (" + share + " of the FLOPs), " + std::to_string(p.count("gpu")) +
-         " on the GPU, " + std::to_string(p.count("cpu")) + " on the CPU";
+namespace {
+void print_partitions(Printer &p, const Placement &pl) {
+  p.text("partitions:\n");
+  List parts(p, "partitions");
+  for (size_t k = 0; k < pl.partitions.size(); ++k) {
+    const Partition &part = pl.partitions[k];
+    Object x(p);
+    p.text("  " + std::to_string(k + 1) + " ");
+    p.field("backend", part.backend);
+    p.text(": " + std::to_string(part.count) + " op(s) ");
+    p.field("first_op", pl.ops[part.first].op);
+    p.data("ops", part.count);
+    p.data("flops", Doc::number(part.flops));
+    p.data("latency_us", pl.complete ? Doc::number(part.latency_us) : Doc());
+    p.text((part.count > 1 ? " .. " + pl.ops[part.first + part.count - 1].op : "") + ", " +
+           fixed(part.flops / 1e6, 3) + " MFLOP" +
+           (pl.complete ? ", " + fixed(part.latency_us, 1) + " us" : "") + "\n");
+  }
 }
 
-Doc place_doc(const Graph &g, const Placement &p) {
-  Doc d = place_summary_doc(p);
-  d.set("latency_us", p.complete ? Doc::number(p.latency_us) : Doc());
-  d.set("transfer_us", Doc::number(p.transfer_us));
-  Doc parts = Doc::array();
-  for (const Partition &part : p.partitions) {
-    Doc x = Doc::table();
-    x.set("backend", Doc::string(part.backend));
-    x.set("first_op", Doc::string(p.ops[part.first].op));
-    x.set("ops", Doc::integer(int64_t(part.count)));
-    x.set("flops", Doc::number(part.flops));
-    x.set("latency_us", p.complete ? Doc::number(part.latency_us) : Doc());
-    parts.push(std::move(x));
+// Every op's backend in the document; in the text form the ops off the engine, each with the
+// findings that keep it off.
+void print_placed_ops(Printer &p, const Placement &pl) {
+  p.text("fallbacks:\n");
+  List ops(p, "ops");
+  for (const PlacedOp &o : pl.ops) {
+    Object x(p);
+    bool shown = o.backend != "engine";
+    p.data("op", o.op);
+    p.data("type", o.type);
+    p.data("backend", o.backend);
+    p.data("verdict", verdict_name(o.verdict));
+    if (shown)
+      p.text("  " + o.op + " (" + o.type + ") -> " + o.backend + "\n");
+    List reasons(p, "reasons");
+    for (const Finding *f : o.reasons) {
+      Object r(p);
+      if (shown)
+        p.text("    ");
+      if (shown || !p.text_form())
+        print(p, *f, {.object_shown = true});
+      if (shown)
+        p.text("\n");
+    }
   }
-  d.set("partitions", std::move(parts));
-  Doc ops = Doc::array();
-  for (const PlacedOp &o : p.ops) {
-    Doc x = Doc::table();
-    x.set("op", Doc::string(o.op));
-    x.set("type", Doc::string(o.type));
-    x.set("backend", Doc::string(o.backend));
-    x.set("verdict", Doc::string(verdict_name(o.verdict)));
-    Doc reasons = Doc::array();
-    for (const Finding *f : o.reasons)
-      reasons.push(printed_doc([&](Printer &p) { print(p, *f); }));
-    x.set("reasons", std::move(reasons));
-    ops.push(std::move(x));
+}
+
+void print_boundaries(Printer &p, const Graph &g, const Placement &pl) {
+  p.text("boundaries:\n");
+  List bs(p, "boundaries");
+  for (const Boundary &b : pl.boundaries) {
+    Object x(p);
+    std::string shape = g.tensor(b.tensor)->shape.str();
+    p.text("  ");
+    p.field("tensor", b.tensor);
+    p.text(" ");
+    p.field("shape", shape);
+    p.text(" ");
+    p.field("from", b.from);
+    p.text(" -> ");
+    p.field("to", b.to);
+    p.data("bytes", Doc::number(b.bytes));
+    p.data("transfer_us", Doc::number(b.transfer_us));
+    p.data("transfer_units", Doc::number(b.transfer_units));
+    p.text(" (into partition " + std::to_string(b.partition + 1) + "): " + fixed(b.bytes / 1e3, 1) + " kB, " +
+           fixed(b.transfer_us, 2) + " us, " + fixed(b.transfer_units, 2) + " transfer units\n");
   }
-  d.set("ops", std::move(ops));
-  Doc bs = Doc::array();
-  for (const Boundary &b : p.boundaries) {
-    Doc x = Doc::table();
-    x.set("tensor", Doc::string(b.tensor));
-    x.set("shape", Doc::string(g.tensor(b.tensor)->shape.str()));
-    x.set("from", Doc::string(b.from));
-    x.set("to", Doc::string(b.to));
-    x.set("bytes", Doc::number(b.bytes));
-    x.set("transfer_us", Doc::number(b.transfer_us));
-    x.set("transfer_units", Doc::number(b.transfer_units));
-    bs.push(std::move(x));
+}
+} // namespace
+
+void print(Printer &p, const Graph &g, const Placement &pl) {
+  p.text("place " + g.source + " on " + pl.target + ": ");
+  print_place_summary(p, pl, pl.flops > 0 ? fixed(100.0 * pl.engine_flops / pl.flops, 1) + "%" : "-");
+  p.text("\n");
+  p.data("latency_us", pl.complete ? Doc::number(pl.latency_us) : Doc());
+  p.data("transfer_us", Doc::number(pl.transfer_us));
+  print_partitions(p, pl);
+  print_placed_ops(p, pl);
+  print_boundaries(p, g, pl);
+  if (!pl.complete) {
+    p.text("estimate: unknown (shapes depend on unbound dimensions; no total is given)\n");
+    print_list(p, "unbound", pl.unbound, "  unbound ");
+    return;
   }
-  d.set("boundaries", std::move(bs));
-  Doc unbound = Doc::array();
-  for (const std::string &u : p.unbound)
-    unbound.push(Doc::string(u));
-  d.set("unbound", std::move(unbound));
-  return d;
+  List unbound(p, "unbound");
+  p.text("estimate: " + fixed(pl.latency_us, 1) + " us placed (" + fixed(pl.transfer_us, 2) +
+         " us of transfers; penalties " + fixed(pl.launch_units, 2) + " launch and " +
+         fixed(pl.transfer_units, 2) + " transfer units, ch.18 table 18.3)\n");
 }
 
 Doc eval_doc(const Graph &g, const EvalResult &r, const EvalOptions &o) {

@@ -8,6 +8,7 @@
 #include "anec/compiler/passes/place.hpp"
 #include "anec/support/diagnostic.hpp"
 #include "anec/support/doc.hpp"
+#include "anec/support/printer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,21 +17,22 @@
 
 namespace anec::compiler {
 
-Doc check_doc(const CheckResult &r);
+// `anec check` on one target. The text form: the notes, the verdict and counts on the target, each
+// op's verdict with its findings under it. The document form: the counts, the ops, the findings.
+void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t);
 
 Doc param_doc(const Param &p);
 
 Doc estimate_doc(const Estimate &e);
 
 // What a placement comes to on its target: the partitions on the engine, the ops per backend and
-// the engine's share of the FLOPs (`place` prints it first, the placement matrix as a row).
-Doc place_summary_doc(const Placement &p);
+// the engine's share of the FLOPs, in one sentence in the text form (`anec place`, `anec report`);
+// `share` is that share as the caller writes numbers.
+void print_place_summary(Printer &p, const Placement &pl, const std::string &share);
 
-// The placement in one sentence, as `anec place` and `anec report` print it; `share` is the engine's
-// share of the FLOPs as the caller writes numbers.
-std::string place_summary_text(const Placement &p, const std::string &share);
-
-Doc place_doc(const Graph &g, const Placement &p);
+// `anec place` on one target: the summary, the partitions, the ops off the engine and why, the
+// boundaries and the placed latency.
+void print(Printer &p, const Graph &g, const Placement &pl);
 
 // What `anec eval` reports: each graph output (computed or not, its shape and infinities), the
 // operations not evaluated and why, the tensors seeded, the fp16 events and the skipped operations.
