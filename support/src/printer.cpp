@@ -3,11 +3,19 @@
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
 
+#include <charconv>
 #include <type_traits>
 
 namespace anec {
 
 namespace {
+// The shortest text that reads back as the same double.
+std::string shortest(double v) {
+  char b[32];
+  auto [end, ec] = std::to_chars(b, b + sizeof b, v);
+  return ec == std::errc() ? std::string(b, end) : std::to_string(v);
+}
+
 std::string scalar_text(const Doc &d) {
   switch (d.kind()) {
   case Doc::Kind::String:
@@ -15,7 +23,7 @@ std::string scalar_text(const Doc &d) {
   case Doc::Kind::Int:
     return d.hex ? hex(uint64_t(d.as_int())) : std::to_string(d.as_int());
   case Doc::Kind::Float:
-    return std::to_string(d.as_float());
+    return shortest(d.as_float());
   case Doc::Kind::Bool:
     return d.as_bool() ? "true" : "false";
   default:
@@ -36,8 +44,8 @@ void Scalar::write_text(TextOut &out) const {
           out << std::to_string(v);
         else if constexpr (std::is_same_v<T, uint64_t>)
           out.dec(v);
-        else if constexpr (std::is_same_v<T, Fixed>)
-          out << (v.digits < 0 ? std::to_string(v.value) : fixed(v.value, v.digits));
+        else if constexpr (std::is_same_v<T, double>)
+          out << shortest(v);
         else if constexpr (std::is_same_v<T, Hex>)
           out.hex(v.value, v.width);
         else if constexpr (std::is_same_v<T, Named>)
@@ -60,8 +68,8 @@ Doc Scalar::doc() const {
           return Doc::integer(v);
         else if constexpr (std::is_same_v<T, uint64_t>) // TOML's integers are signed 64-bit
           return v <= uint64_t(INT64_MAX) ? Doc::integer(int64_t(v)) : Doc::number(double(v));
-        else if constexpr (std::is_same_v<T, Fixed>)
-          return Doc::number(v.value);
+        else if constexpr (std::is_same_v<T, double>)
+          return Doc::number(v);
         else if constexpr (std::is_same_v<T, Hex>)
           return v.value <= uint64_t(INT64_MAX) ? Doc::integer(int64_t(v.value), true)
                                                 : Doc::string(hex(v.value));

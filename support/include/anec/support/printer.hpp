@@ -31,13 +31,6 @@ struct Named {
   int64_t value = 0;
 };
 
-// A floating-point value and the digits after the point its text form shows (-1: as the document
-// writes it).
-struct Fixed {
-  double value = 0;
-  int digits = -1;
-};
-
 class Scalar {
 public:
   Scalar(std::string_view v) : v_(v) {}
@@ -50,8 +43,7 @@ public:
   Scalar(unsigned v) : v_(int64_t(v)) {}
   Scalar(unsigned long v) : v_(uint64_t(v)) {}
   Scalar(unsigned long long v) : v_(uint64_t(v)) {}
-  Scalar(double v) : v_(Fixed{v, -1}) {}
-  Scalar(Fixed v) : v_(v) {}
+  Scalar(double v) : v_(v) {}
   Scalar(Hex v) : v_(v) {}
   Scalar(Named v) : v_(v) {}
   Scalar(const Doc &v) : v_(&v) {} // a value already in document form (text: its scalar)
@@ -63,7 +55,7 @@ public:
   Doc doc() const; // a list element (a Named value: its name)
 
 private:
-  std::variant<std::string_view, bool, int64_t, uint64_t, Fixed, Hex, Named, const Doc *> v_;
+  std::variant<std::string_view, bool, int64_t, uint64_t, double, Hex, Named, const Doc *> v_;
 };
 
 // How a tool prints a document: the form its --format names ("text", "json", "csv" or "toml"; the
