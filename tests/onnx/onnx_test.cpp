@@ -245,6 +245,10 @@ TEST(OnnxReal, PlacementReportsMatchGolden) {
                 &out),
             0)
       << out;
+  // The report names the model as given: the golden holds MODELS for the cache's folder, which
+  // depends on the machine ($HOME).
+  for (size_t at; (at = out.find(kModels.string())) != std::string::npos;)
+    out.replace(at, kModels.string().size(), "MODELS");
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-place-melspectrogram-h13.txt"));
 }
 
