@@ -53,10 +53,6 @@ int explain(const fs::path &tables, const tools::Args &args) {
   return 0;
 }
 
-std::string fmt(double v, int digits = 1) {
-  return fixed(v, digits);
-}
-
 // What a command needs from the tables, each read on first use: a single-target command reads one
 // target table (through the index), `--target all` and `calibrate` the line-up.
 using Ctx = compiler::ModelContext;
@@ -72,23 +68,23 @@ std::string unknown_text(const Graph &g, const std::vector<std::string> &unknown
 
 // The calibrated model's header lines: the band and the rates with their provenance.
 std::string calibrated_text(const Estimate &e) {
-  std::string out = "  band " + fmt(e.latency_low_us) + " .. " + fmt(e.latency_high_us) +
+  std::string out = "  band " + fixed(e.latency_low_us) + " .. " + fixed(e.latency_high_us) +
                     " us (10th-90th percentile of the calibration residuals)\n";
-  out += "  compute " + fmt(e.compute_us) + " us, memory " + fmt(e.memory_us) + " us summed over ops (" +
-         fmt(e.flops / 1e6, 3) + " MFLOP, " + fmt(e.bytes / 1e6, 3) + " MB through DRAM)\n";
+  out += "  compute " + fixed(e.compute_us) + " us, memory " + fixed(e.memory_us) + " us summed over ops (" +
+         fixed(e.flops / 1e6, 3) + " MFLOP, " + fixed(e.bytes / 1e6, 3) + " MB through DRAM)\n";
   for (const auto &[name, p] : e.rates)
     out += "  " + name + " = " +
-           (name == "working_set_bytes" ? fmt(p.value / 1e6, 2) + " MB" : fmt(p.value, 4)) + " (" +
+           (name == "working_set_bytes" ? fixed(p.value / 1e6, 2) + " MB" : fixed(p.value, 4)) + " (" +
            p.provenance + ")\n";
-  return out + "  floor   " + fmt(e.floor_us) + " us, one call for the fused program\n";
+  return out + "  floor   " + fixed(e.floor_us) + " us, one call for the fused program\n";
 }
 
 std::string analytic_text(const Estimate &e) {
-  std::string out = "  compute " + fmt(e.compute_us) + " us (" + fmt(e.flops / 1e6, 3) + " MFLOP at " +
-                    fmt(e.peak_tflops.value, 3) + " TFLOP/s, " + e.peak_tflops.provenance + ")\n";
-  out += "  memory  " + fmt(e.memory_us) + " us (" + fmt(e.bytes / 1e6, 3) + " MB at " +
-         fmt(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance + ")\n";
-  return out + "  floor   " + fmt(e.floor_us) + " us (" + e.floor_ms.provenance +
+  std::string out = "  compute " + fixed(e.compute_us) + " us (" + fixed(e.flops / 1e6, 3) + " MFLOP at " +
+                    fixed(e.peak_tflops.value, 3) + " TFLOP/s, " + e.peak_tflops.provenance + ")\n";
+  out += "  memory  " + fixed(e.memory_us) + " us (" + fixed(e.bytes / 1e6, 3) + " MB at " +
+         fixed(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance + ")\n";
+  return out + "  floor   " + fixed(e.floor_us) + " us (" + e.floor_ms.provenance +
          "), one dispatch for the fused program\n";
 }
 
@@ -96,30 +92,32 @@ std::string estimate_text(const Graph &g, const Estimate &e) {
   std::string on = e.target + (e.chip.empty() ? "" : " (" + e.chip + ")");
   if (!e.complete())
     return "estimate " + g.source + " on " + on + ": unknown\n" + unknown_text(g, e.unknown);
-  std::string out = "estimate " + g.source + " on " + on + ": " + fmt(e.latency_us) + " us, " + e.bound +
+  std::string out = "estimate " + g.source + " on " + on + ": " + fixed(e.latency_us) + " us, " + e.bound +
                     "-bound (" + e.model + " model" + (e.kind == "decomposed" ? ", decomposed" : "") + ")\n";
   out += e.model == "calibrated" ? calibrated_text(e) : analytic_text(e);
   for (const std::string &n : e.unestimated) out += "  no cost form for " + n + ": left out of the total\n";
   if (e.skipped_ops)
     out += "  skipped, moving no data (runtime operation skip): " + join(e.skipped, ", ") + ", saving " +
-           fmt(e.skipped_us) + " us\n";
+           fixed(e.skipped_us) + " us\n";
   if (e.kind == "decomposed")
     out += "  attention has no analytic cost form (ch.18): estimated as a decomposition (score matrix, "
            "softmax, two matmuls)\n";
   for (const OpCost &c : e.ops)
     out += "  op " + c.op + " (" + c.type + "): " +
            (c.estimated
-                ? fmt(c.flops / 1e6, 3) + " MFLOP, " + fmt(c.bytes / 1e6, 3) + " MB alone: compute " +
-                      fmt(c.compute_us) + " us, memory " + fmt(c.memory_us) + " us, " + c.bound + "-bound"
+                ? fixed(c.flops / 1e6, 3) + " MFLOP, " + fixed(c.bytes / 1e6, 3) + " MB alone: compute " +
+                      fixed(c.compute_us) + " us, memory " + fixed(c.memory_us) + " us, " + c.bound + "-bound"
                 : std::string("no estimate")) +
            "\n";
   out += "  placement order:";
   for (const auto &b : e.placement)
-    out += " " + b.backend + " " + fmt(b.coarse_us, 3) + " us (launch " + fmt(b.launch_units, 2) + ")";
+    out += " " + b.backend + " " + fixed(b.coarse_us, 3) + " us (launch " + fixed(b.launch_units, 2) + ")";
   return out + " (coarse anchors and launch penalties in model units, ch.18 tables 18.2, 18.3)\n";
 }
 
-std::string percent(double part, double whole) { return whole > 0 ? fmt(100.0 * part / whole) + "%" : "-"; }
+std::string percent(double part, double whole) {
+  return whole > 0 ? fixed(100.0 * part / whole) + "%" : "-";
+}
 
 // The placement matrix: one row per target.
 std::string place_matrix(const std::vector<Placement> &ps, const std::string &format,
@@ -139,7 +137,7 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
          p.count("cpu"),
          {percent(p.engine_flops, p.flops), p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc()},
          p.boundaries.size(),
-         {p.complete ? fmt(p.latency_us) : "unknown", p.complete ? Doc::number(p.latency_us) : Doc()}});
+         {p.complete ? fixed(p.latency_us) : "unknown", p.complete ? Doc::number(p.latency_us) : Doc()}});
   return render(format, "anec.place-matrix", [&](Printer &p) {
     p.data("model", model);
     print(p, table, "targets");
@@ -162,7 +160,7 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
     const Estimate &e = es[i];
     auto banded = [&](double v) -> Cell {
       bool known = e.complete() && e.model == "calibrated";
-      return {known ? fmt(v) : "-", known ? Doc::number(v) : Doc()};
+      return {known ? fixed(v) : "-", known ? Doc::number(v) : Doc()};
     };
     table.add(
         {cs[i].target,
@@ -170,7 +168,7 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
          cs[i].count(Severity::Reject),
          cs[i].count(Severity::Decompose),
          cs[i].count(Severity::Warning),
-         {e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? Doc::number(e.latency_us) : Doc()},
+         {e.complete() ? fixed(e.latency_us) : "unknown", e.complete() ? Doc::number(e.latency_us) : Doc()},
          banded(e.latency_low_us),
          banded(e.latency_high_us),
          {e.complete() ? e.bound : "unknown", Doc::string(e.bound)},
@@ -208,18 +206,20 @@ Table rates_rows(const Calibration &c) {
   Table table{
       {"chip", "matmul_tflops", "weight_gbps", "activation_gbps", "call_floor_ms", "working_set_mb"}, {}, {}};
   for (const auto &[chip, r] : c.chips)
-    table.rows.push_back({chip, fmt(r.tflops(), 2), fmt(r.weight_gbps(), 1), fmt(r.activation_gbps(), 1),
-                          fmt(r.floor_ms(), 3), fmt(r.working_set() / 1e6, 2)});
+    table.rows.push_back({chip, fixed(r.tflops(), 2), fixed(r.weight_gbps(), 1),
+                          fixed(r.activation_gbps(), 1), fixed(r.floor_ms(), 3),
+                          fixed(r.working_set() / 1e6, 2)});
   return table;
 }
 
 Table family_rows(const Calibration &c) {
   Table table{{"family", "compute", "stream", "falloff_mb", "band_fit", "band_loco"}, {}, {}};
-  auto pct = [](double v) { return fmt(100.0 * (std::exp(v) - 1), 0) + "%"; };
+  auto pct = [](double v) { return fixed(100.0 * (std::exp(v) - 1), 0) + "%"; };
   for (const auto &[name, f] : c.families)
-    table.rows.push_back(
-        {name, fmt(f.compute, 3), fmt(f.stream, 3), f.falloff_bytes > 0 ? fmt(f.falloff_bytes / 1e6, 1) : "-",
-         pct(f.fit_low) + ".." + pct(f.fit_high), pct(f.loco_low) + ".." + pct(f.loco_high)});
+    table.rows.push_back({name, fixed(f.compute, 3), fixed(f.stream, 3),
+                          f.falloff_bytes > 0 ? fixed(f.falloff_bytes / 1e6, 1) : "-",
+                          pct(f.fit_low) + ".." + pct(f.fit_high),
+                          pct(f.loco_low) + ".." + pct(f.loco_high)});
   return table;
 }
 
@@ -233,9 +233,10 @@ Table row_rows(const FitReport &rep, const std::vector<Row> &rows) {
     const Row &row = rows[r.row];
     double m = row.m.lat_ms;
     table.rows.push_back({std::to_string(row.m.line), row.machine, row.m.op, row.m.params, r.family,
-                          fmt(m, 4), fmt(r.predicted_ms, 4), fmt(100 * (r.predicted_ms / m - 1), 1) + "%",
-                          r.loco_ms > 0 ? fmt(r.loco_ms, 4) : "-",
-                          r.loco_ms > 0 ? fmt(100 * (r.loco_ms / m - 1), 1) + "%" : "-",
+                          fixed(m, 4), fixed(r.predicted_ms, 4),
+                          fixed(100 * (r.predicted_ms / m - 1), 1) + "%",
+                          r.loco_ms > 0 ? fixed(r.loco_ms, 4) : "-",
+                          r.loco_ms > 0 ? fixed(100 * (r.loco_ms / m - 1), 1) + "%" : "-",
                           r.left_out.empty() ? "-" : r.left_out});
   }
   return table;
@@ -312,7 +313,7 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
         rows[i].push_back(
             {files[i].string(), t->name, verdict_name(c.verdict), std::to_string(c.count(Severity::Reject)),
              std::to_string(c.count(Severity::Decompose)), std::to_string(c.count(Severity::Warning)),
-             e.complete() ? fmt(e.latency_us) : "unknown", e.complete() ? e.bound : "unknown", ""});
+             e.complete() ? fixed(e.latency_us) : "unknown", e.complete() ? e.bound : "unknown", ""});
       }
     } catch (const Error &e) {
       outcome[i] = 2;
@@ -413,7 +414,7 @@ std::string file_name_of(const std::string &tensor) {
 
 std::string eval_text(const Doc &d) {
   std::string out = "eval " + d.find("model")->as_string() + " (" + d.find("precision")->as_string() + ", " +
-                    d.find("gemm")->as_string() + " GEMM, " + fmt(d.find("gflop")->as_float(), 4) +
+                    d.find("gemm")->as_string() + " GEMM, " + fixed(d.find("gflop")->as_float(), 4) +
                     " GFLOP)\n";
   for (const Doc &o : d.find("outputs")->items()) {
     out += "  output " + o.find("name")->as_string();
@@ -526,7 +527,7 @@ std::string shortest(double v) {
 
 std::string tune_text(const Doc &d) {
   std::string out = "tune " + d.find("model")->as_string() + " on " + d.find("target")->as_string() + ": " +
-                    fmt(d.find("before_us")->as_float()) + " -> " + fmt(d.find("after_us")->as_float()) +
+                    fixed(d.find("before_us")->as_float()) + " -> " + fixed(d.find("after_us")->as_float()) +
                     " us (" + d.find("metric")->as_string() + " tolerance " +
                     shortest(d.find("tolerance")->as_float()) + ", evaluated with the " +
                     d.find("gemm")->as_string() + " GEMM)\n";
