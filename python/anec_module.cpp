@@ -351,7 +351,8 @@ py::object estimate(const py::object &model, const std::string &target, const Di
       compiler::estimate(g, s->catalog, targets, calibration ? &*calibration : nullptr, chip);
   py::list out;
   for (const compiler::Estimate &e : es)
-    out.append(to_python(document("anec.estimate", compiler::estimate_doc(e))));
+    out.append(
+        to_python(document("anec.estimate", printed_doc([&](Printer &p) { compiler::print(p, g, e); }))));
   return one_or_all(out, target);
 }
 
@@ -406,7 +407,8 @@ py::tuple eval(const py::object &model, const std::optional<std::map<std::string
   py::dict out;
   for (const auto &[name, v] : r.outputs)
     out[py::str(name)] = output_array(v, options.precision);
-  return py::make_tuple(out, to_python(document("anec.eval", compiler::eval_doc(g, r, options))));
+  Doc report = printed_doc([&](Printer &p) { compiler::print(p, g, r, options); });
+  return py::make_tuple(out, to_python(document("anec.eval", std::move(report))));
 }
 
 // A target as Python sees it: the fields as typed attributes, their provenance on request.

@@ -57,64 +57,6 @@ int explain(const fs::path &tables, const tools::Args &args) {
 // target table (through the index), `--target all` and `calibrate` the line-up.
 using Ctx = compiler::ModelContext;
 
-// With unknown shapes there is no total: what is unknown and how to bind it.
-std::string unknown_text(const Graph &g, const std::vector<std::string> &unknown) {
-  std::string out = "  unknown: " + std::to_string(unknown.size()) +
-                    " operation(s) have shapes that depend on unbound dimensions (first: " + unknown.front() +
-                    "); no total is given\n";
-  for (const std::string &d : unbound_dimensions(g)) out += "  unbound " + d + "\n";
-  return out;
-}
-
-// The calibrated model's header lines: the band and the rates with their provenance.
-std::string calibrated_text(const Estimate &e) {
-  std::string out = "  band " + fixed(e.latency_low_us) + " .. " + fixed(e.latency_high_us) +
-                    " us (10th-90th percentile of the calibration residuals)\n";
-  out += "  compute " + fixed(e.compute_us) + " us, memory " + fixed(e.memory_us) + " us summed over ops (" +
-         fixed(e.flops / 1e6, 3) + " MFLOP, " + fixed(e.bytes / 1e6, 3) + " MB through DRAM)\n";
-  for (const auto &[name, p] : e.rates)
-    out += "  " + name + " = " +
-           (name == "working_set_bytes" ? fixed(p.value / 1e6, 2) + " MB" : fixed(p.value, 4)) + " (" +
-           p.provenance + ")\n";
-  return out + "  floor   " + fixed(e.floor_us) + " us, one call for the fused program\n";
-}
-
-std::string analytic_text(const Estimate &e) {
-  std::string out = "  compute " + fixed(e.compute_us) + " us (" + fixed(e.flops / 1e6, 3) + " MFLOP at " +
-                    fixed(e.peak_tflops.value, 3) + " TFLOP/s, " + e.peak_tflops.provenance + ")\n";
-  out += "  memory  " + fixed(e.memory_us) + " us (" + fixed(e.bytes / 1e6, 3) + " MB at " +
-         fixed(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance + ")\n";
-  return out + "  floor   " + fixed(e.floor_us) + " us (" + e.floor_ms.provenance +
-         "), one dispatch for the fused program\n";
-}
-
-std::string estimate_text(const Graph &g, const Estimate &e) {
-  std::string on = e.target + (e.chip.empty() ? "" : " (" + e.chip + ")");
-  if (!e.complete())
-    return "estimate " + g.source + " on " + on + ": unknown\n" + unknown_text(g, e.unknown);
-  std::string out = "estimate " + g.source + " on " + on + ": " + fixed(e.latency_us) + " us, " + e.bound +
-                    "-bound (" + e.model + " model" + (e.kind == "decomposed" ? ", decomposed" : "") + ")\n";
-  out += e.model == "calibrated" ? calibrated_text(e) : analytic_text(e);
-  for (const std::string &n : e.unestimated) out += "  no cost form for " + n + ": left out of the total\n";
-  if (e.skipped_ops)
-    out += "  skipped, moving no data (runtime operation skip): " + join(e.skipped, ", ") + ", saving " +
-           fixed(e.skipped_us) + " us\n";
-  if (e.kind == "decomposed")
-    out += "  attention has no analytic cost form (ch.18): estimated as a decomposition (score matrix, "
-           "softmax, two matmuls)\n";
-  for (const OpCost &c : e.ops)
-    out += "  op " + c.op + " (" + c.type + "): " +
-           (c.estimated
-                ? fixed(c.flops / 1e6, 3) + " MFLOP, " + fixed(c.bytes / 1e6, 3) + " MB alone: compute " +
-                      fixed(c.compute_us) + " us, memory " + fixed(c.memory_us) + " us, " + c.bound + "-bound"
-                : std::string("no estimate")) +
-           "\n";
-  out += "  placement order:";
-  for (const auto &b : e.placement)
-    out += " " + b.backend + " " + fixed(b.coarse_us, 3) + " us (launch " + fixed(b.launch_units, 2) + ")";
-  return out + " (coarse anchors and launch penalties in model units, ch.18 tables 18.2, 18.3)\n";
-}
-
 std::string percent(double part, double whole) {
   return whole > 0 ? fixed(100.0 * part / whole) + "%" : "-";
 }
@@ -412,35 +354,6 @@ std::string file_name_of(const std::string &tensor) {
   return out + ".npy";
 }
 
-std::string eval_text(const Doc &d) {
-  std::string out = "eval " + d.find("model")->as_string() + " (" + d.find("precision")->as_string() + ", " +
-                    d.find("gemm")->as_string() + " GEMM, " + fixed(d.find("gflop")->as_float(), 4) +
-                    " GFLOP)\n";
-  for (const Doc &o : d.find("outputs")->items()) {
-    out += "  output " + o.find("name")->as_string();
-    if (!o.find("computed")->as_bool()) {
-      out += ": not computed\n";
-      continue;
-    }
-    std::string shape;
-    for (const Doc &x : o.find("shape")->items())
-      shape += (shape.empty() ? "" : ",") + std::to_string(x.as_int());
-    out += " [" + shape + "]";
-    if (int64_t inf = o.find("infinities")->as_int())
-      out += ", " + std::to_string(inf) + " infinite value(s)";
-    out += "\n";
-  }
-  for (const Doc &u : d.find("unevaluated")->items())
-    out += "  not evaluated: " + u.find("op")->as_string() + " (" + u.find("why")->as_string() + ")\n";
-  for (const Doc &s : d.find("seeded")->items())
-    out += "  seeded random values: " + s.as_string() + "\n";
-  for (const Doc &s : d.find("numerics")->items())
-    out += "  fp16: " + s.as_string() + "\n";
-  for (const Doc &s : d.find("skipped")->items())
-    out += "  skipped, moving no data: " + s.as_string() + "\n";
-  return out;
-}
-
 int eval_command(const Ctx &ctx, const tools::Args &args) {
   const std::string &out_dir = args.value("out"), &format = args.value("format"), &gemm = args.value("gemm");
   const std::vector<std::string> &dim_args = args.values("dim"), &models = args.positional();
@@ -461,44 +374,9 @@ int eval_command(const Ctx &ctx, const tools::Args &args) {
     }
     write_output_set(out_dir, files);
   }
-  Doc d = compiler::eval_doc(g, r, options);
-  std::string text = format == "json" ? json_document("anec.eval", std::move(d)) : eval_text(d);
+  std::string text = render(format, "anec.eval", [&](Printer &p) { print(p, g, r, options); });
   std::fwrite(text.data(), 1, text.size(), stdout);
   return r.outputs.size() == g.outputs.size() ? 0 : 1;
-}
-
-Doc tune_doc(const Graph &g, const TuneResult &r, const TuneOptions &o, const std::string &target) {
-  Doc d = Doc::table();
-  d.set("model", Doc::string(g.source));
-  d.set("target", Doc::string(target));
-  d.set("metric", Doc::string(o.metric == Metric::cosine ? "cosine" : "max_abs"));
-  d.set("tolerance", Doc::number(o.tolerance));
-  d.set("gemm",
-        Doc::string("reference")); // the tuner's evaluations always use it (compiler/src/passes/tune.cpp)
-  d.set("before_us", Doc::number(r.before_us));
-  d.set("after_us", Doc::number(r.after_us));
-  Doc unchecked = Doc::array();
-  for (const std::string &n : r.unchecked)
-    unchecked.push(Doc::string(n));
-  d.set("unchecked_outputs", std::move(unchecked));
-  Doc steps = Doc::array();
-  for (const TuneStep &s : r.steps) {
-    Doc x = Doc::table();
-    x.set("rewrite", Doc::string(s.rewrite));
-    x.set("source", Doc::string(s.source));
-    Doc sites = Doc::array();
-    for (const std::string &n : s.sites)
-      sites.push(Doc::string(n));
-    x.set("sites", std::move(sites));
-    x.set("error", std::isfinite(s.error) ? Doc::number(s.error) : Doc::string("inf"));
-    x.set("before_us", Doc::number(s.before_us));
-    x.set("after_us", std::isfinite(s.after_us) ? Doc::number(s.after_us) : Doc());
-    x.set("kept", Doc::boolean(s.kept));
-    x.set("why", Doc::string(s.why));
-    steps.push(std::move(x));
-  }
-  d.set("rewrites", std::move(steps));
-  return d;
 }
 
 // Whether BEST.json reads back with the tuned graph's shapes: a front-end (ONNX) may give shapes the
@@ -525,28 +403,56 @@ std::string shortest(double v) {
   return buf;
 }
 
-std::string tune_text(const Doc &d) {
-  std::string out = "tune " + d.find("model")->as_string() + " on " + d.find("target")->as_string() + ": " +
-                    fixed(d.find("before_us")->as_float()) + " -> " + fixed(d.find("after_us")->as_float()) +
-                    " us (" + d.find("metric")->as_string() + " tolerance " +
-                    shortest(d.find("tolerance")->as_float()) + ", evaluated with the " +
-                    d.find("gemm")->as_string() + " GEMM)\n";
-  for (const Doc &s : d.find("rewrites")->items()) {
-    std::string sites;
-    for (const Doc &n : s.find("sites")->items())
-      sites += (sites.empty() ? "" : ", ") + n.as_string();
-    const Doc *err = s.find("error");
-    out += "  " + s.find("rewrite")->as_string() + " at " + sites + ": error " +
-           (err->is(Doc::Kind::String) ? err->as_string() : shortest(err->as_float())) + ", " +
-           s.find("why")->as_string() + "\n";
+void print_tune_step(Printer &p, const TuneStep &s) {
+  Object x(p);
+  p.text("  ");
+  p.field("rewrite", s.rewrite);
+  p.data("source", s.source);
+  p.text(" at " + join(s.sites, ", ") + ": error ");
+  if (!p.text_form())
+    print_list(p, "sites", s.sites, "");
+  bool finite = std::isfinite(s.error);
+  p.data("error", finite ? Doc::number(s.error) : Doc::string("inf"));
+  p.text((finite ? shortest(s.error) : "inf") + ", ");
+  p.data("before_us", s.before_us);
+  p.data("after_us", std::isfinite(s.after_us) ? Doc::number(s.after_us) : Doc());
+  p.data("kept", s.kept);
+  p.field("why", s.why);
+  p.text("\n");
+}
+
+// `anec tune`: the latency before and after, each rewrite tried and why it was kept or not, whether
+// the written graph reads back as the tuned one, and the outputs whose accuracy is not checked.
+void print_tune(Printer &p, const Graph &g, const TuneResult &r, const TuneOptions &o,
+                const std::string &target, const std::string &read_back) {
+  p.text("tune ");
+  p.field("model", g.source);
+  p.text(" on ");
+  p.field("target", target);
+  p.data("before_us", r.before_us);
+  p.data("after_us", r.after_us);
+  p.text(": " + fixed(r.before_us) + " -> " + fixed(r.after_us) + " us (");
+  p.field("metric", o.metric == Metric::cosine ? "cosine" : "max_abs");
+  p.data("tolerance", o.tolerance);
+  p.text(" tolerance " + shortest(o.tolerance) + ", evaluated with the ");
+  p.field("gemm", "reference"); // the tuner's evaluations always use it (compiler/src/passes/tune.cpp)
+  p.text(" GEMM)\n");
+  {
+    List steps(p, "rewrites");
+    for (const TuneStep &s : r.steps)
+      print_tune_step(p, s);
   }
-  if (std::string back = d.find("read_back")->as_string(); back != "same")
-    out += "  warning: the written graph, read back, is not the tuned one (the format's shape functions do "
-           "not reproduce the front-end's): " +
-           back + "\n";
-  for (const Doc &n : d.find("unchecked_outputs")->items())
-    out += "  output " + n.as_string() + " cannot be evaluated: its accuracy is not checked\n";
-  return out;
+  p.data("read_back", read_back);
+  if (read_back != "same")
+    p.text("  warning: the written graph, read back, is not the tuned one (the format's shape functions "
+           "do not reproduce the front-end's): " +
+           read_back + "\n");
+  List unchecked(p, "unchecked_outputs");
+  for (const std::string &n : r.unchecked) {
+    p.text("  output ");
+    p.item(n);
+    p.text(" cannot be evaluated: its accuracy is not checked\n");
+  }
 }
 
 int tune_command(const Ctx &ctx, const tools::Args &args) {
@@ -573,9 +479,9 @@ int tune_command(const Ctx &ctx, const tools::Args &args) {
                       targets, &calibration, options);
   std::string best = json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path()));
   write_output(out, best);
-  Doc d = tune_doc(g, r, options, target);
-  d.set("read_back", Doc::string(read_back(best, out, r.best, ctx.catalog)));
-  std::string text = format == "json" ? json_document("anec.tune", std::move(d)) : tune_text(d);
+  std::string back = read_back(best, out, r.best, ctx.catalog);
+  std::string text =
+      render(format, "anec.tune", [&](Printer &p) { print_tune(p, g, r, options, target, back); });
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
@@ -662,7 +568,7 @@ int run(const Ctx &ctx, const tools::Args &args) {
       print(p, g, ps[0]);
     });
   else
-    out = format == "json" ? json_document("anec.estimate", estimate_doc(es[0])) : estimate_text(g, es[0]);
+    out = render(format, "anec.estimate", [&](Printer &p) { print(p, g, es[0]); });
   std::fwrite(out.data(), 1, out.size(), stdout);
   return cmd == "check" && rejects(cs) ? 1 : 0;
 }

@@ -71,77 +71,148 @@ void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &
     print(p, r.findings, "findings");
 }
 
-Doc param_doc(const Param &p) {
-  Doc d = Doc::table();
-  d.set("value", Doc::number(p.value));
-  d.set("provenance", Doc::string(p.provenance));
-  return d;
+namespace {
+// A list of names the document holds; the text form words them itself.
+void print_names(Printer &p, std::string_view key, const std::vector<std::string> &names) {
+  if (!p.text_form())
+    print_list(p, key, names, "");
 }
 
-Doc estimate_doc(const Estimate &e) {
-  Doc d = Doc::table();
-  d.set("target", Doc::string(e.target));
-  d.set("latency_us", e.complete() ? Doc::number(e.latency_us) : Doc());
-  Doc unknown = Doc::array();
-  for (const std::string &n : e.unknown)
-    unknown.push(Doc::string(n));
-  d.set("unknown_ops", std::move(unknown));
-  Doc skipped = Doc::array();
-  for (const std::string &n : e.skipped)
-    skipped.push(Doc::string(n));
-  d.set("skipped_ops", std::move(skipped));
-  d.set("skipped_us", Doc::number(e.skipped_us));
-  d.set("compute_us", Doc::number(e.compute_us));
-  d.set("memory_us", Doc::number(e.memory_us));
-  d.set("floor_us", Doc::number(e.floor_us));
-  d.set("bound", Doc::string(e.bound));
-  d.set("kind", Doc::string(e.kind));
-  d.set("flops", Doc::number(e.flops));
-  d.set("bytes", Doc::number(e.bytes));
-  d.set("model", Doc::string(e.model));
-  d.set("chip", e.chip.empty() ? Doc() : Doc::string(e.chip));
-  d.set("latency_low_us", e.complete() && e.model == "calibrated" ? Doc::number(e.latency_low_us) : Doc());
-  d.set("latency_high_us", e.complete() && e.model == "calibrated" ? Doc::number(e.latency_high_us) : Doc());
-  Doc p = Doc::table();
-  if (e.model == "calibrated") {
-    for (const auto &[name, param] : e.rates)
-      p.set(name, param_doc(param));
-  } else {
-    p.set("peak_tflops", param_doc(e.peak_tflops));
-    p.set("bandwidth_gbps", param_doc(e.bandwidth_gbps));
-    p.set("dispatch_floor_ms", param_doc(e.floor_ms));
+void print_param(Printer &p, std::string_view key, const Param &param) {
+  Object o(p, key);
+  p.data("value", param.value);
+  p.data("provenance", param.provenance);
+}
+
+// The first line: the total, what bounds it and the model; without a total, what is unknown and
+// how to bind it.
+void print_headline(Printer &p, const Graph &g, const Estimate &e) {
+  bool complete = e.complete(), calibrated = e.model == "calibrated";
+  p.text("estimate " + g.source + " on ");
+  p.field("target", e.target);
+  p.data("chip", e.chip.empty() ? Doc() : Doc::string(e.chip));
+  p.text((e.chip.empty() ? "" : " (" + e.chip + ")") + ": ");
+  p.data("latency_us", complete ? Doc::number(e.latency_us) : Doc());
+  p.data("latency_low_us", complete && calibrated ? Doc::number(e.latency_low_us) : Doc());
+  p.data("latency_high_us", complete && calibrated ? Doc::number(e.latency_high_us) : Doc());
+  p.data("bound", e.bound);
+  p.data("kind", e.kind);
+  p.data("model", e.model);
+  print_names(p, "unknown_ops", e.unknown);
+  if (!complete) {
+    p.text("unknown\n  unknown: " + std::to_string(e.unknown.size()) +
+           " operation(s) have shapes that depend on unbound dimensions (first: " + e.unknown.front() +
+           "); no total is given\n");
+    for (const std::string &d : unbound_dimensions(g))
+      p.text("  unbound " + d + "\n");
+    return;
   }
-  d.set("parameters", std::move(p));
-  Doc un = Doc::array();
-  for (const std::string &n : e.unestimated)
-    un.push(Doc::string(n));
-  d.set("unestimated_ops", std::move(un));
-  Doc ops = Doc::array();
+  p.text(fixed(e.latency_us) + " us, " + e.bound + "-bound (" + e.model + " model" +
+         (e.kind == "decomposed" ? ", decomposed" : "") + ")\n");
+}
+
+// The totals and the rates they come from, with their provenance.
+void print_rates(Printer &p, const Estimate &e, bool shown) {
+  p.data("compute_us", e.compute_us);
+  p.data("memory_us", e.memory_us);
+  p.data("floor_us", e.floor_us);
+  p.data("flops", e.flops);
+  p.data("bytes", e.bytes);
+  Object parameters(p, "parameters");
+  std::string mflop = fixed(e.flops / 1e6, 3) + " MFLOP", mb = fixed(e.bytes / 1e6, 3) + " MB";
+  if (e.model != "calibrated") {
+    print_param(p, "peak_tflops", e.peak_tflops);
+    print_param(p, "bandwidth_gbps", e.bandwidth_gbps);
+    print_param(p, "dispatch_floor_ms", e.floor_ms);
+    if (shown)
+      p.text("  compute " + fixed(e.compute_us) + " us (" + mflop + " at " + fixed(e.peak_tflops.value, 3) +
+             " TFLOP/s, " + e.peak_tflops.provenance + ")\n  memory  " + fixed(e.memory_us) + " us (" + mb +
+             " at " + fixed(e.bandwidth_gbps.value, 3) + " GB/s, " + e.bandwidth_gbps.provenance +
+             ")\n  floor   " + fixed(e.floor_us) + " us (" + e.floor_ms.provenance +
+             "), one dispatch for the fused program\n");
+    return;
+  }
+  if (shown)
+    p.text("  band " + fixed(e.latency_low_us) + " .. " + fixed(e.latency_high_us) +
+           " us (10th-90th percentile of the calibration residuals)\n  compute " + fixed(e.compute_us) +
+           " us, memory " + fixed(e.memory_us) + " us summed over ops (" + mflop + ", " + mb +
+           " through DRAM)\n");
+  for (const auto &[name, rate] : e.rates) {
+    print_param(p, name, rate);
+    if (shown)
+      p.text("  " + name + " = " +
+             (name == "working_set_bytes" ? fixed(rate.value / 1e6, 2) + " MB" : fixed(rate.value, 4)) +
+             " (" + rate.provenance + ")\n");
+  }
+  if (shown)
+    p.text("  floor   " + fixed(e.floor_us) + " us, one call for the fused program\n");
+}
+
+// What the total leaves out: ops with no cost form, and ops skipped at run time.
+void print_left_out(Printer &p, const Estimate &e, bool shown) {
+  print_names(p, "unestimated_ops", e.unestimated);
+  if (shown)
+    for (const std::string &n : e.unestimated)
+      p.text("  no cost form for " + n + ": left out of the total\n");
+  print_names(p, "skipped_ops", e.skipped);
+  p.data("skipped_us", e.skipped_us);
+  if (shown && e.skipped_ops)
+    p.text("  skipped, moving no data (runtime operation skip): " + join(e.skipped, ", ") + ", saving " +
+           fixed(e.skipped_us) + " us\n");
+  if (shown && e.kind == "decomposed")
+    p.text("  attention has no analytic cost form (ch.18): estimated as a decomposition (score matrix, "
+           "softmax, two matmuls)\n");
+}
+
+void print_op_costs(Printer &p, const Estimate &e, bool shown) {
+  List ops(p, "ops");
   for (const OpCost &c : e.ops) {
-    Doc o = Doc::table();
-    o.set("op", Doc::string(c.op));
-    o.set("type", Doc::string(c.type));
-    o.set("cost_form", Doc::string(c.form));
-    o.set("estimated", Doc::boolean(c.estimated));
-    o.set("decomposed", Doc::boolean(c.decomposed));
-    o.set("flops", Doc::number(c.flops));
-    o.set("bytes", Doc::number(c.bytes));
-    o.set("compute_us", Doc::number(c.compute_us));
-    o.set("memory_us", Doc::number(c.memory_us));
-    o.set("bound", Doc::string(c.bound));
-    ops.push(std::move(o));
+    Object o(p);
+    for (auto [key, value] : {std::pair{"op", &c.op}, {"type", &c.type}, {"cost_form", &c.form}})
+      p.data(key, *value);
+    p.data("estimated", c.estimated);
+    p.data("decomposed", c.decomposed);
+    for (auto [key, value] : {std::pair{"flops", c.flops},
+                              {"bytes", c.bytes},
+                              {"compute_us", c.compute_us},
+                              {"memory_us", c.memory_us}})
+      p.data(key, value);
+    p.data("bound", c.bound);
+    if (!shown)
+      continue;
+    p.text("  op " + c.op + " (" + c.type + "): ");
+    p.text(c.estimated ? fixed(c.flops / 1e6, 3) + " MFLOP, " + fixed(c.bytes / 1e6, 3) +
+                             " MB alone: compute " + fixed(c.compute_us) + " us, memory " +
+                             fixed(c.memory_us) + " us, " + c.bound + "-bound\n"
+                       : "no estimate\n");
   }
-  d.set("ops", std::move(ops));
-  Doc pl = Doc::array();
+}
+
+// The graph as one segment on each backend, fastest first.
+void print_backend_order(Printer &p, const Estimate &e, bool shown) {
+  if (shown)
+    p.text("  placement order:");
+  List order(p, "placement");
   for (const auto &b : e.placement) {
-    Doc x = Doc::table();
-    x.set("backend", Doc::string(b.backend));
-    x.set("coarse_latency_us", Doc::number(b.coarse_us));
-    x.set("launch_penalty_units", Doc::number(b.launch_units));
-    pl.push(std::move(x));
+    Object x(p);
+    p.data("backend", b.backend);
+    p.data("coarse_latency_us", b.coarse_us);
+    p.data("launch_penalty_units", b.launch_units);
+    if (shown)
+      p.text(" " + b.backend + " " + fixed(b.coarse_us, 3) + " us (launch " + fixed(b.launch_units, 2) + ")");
   }
-  d.set("placement", std::move(pl));
-  return d;
+  if (shown)
+    p.text(" (coarse anchors and launch penalties in model units, ch.18 tables 18.2, 18.3)\n");
+}
+} // namespace
+
+void print(Printer &p, const Graph &g, const Estimate &e) {
+  print_headline(p, g, e);
+  bool shown = e.complete(); // without a total the text form shows only the headline
+  print_rates(p, e, shown);
+  print_left_out(p, e, shown);
+  print_op_costs(p, e, shown);
+  print_backend_order(p, e, shown);
 }
 
 void print_place_summary(Printer &p, const Placement &pl, const std::string &share) {
@@ -247,48 +318,61 @@ void print(Printer &p, const Graph &g, const Placement &pl) {
          fixed(pl.transfer_units, 2) + " transfer units, ch.18 table 18.3)\n");
 }
 
-Doc eval_doc(const Graph &g, const EvalResult &r, const EvalOptions &o) {
-  Doc d = Doc::table();
-  d.set("model", Doc::string(g.source));
-  d.set("precision", Doc::string(o.precision == Precision::fp16 ? "fp16" : "fp32"));
-  d.set("gemm", Doc::string(o.gemm == Gemm::openblas ? "openblas" : "reference"));
-  d.set("gflop", Doc::number(r.report.flops / 1e9));
-  auto strings = [](const std::vector<std::string> &v) {
-    Doc a = Doc::array();
-    for (const std::string &s : v)
-      a.push(Doc::string(s));
-    return a;
-  };
-  Doc outputs = Doc::array();
-  for (const std::string &name : g.outputs) {
-    Doc o = Doc::table();
-    o.set("name", Doc::string(name));
-    auto it = r.outputs.find(name);
-    o.set("computed", Doc::boolean(it != r.outputs.end()));
-    if (it != r.outputs.end()) {
-      const std::vector<float> &v = it->second.v;
-      Doc shape = Doc::array();
-      for (int64_t x : it->second.d)
-        shape.push(Doc::integer(x));
-      o.set("shape", std::move(shape));
-      int64_t inf = std::count_if(v.begin(), v.end(), [](float x) { return std::isinf(x); });
-      o.set("infinities", Doc::integer(inf));
+namespace {
+void print_output(Printer &p, const std::string &name, const Values *values) {
+  Object o(p);
+  p.text("  output ");
+  p.field("name", name);
+  p.data("computed", values != nullptr);
+  if (!values) {
+    p.text(": not computed\n");
+    return;
+  }
+  {
+    p.text(" [");
+    List shape(p, "shape");
+    for (size_t k = 0; k < values->d.size(); ++k) {
+      p.text(k ? "," : "");
+      p.item(values->d[k]);
     }
-    outputs.push(std::move(o));
+    p.text("]");
   }
-  d.set("outputs", std::move(outputs));
-  Doc un = Doc::array();
-  for (const auto &[op, why] : r.report.unevaluated) {
-    Doc u = Doc::table();
-    u.set("op", Doc::string(op));
-    u.set("why", Doc::string(why));
-    un.push(std::move(u));
+  int64_t inf = std::count_if(values->v.begin(), values->v.end(), [](float x) { return std::isinf(x); });
+  p.data("infinities", inf);
+  p.text(inf ? ", " + std::to_string(inf) + " infinite value(s)\n" : "\n");
+}
+} // namespace
+
+void print(Printer &p, const Graph &g, const EvalResult &r, const EvalOptions &o) {
+  p.text("eval ");
+  p.field("model", g.source);
+  p.text(" (");
+  p.field("precision", o.precision == Precision::fp16 ? "fp16" : "fp32");
+  p.text(", ");
+  p.field("gemm", o.gemm == Gemm::openblas ? "openblas" : "reference");
+  p.data("gflop", r.report.flops / 1e9);
+  p.text(" GEMM, " + fixed(r.report.flops / 1e9, 4) + " GFLOP)\n");
+  {
+    List outputs(p, "outputs");
+    for (const std::string &name : g.outputs) {
+      auto it = r.outputs.find(name);
+      print_output(p, name, it == r.outputs.end() ? nullptr : &it->second);
+    }
   }
-  d.set("unevaluated", std::move(un));
-  d.set("seeded", strings(r.report.seeded));
-  d.set("numerics", strings(r.report.numerics));
-  d.set("skipped", strings(r.report.skipped));
-  return d;
+  {
+    List unevaluated(p, "unevaluated");
+    for (const auto &[op, why] : r.report.unevaluated) {
+      Object u(p);
+      p.text("  not evaluated: ");
+      p.field("op", op);
+      p.text(" (");
+      p.field("why", why);
+      p.text(")\n");
+    }
+  }
+  print_list(p, "seeded", r.report.seeded, "  seeded random values: ");
+  print_list(p, "numerics", r.report.numerics, "  fp16: ");
+  print_list(p, "skipped", r.report.skipped, "  skipped, moving no data: ");
 }
 
 } // namespace anec::compiler

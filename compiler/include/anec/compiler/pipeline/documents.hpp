@@ -21,9 +21,10 @@ namespace anec::compiler {
 // op's verdict with its findings under it. The document form: the counts, the ops, the findings.
 void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t);
 
-Doc param_doc(const Param &p);
-
-Doc estimate_doc(const Estimate &e);
+// `anec estimate` on one target: the total, what bounds it and the model; the rates with their
+// provenance; what the total leaves out; each op's cost alone; the backends in placement order. Without
+// a total (unbound dimensions), the text form says what is unknown and how to bind it.
+void print(Printer &p, const Graph &g, const Estimate &e);
 
 // What a placement comes to on its target: the partitions on the engine, the ops per backend and
 // the engine's share of the FLOPs, in one sentence in the text form (`anec place`, `anec report`);
@@ -36,6 +37,6 @@ void print(Printer &p, const Graph &g, const Placement &pl);
 
 // What `anec eval` reports: each graph output (computed or not, its shape and infinities), the
 // operations not evaluated and why, the tensors seeded, the fp16 events and the skipped operations.
-Doc eval_doc(const Graph &g, const EvalResult &r, const EvalOptions &o);
+void print(Printer &p, const Graph &g, const EvalResult &r, const EvalOptions &o);
 
 } // namespace anec::compiler
