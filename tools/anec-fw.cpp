@@ -60,8 +60,7 @@ void print_commands(Printer &p, const fw::CommandTable &t) {
 int commands(const fs::path &tables, const tools::Args &args) {
   const std::string &format = args.value("format");
   fw::CommandTable t = table(tables);
-  std::string out = render(format, "anec-fw.commands", [&](Printer &p) { print_commands(p, t); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  render_to_stdout(format, "anec-fw.commands", [&](Printer &p) { print_commands(p, t); });
   return 0;
 }
 
@@ -93,9 +92,7 @@ int validate_stream(const std::string &file, const fw::CommandTable &t, fw::Chan
                     const std::string &format) {
   InputFile input = InputFile::open(file, 1ull << 32);
   fw::StreamValidation s = fw::validate_stream(input.bytes(), t, on);
-  std::string out =
-      render(format, "anec-fw.validate-stream", [&](Printer &p) { fw::print(p, s, "stream " + file); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  render_to_stdout(format, "anec-fw.validate-stream", [&](Printer &p) { fw::print(p, s, "stream " + file); });
   return stream_outcome(s);
 }
 
@@ -170,8 +167,7 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
   };
   Corpus corpus{std::move(table), files.size(),        count(1),  count(2),
                 "failed",         "without a finding", "with one"};
-  std::string out = render(format, "anec-fw.validate-corpus", [&](Printer &p) { print(p, corpus); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  render_to_stdout(format, "anec-fw.validate-corpus", [&](Printer &p) { print(p, corpus); });
   return corpus.unreadable ? 2 : corpus.failed ? 1 : 0;
 }
 
@@ -194,9 +190,8 @@ int decode_or_validate(const fs::path &tables, const tools::Args &args, bool ver
         v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
     throw Error("ANEC-FW-020", file + ": cannot be decoded (" + why + ")");
   }
-  std::string out = render(format, verdict ? "anec-fw.validate" : "anec-fw.command",
-                           [&](Printer &p) { verdict ? fw::print(p, v, t) : fw::print(p, v.command, t); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  render_to_stdout(format, verdict ? "anec-fw.validate" : "anec-fw.command",
+                   [&](Printer &p) { verdict ? fw::print(p, v, t) : fw::print(p, v.command, t); });
   return verdict ? command_outcome(v) : 0;
 }
 
@@ -287,8 +282,7 @@ int simulate_cmd(const tools::Args &args) {
                                                 : toml::parse_file(file);
   auto [config, events] = fw::script_from_doc(d, file);
   fw::SimResult r = fw::simulate(config, events);
-  std::string out = render(format, "anec-fw.simulate", [&](Printer &p) { fw::print(p, r); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  render_to_stdout(format, "anec-fw.simulate", [&](Printer &p) { fw::print(p, r); });
   return 0;
 }
 

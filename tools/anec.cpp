@@ -62,8 +62,8 @@ std::string percent(double part, double whole) {
 }
 
 // The placement matrix: one row per target.
-std::string place_matrix(const std::vector<Placement> &ps, const std::string &format,
-                         const std::string &model) {
+void print_place_matrix(const std::vector<Placement> &ps, const std::string &format,
+                        const std::string &model) {
   Table table{{"target", "engine_partitions", "engine_ops", "gpu_ops", "cpu_ops", "engine_flops",
                "boundaries", "latency_us"},
               {},
@@ -80,7 +80,7 @@ std::string place_matrix(const std::vector<Placement> &ps, const std::string &fo
          {percent(p.engine_flops, p.flops), p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc()},
          p.boundaries.size(),
          {p.complete ? fixed(p.latency_us) : "unknown", p.complete ? Doc::number(p.latency_us) : Doc()}});
-  return render(format, "anec.place-matrix", [&](Printer &p) {
+  render_to_stdout(format, "anec.place-matrix", [&](Printer &p) {
     p.data("model", model);
     print(p, table, "targets");
   });
@@ -92,8 +92,8 @@ std::string rates_provenance(const Estimate &e) {
 }
 
 // The target matrix: one row per target.
-std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimate> &es,
-                   const std::string &format, const std::string &model) {
+void print_matrix(const std::vector<CheckResult> &cs, const std::vector<Estimate> &es,
+                  const std::string &format, const std::string &model) {
   Table table{{"target", "verdict", "rejects", "decompositions", "warnings", "latency_us", "latency_low_us",
                "latency_high_us", "bound", "parameters"},
               {},
@@ -116,7 +116,7 @@ std::string matrix(const std::vector<CheckResult> &cs, const std::vector<Estimat
          {e.complete() ? e.bound : "unknown", Doc::string(e.bound)},
          rates_provenance(e)});
   }
-  return render(format, "anec.matrix", [&](Printer &p) {
+  render_to_stdout(format, "anec.matrix", [&](Printer &p) {
     p.data("model", model);
     print(p, table, "targets");
   });
@@ -205,7 +205,7 @@ int calibrate_command(const Ctx &ctx, const tools::Args &args) {
                              : calibrate(rows, ModelSpec::load(ctx.tables / "calibration" / "model.toml"),
                                          ctx.chips(), ctx.registry(), credit);
   ErrorTable by_chip = error_table(rep, rows, "chip"), by_family = error_table(rep, rows, "family");
-  std::string text = render(format, "anec.calibrate", [&](Printer &p) {
+  render_to_stdout(format, "anec.calibrate", [&](Printer &p) {
     p.text((only_check ? "check " : "calibrate ") + file + ": ");
     p.field("rows", rows.size());
     p.text(" rows used" + (skipped.empty() ? "\n" : ", " + std::to_string(skipped.size()) + " skipped:\n"));
@@ -229,7 +229,6 @@ int calibrate_command(const Ctx &ctx, const tools::Args &args) {
   });
   if (!out.empty())
     write_output(out, fitted_toml(rep, rows));
-  std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }
 
@@ -274,8 +273,7 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
       "with one"};
   for (auto &r : rows)
     corpus.rows.rows.insert(corpus.rows.rows.end(), r.begin(), r.end());
-  std::string out = render(format, "anec.corpus", [&](Printer &p) { print(p, corpus); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  render_to_stdout(format, "anec.corpus", [&](Printer &p) { print(p, corpus); });
   return corpus.unreadable ? 2 : cmd == "check" && corpus.failed ? 1 : 0;
 }
 
@@ -374,8 +372,7 @@ int eval_command(const Ctx &ctx, const tools::Args &args) {
     }
     write_output_set(out_dir, files);
   }
-  std::string text = render(format, "anec.eval", [&](Printer &p) { print(p, g, r, options); });
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  render_to_stdout(format, "anec.eval", [&](Printer &p) { print(p, g, r, options); });
   return r.outputs.size() == g.outputs.size() ? 0 : 1;
 }
 
@@ -480,9 +477,7 @@ int tune_command(const Ctx &ctx, const tools::Args &args) {
   std::string best = json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path()));
   write_output(out, best);
   std::string back = read_back(best, out, r.best, ctx.catalog);
-  std::string text =
-      render(format, "anec.tune", [&](Printer &p) { print_tune(p, g, r, options, target, back); });
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  render_to_stdout(format, "anec.tune", [&](Printer &p) { print_tune(p, g, r, options, target, back); });
   return 0;
 }
 
@@ -541,8 +536,7 @@ int run(const Ctx &ctx, const tools::Args &args) {
   // and estimated while it is read.
   if (cmd != "place" && (target == "all" || format == "csv")) {
     ModelSummary summary = summarize_model(model, ctx.catalog, dims, targets, cal, chip);
-    std::string out = matrix(summary.checks, summary.estimates, format, model);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    print_matrix(summary.checks, summary.estimates, format, model);
     return cmd == "check" && rejects(summary.checks) ? 1 : 0;
   }
   Graph g = load_model(model, ctx.catalog, dims);
@@ -555,21 +549,19 @@ int run(const Ctx &ctx, const tools::Args &args) {
   std::vector<Placement> ps;
   if (cmd != "estimate")
     ps = ctx.place(g, targets, cs, es); // analytic: only `estimate` calibrates
-  std::string out;
   if (cmd == "place" && (target == "all" || format == "csv"))
-    out = place_matrix(ps, format, model);
+    print_place_matrix(ps, format, model);
   else if (cmd == "place")
-    out = render(format, "anec.place", [&](Printer &p) { print(p, g, ps[0]); });
+    render_to_stdout(format, "anec.place", [&](Printer &p) { print(p, g, ps[0]); });
   else if (cmd == "check")
-    out = render(format, "anec.check", [&](Printer &p) {
+    render_to_stdout(format, "anec.check", [&](Printer &p) {
       print(p, g, cs[0], *targets[0]);
       p.text("\n");
       Object placement(p, "placement");
       print(p, g, ps[0]);
     });
   else
-    out = render(format, "anec.estimate", [&](Printer &p) { print(p, g, es[0]); });
-  std::fwrite(out.data(), 1, out.size(), stdout);
+    render_to_stdout(format, "anec.estimate", [&](Printer &p) { print(p, g, es[0]); });
   return cmd == "check" && rejects(cs) ? 1 : 0;
 }
 

@@ -121,5 +121,10 @@ inline std::string render(Form form, std::string_view schema, const PrintFn &pri
 inline std::string render(std::string_view form, std::string_view schema, const PrintFn &print) {
   return render(form_named(form), schema, print);
 }
+// The same, written to standard output as it is printed (the text and CSV forms stream).
+inline void render_to_stdout(std::string_view form, std::string_view schema, const PrintFn &print) {
+  TextOut out(stdout);
+  render(form_named(form), schema, print, out);
+}
 
 } // namespace anec
