@@ -178,6 +178,39 @@ int cmd_decode(Ctx &c, const tools::Args &args) {
   return 0;
 }
 
+// The fields of two targets side by side: those that differ (all of them with `all`), then how
+// many differ.
+void print_diff(Printer &p, const Schema &schema, const Target &a, const Target &b, bool all) {
+  p.text(pad("offset", 8) + pad("field", 34));
+  p.field("a", a.name, 26);
+  p.text("  ");
+  p.field("b", b.name);
+  p.text("\n");
+  size_t differing = 0;
+  {
+    List rows(p, "fields");
+    for (const Field &f : schema.fields()) {
+      const Entry *ea = a.find(f.name), *eb = b.find(f.name);
+      bool same = ea && eb && ea->value == eb->value;
+      differing += (ea || eb) && !same;
+      if ((!ea && !eb) || (same && !all))
+        continue;
+      Object row(p);
+      p.text(pad(f.in_blob() ? hex(*f.offset) : "-", 8));
+      if (f.in_blob())
+        p.data("offset", *f.offset);
+      p.field("field", f.name, 34);
+      p.data("a", ea ? value_doc(f, ea->value) : Doc());
+      p.data("b", eb ? value_doc(f, eb->value) : Doc());
+      p.data("same", same);
+      p.text(pad(ea ? format_value(f, ea->value) : "-", 26) + (same ? "  " : "≠ ") +
+             (eb ? format_value(f, eb->value) : "-") + "\n");
+    }
+  }
+  p.field("differing", differing);
+  p.text(" fields differ\n");
+}
+
 int cmd_diff(Ctx &c, const tools::Args &args) {
   const std::vector<std::string> &ab = args.positional();
   const std::string &format = args.value("format"), &ta = args.value("target-a"),
@@ -193,37 +226,7 @@ int cmd_diff(Ctx &c, const tools::Args &args) {
     return resolve_target(c, arg);
   };
   Target a = load(ab[0], ta), b = load(ab[1], tb);
-  Doc rows = Doc::array();
-  std::string text;
-  size_t differing = 0;
-  for (const Field &f : c.schema.fields()) {
-    const Entry *ea = a.find(f.name), *eb = b.find(f.name);
-    if (!ea && !eb) continue;
-    bool same = ea && eb && ea->value == eb->value;
-    differing += !same;
-    if (same && !all) continue;
-    std::string va = ea ? format_value(f, ea->value) : "-", vb = eb ? format_value(f, eb->value) : "-";
-    Doc r = Doc::table();
-    r.set("field", Doc::string(f.name));
-    if (f.in_blob()) r.set("offset", Doc::integer(*f.offset));
-    r.set("a", ea ? value_doc(f, ea->value) : Doc());
-    r.set("b", eb ? value_doc(f, eb->value) : Doc());
-    r.set("same", Doc::boolean(same));
-    rows.push(std::move(r));
-    text += pad(f.in_blob() ? hex(*f.offset) : "-", 8) + pad(f.name, 34) + pad(va, 26) +
-            (same ? "  " : "≠ ") + vb + "\n";
-  }
-  if (format == "json") {
-    Doc d = Doc::table(4);
-    d.append("a", Doc::string(a.name));
-    d.append("b", Doc::string(b.name));
-    d.append("differing", Doc::integer(int64_t(differing)));
-    d.append("fields", std::move(rows));
-    emit(json_document("anec-hal.diff", std::move(d)), "");
-  } else {
-    std::string head = pad("offset", 8) + pad("field", 34) + pad(a.name, 26) + "  " + b.name + "\n";
-    emit(head + text + std::to_string(differing) + " fields differ\n", "");
-  }
+  render_to_stdout(format, "anec-hal.diff", [&](Printer &p) { print_diff(p, c.schema, a, b, all); });
   return 0;
 }
 
@@ -296,29 +299,29 @@ int cmd_generate(Ctx &c, const tools::Args &args) {
   return 0;
 }
 
-int cmd_schema(Ctx &c, const tools::Args &args) {
-  const std::string &format = args.value("format");
-  Doc arr = Doc::array();
-  std::string text;
-  for (const Field &f : c.schema.fields()) {
-    Doc d = Doc::table();
-    d.set("name", Doc::string(f.name));
+// The schema's fields: where each sits in the blob, its type, name, confidence and meaning.
+void print_fields(Printer &p, const Schema &schema) {
+  List fields(p, "fields");
+  for (const Field &f : schema.fields()) {
+    Object x(p);
+    p.text(pad(f.in_blob() ? hex(*f.offset) + "+" + std::to_string(f.width) : "-", 12));
     if (f.in_blob()) {
-      d.set("offset", Doc::integer(*f.offset));
-      d.set("width", Doc::integer(f.width));
+      p.data("offset", *f.offset);
+      p.data("width", f.width);
     }
-    d.set("type", Doc::string(type_name(f.type)));
-    d.set("section", Doc::string(f.section));
-    d.set("unit", Doc::string(f.unit));
-    d.set("meaning", Doc::string(f.meaning));
-    d.set("source", Doc::string(f.source));
-    d.set("confidence", Doc::string(confidence_name(f.confidence)));
-    arr.push(std::move(d));
-    text += pad(f.in_blob() ? hex(*f.offset) + "+" + std::to_string(f.width) : "-", 12) +
-            pad(type_name(f.type), 8) + pad(f.name, 34) + pad(confidence_name(f.confidence), 12) + f.meaning +
-            "\n";
+    p.field("type", type_name(f.type), 8);
+    p.field("name", f.name, 34);
+    p.field("confidence", confidence_name(f.confidence), 12);
+    p.field("meaning", f.meaning);
+    p.data("section", f.section);
+    p.data("unit", f.unit);
+    p.data("source", f.source);
+    p.text("\n");
   }
-  emit(format == "json" ? json_list_document("anec-hal.schema", "fields", std::move(arr)) : text, "");
+}
+
+int cmd_schema(Ctx &c, const tools::Args &args) {
+  render_to_stdout(args.value("format"), "anec-hal.schema", [&](Printer &p) { print_fields(p, c.schema); });
   return 0;
 }
 
@@ -365,43 +368,51 @@ int cmd_extract(Ctx &c, const tools::Args &args) {
   return 0;
 }
 
+// A function that takes the table, and each read it makes through it: the field read, or an unnamed
+// offset with the name proposed for it.
+void print_reader(Printer &p, const Reader &r) {
+  Object x(p);
+  p.field("function", r.function);
+  p.text("  [");
+  p.field("address", Hex{r.address});
+  p.data("argument", r.argument);
+  p.text(", table in ");
+  p.field("register", r.register_name);
+  p.text("]\n");
+  List reads(p, "reads");
+  for (const auto &t : r.reads) {
+    Object read(p);
+    p.text("  " + pad(hex(t.offset), 8) + pad(std::to_string(t.width) + "B", 5));
+    p.data("offset", t.offset);
+    p.data("width", t.width);
+    p.data("at", t.at);
+    p.data("field", t.field);
+    p.data("named", t.named);
+    if (!t.named)
+      p.data("proposal", t.proposal);
+    p.text((t.named ? t.field
+                    : "UNNAMED (in " + (t.field.empty() ? std::string("no field") : t.field) +
+                          "), proposed: " + t.proposal) +
+           "\n");
+  }
+  if (r.reads.empty())
+    p.text("  (no reads through the table argument)\n");
+}
+
 int cmd_xref(Ctx &c, const tools::Args &args) {
   const std::string &type = args.value("type"), &format = args.value("format");
   if (args.positional().empty())
     throw Error("ANEC-CLI-001", "xref needs a BINARY");
   decode::Binary bin = decode::Binary::load(args.positional()[0]);
   auto readers = find_readers(c.schema, bin, type);
-  Doc arr = Doc::array();
-  std::string text;
-  for (const auto &r : readers) {
-    Doc d = Doc::table();
-    d.set("function", Doc::string(r.function));
-    d.set("address", Doc::integer(int64_t(r.address)));
-    d.set("argument", Doc::integer(r.argument));
-    d.set("register", Doc::string(r.register_name));
-    Doc reads = Doc::array();
-    text += r.function + "  [" + hex(r.address) + ", table in " + r.register_name + "]\n";
-    for (const auto &t : r.reads) {
-      Doc x = Doc::table();
-      x.set("offset", Doc::integer(int64_t(t.offset)));
-      x.set("width", Doc::integer(t.width));
-      x.set("at", Doc::integer(int64_t(t.at)));
-      x.set("field", Doc::string(t.field));
-      x.set("named", Doc::boolean(t.named));
-      if (!t.named) x.set("proposal", Doc::string(t.proposal));
-      reads.push(std::move(x));
-      text += "  " + pad(hex(t.offset), 8) + pad(std::to_string(t.width) + "B", 5) +
-              (t.named ? t.field
-                       : "UNNAMED (in " + (t.field.empty() ? std::string("no field") : t.field) +
-                             "), proposed: " + t.proposal) +
-              "\n";
+  render_to_stdout(format, "anec-hal.xref", [&](Printer &p) {
+    {
+      List list(p, "readers");
+      for (const Reader &r : readers)
+        print_reader(p, r);
     }
-    if (r.reads.empty()) text += "  (no reads through the table argument)\n";
-    d.set("reads", std::move(reads));
-    arr.push(std::move(d));
-  }
-  text += std::to_string(readers.size()) + " reader function(s) taking " + type + " const&\n";
-  emit(format == "json" ? json_list_document("anec-hal.xref", "readers", std::move(arr)) : text, "");
+    p.text(std::to_string(readers.size()) + " reader function(s) taking " + type + " const&\n");
+  });
   return 0;
 }
 
