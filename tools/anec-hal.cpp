@@ -143,8 +143,6 @@ std::string definition(Ctx &c, const Target &t, const std::string &format) {
 
 int cmd_show(Ctx &c, const tools::Args &args) {
   const std::string &format = args.value("format");
-  if (args.positional().empty())
-    throw Error("ANEC-CLI-001", "show needs a TARGET");
   Target t = resolve_target(c, args.positional()[0]);
   emit(definition(c, t, format), "");
   return 0;
@@ -152,8 +150,6 @@ int cmd_show(Ctx &c, const tools::Args &args) {
 
 int cmd_encode(Ctx &c, const tools::Args &args) {
   const std::string &out = args.value("output");
-  if (args.positional().empty() || out.empty())
-    throw Error("ANEC-CLI-001", "encode needs TARGET|FILE.toml and -o BLOB");
   Bytes blob = encode(c.schema, resolve_target(c, args.positional()[0]));
   write_output(out, blob);
   std::fprintf(stderr, "wrote %zu bytes to %s (sha256 %s)\n", blob.size(), out.c_str(),
@@ -171,8 +167,6 @@ Target decode_file(Ctx &c, const std::string &path, const std::string &target) {
 int cmd_decode(Ctx &c, const tools::Args &args) {
   const std::string &target = args.value("target"), &out = args.value("output"),
                     &format = args.value("format");
-  if (args.positional().empty() || target.empty())
-    throw Error("ANEC-CLI-001", "decode needs BLOB and --target TARGET");
   Target t = decode_file(c, args.positional()[0], target);
   emit(definition(c, t, format), out);
   return 0;
@@ -216,7 +210,6 @@ int cmd_diff(Ctx &c, const tools::Args &args) {
   const std::string &format = args.value("format"), &ta = args.value("target-a"),
                     &tb = args.value("target-b");
   bool all = args.given("all");
-  if (ab.size() != 2) throw Error("ANEC-CLI-001", "diff needs two targets or files");
   auto load = [&](const std::string &arg, const std::string &t) {
     if (arg.ends_with(".bin")) {
       if (t.empty())
@@ -346,8 +339,6 @@ int cmd_extract(Ctx &c, const tools::Args &args) {
   opt.limits.max_instructions =
       parse_uint(args.value("max-instructions"), 1, 1'000'000'000'000, "--max-instructions");
   opt.limits.timeout_ms = parse_uint(args.value("timeout-ms"), 1, 3'600'000, "--timeout-ms");
-  if (args.positional().empty() || out.empty())
-    throw Error("ANEC-CLI-001", "extract needs a BINARY and -o DIR");
   const std::string &binary = args.positional()[0];
   opt.targets = split_list(args.value("targets"));
   if (::isatty(2))
@@ -401,8 +392,6 @@ void print_reader(Printer &p, const Reader &r) {
 
 int cmd_xref(Ctx &c, const tools::Args &args) {
   const std::string &type = args.value("type"), &format = args.value("format");
-  if (args.positional().empty())
-    throw Error("ANEC-CLI-001", "xref needs a BINARY");
   decode::Binary bin = decode::Binary::load(args.positional()[0]);
   auto readers = find_readers(c.schema, bin, type);
   render_to_stdout(format, "anec-hal.xref", [&](Printer &p) {

@@ -189,8 +189,6 @@ int calibrate_command(const Ctx &ctx, const tools::Args &args) {
                     &calibration_file = args.value("calibration"), &source = args.value("source"),
                     &cost_model = args.value("model");
   bool only_check = args.given("check"), per_row = args.given("rows");
-  if (args.positional().empty())
-    throw Error("ANEC-CLI-001", "calibrate needs MEASUREMENTS.tsv");
   const std::string &file = args.positional()[0];
   if (cost_model == "analytic" && !only_check)
     throw Error("ANEC-CLI-002", "--model analytic has nothing to fit: use it with --check");
@@ -459,8 +457,6 @@ int tune_command(const Ctx &ctx, const tools::Args &args) {
   TuneOptions options;
   options.tolerance = args.number("tolerance");
   uint64_t seed = parse_uint(args.value("seed"), 0, UINT64_MAX, "--seed");
-  if (models.size() != 1 || target.empty() || out.empty())
-    throw Error("ANEC-CLI-001", "tune needs one MODEL, --target T|all and -o BEST.json");
   if (!(options.tolerance >= 0))
     throw Error("ANEC-CLI-002", "--tolerance must be 0 or more");
   options.metric = metric == "cosine" ? Metric::cosine : Metric::max_abs;
@@ -487,8 +483,6 @@ int report_command(const Ctx &ctx, const tools::Args &args) {
   const std::string &target = args.value("target"), &out = args.value("out"),
                     &cost_model = args.value("model"), &calibration_file = args.value("calibration");
   const std::vector<std::string> &dim_args = args.values("dim"), &models = args.positional();
-  if (models.size() != 1 || target.empty() || out.empty())
-    throw Error("ANEC-CLI-001", "report needs one MODEL, --target T|all and -o REPORT.html");
   size_t top = size_t(parse_uint(args.value("top"), 1, 1000000, "--top"));
   Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
   std::string chip;

@@ -69,6 +69,27 @@ void check_choice(const Option &o, const std::string &value) {
                 "--" + std::string(o.name) + " " + quote_arg(value) + " is not one of " + joined(choices));
 }
 
+// The command as its usage line writes it: "check MODEL... --target T|all [--format text|json]".
+std::string synopsis(const Command &c) {
+  std::string out(c.name);
+  for (const std::string &item : synopsis_items(c))
+    out += " " + item;
+  return out;
+}
+
+// Refuses a command line without the positional arguments or the options its command requires.
+void check_complete(const Command &c, const Args &args) {
+  size_t needed = 0;
+  for (const Positional &p : c.positionals)
+    if ((needed += size_t(p.min)) > args.positional().size())
+      throw Error("ANEC-CLI-001",
+                  std::string(c.name) + " needs " + std::string(p.name) + " (" + synopsis(c) + ")");
+  for (const Option &o : c.options)
+    if (o.required && args.value(o.name).empty())
+      throw Error("ANEC-CLI-001",
+                  std::string(c.name) + " needs --" + std::string(o.name) + " (" + synopsis(c) + ")");
+}
+
 } // namespace
 
 Args parse_command_line(const Command &command, const std::vector<std::string> &words) {
@@ -93,6 +114,7 @@ Args parse_command_line(const Command &command, const std::vector<std::string> &
   }
   for (const Option &o : command.options)
     args.defaults_.emplace_back(o.fallback);
+  check_complete(command, args);
   return args;
 }
 

@@ -114,7 +114,7 @@ TEST_F(Cli, UsageErrors) {
   struct Case {
     const char *args, *message;
   } cases[] = {{"frobnicate", "ANEC-CLI-001: unknown command 'frobnicate'"},
-               {"decode x.bin", "ANEC-CLI-001: decode needs BLOB and --target TARGET"},
+               {"decode x.bin", "ANEC-CLI-001: decode needs --target (decode BLOB --target TARGET"},
                {"list --colour", "ANEC-CLI-001: unrecognised option '--colour'"}};
   for (const Case &c : cases) {
     Result r = run(c.args);

@@ -52,7 +52,7 @@ TEST(CommandTable, ParsesValuesDefaultsFlagsAndRepetitions) {
   EXPECT_FALSE(a.given("all"));
   EXPECT_EQ(a.values("dim"), (std::vector<std::string>{"a=1", "b=2"}));
   EXPECT_DOUBLE_EQ(a.number("tolerance"), 0.5);
-  tools::Args b = tools::parse_command_line(kCommands[0], {"--all", "--format", "json"});
+  tools::Args b = tools::parse_command_line(kCommands[0], {"z.json", "-o", "d", "--all", "--format", "json"});
   EXPECT_TRUE(b.given("all"));
   EXPECT_EQ(b.value("format"), "json");
   EXPECT_TRUE(b.values("dim").empty());
@@ -77,11 +77,21 @@ TEST(CommandTable, RejectsWithTheReasonCodes) {
   EXPECT_EQ(failure([] { tools::parse_command_line(kCommands[1], {"extra"}); }), "ANEC-CLI-001");
   EXPECT_EQ(failure(
                 [] {
-                  tools::parse_command_line(kCommands[0], {"--tolerance", "0.1x"}).number("tolerance");
+                  tools::parse_command_line(kCommands[0], {"x", "-o", "d", "--tolerance", "0.1x"})
+                      .number("tolerance");
                 },
                 &message),
             "ANEC-CLI-002");
   EXPECT_EQ(message, "ANEC-CLI-002: --tolerance '0.1x' is not a number");
+}
+
+TEST(CommandTable, RefusesACommandLineWithoutWhatItRequires) {
+  std::string message;
+  EXPECT_EQ(failure([] { tools::parse_command_line(kCommands[0], {"-o", "d"}); }, &message), "ANEC-CLI-001");
+  EXPECT_TRUE(message.starts_with("ANEC-CLI-001: run needs FILE (run FILE... -o DIR")) << message;
+  EXPECT_EQ(failure([] { tools::parse_command_line(kCommands[0], {"x.json"}); }, &message), "ANEC-CLI-001");
+  EXPECT_TRUE(message.starts_with("ANEC-CLI-001: run needs --output (run FILE... -o DIR")) << message;
+  EXPECT_NO_THROW(tools::parse_command_line(kCommands[0], {"x.json", "--output", "d"}));
 }
 
 TEST(CommandTable, WritesTheUsageFromTheTable) {
