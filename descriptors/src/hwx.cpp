@@ -490,7 +490,9 @@ Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std:
     x.set("offset", Doc::integer(int64_t(c.offset), true));
     x.set("layout", Doc::string(c.layout.empty() ? "raw" : c.layout));
     if (!c.layout.empty())
-      x.set("fields", layout::to_doc(layout::View(db().get(c.layout), file, c.offset, kBad), db()));
+      x.set("fields", printed_doc([&](Printer &p) {
+              layout::print(p, layout::View(db().get(c.layout), file, c.offset, kBad), db());
+            }));
     commands.push(std::move(x));
   }
   d.set("load_commands", std::move(commands));
