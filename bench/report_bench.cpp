@@ -47,7 +47,7 @@ void BM_DescHtml(benchmark::State &state) {
   desc::Databases databases(
       kTables, [](uint32_t subtype) { return hal::generation_of_subtype(kTables / "targets", subtype); });
   desc::DescProgram p = desc::read_program(databases, file, -1, desc::RawChain::Tree, [](auto &) {});
-  Doc dump = desc::program_doc(p);
+  Doc dump = printed_doc([&](Printer &printer) { desc::print(printer, p); });
   size_t bytes = 0;
   for (auto _ : state) {
     std::string page = tools::desc_html(dump, p.bytes, "gemm.hwx");

@@ -7,7 +7,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       anec::desc::TdSchema::load(std::filesystem::path(ANEC_FUZZ_TABLES_DIR) / "schema" / "td" / "gen7.toml");
   try {
     auto a = anec::desc::read_anec({data, size}, schema);
-    anec::desc::anec_text(a, schema);
+    anec::printed_text([&](anec::Printer &p) { anec::desc::print(p, a, schema, {data, size}); });
     anec::desc::audit_anec(a);
   } catch (const anec::Error &) {
   }

@@ -9,8 +9,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       anec::desc::TdSchema::load(std::filesystem::path(ANEC_FUZZ_TABLES_DIR) / "schema" / "td" / "gen7.toml");
   try {
     auto h = anec::desc::read_hwx({data, size}, schema);
-    anec::desc::hwx_text(h, schema);
-    anec::tools::desc_html(anec::desc::hwx_doc(h, schema, {data, size}), {data, size}, "fuzz");
+    auto print = [&](anec::Printer &p) { anec::desc::print(p, h, schema, {data, size}); };
+    anec::printed_text(print);
+    anec::tools::desc_html(anec::printed_doc(print), {data, size}, "fuzz");
   } catch (const anec::Error &) {
   }
   return 0;

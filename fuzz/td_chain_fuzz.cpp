@@ -7,7 +7,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       anec::desc::TdSchema::load(std::filesystem::path(ANEC_FUZZ_TABLES_DIR) / "schema" / "td" / "gen7.toml");
   try {
     auto chain = anec::desc::decode_raw_chain({data, size}, schema);
-    anec::desc::dump_text(chain, schema);
+    anec::printed_text([&](anec::Printer &p) { anec::desc::print(p, chain, schema, {data, size}); });
   } catch (const anec::Error &) {
   }
   return 0;

@@ -178,7 +178,9 @@ py::tuple load_program(const py::object &program, std::optional<int> generation)
   auto warn = [&](const std::string &w) { warnings.append(w); };
   desc::DescProgram p =
       desc::read_program(t->databases, in.bytes, generation.value_or(-1), desc::RawChain::Tree, warn);
-  return py::make_tuple(to_python(document("anec-desc.dump", desc::program_doc(p))), warnings);
+  return py::make_tuple(
+      to_python(document("anec-desc.dump", printed_doc([&](Printer &printer) { desc::print(printer, p); }))),
+      warnings);
 }
 
 py::bytes encode_program(const py::object &dump) {

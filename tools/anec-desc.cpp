@@ -69,23 +69,14 @@ int dump(const std::filesystem::path &tables, const tools::Args &args) {
   const std::string &file = args.positional()[0];
   Databases databases = databases_of(tables);
   Program p = load(databases, file, generation);
-  const desc::TdSchema &schema = *p.schema;
   std::optional<size_t> only;
   if (td >= 0) only = size_t(td);
-  if (!p.hwx && !p.anec && format == "text") { // written as it is printed, not gathered first
-    TextOut out(stdout);
-    desc::dump_text(out, p.chain, schema, only);
-    return 0;
-  }
-  std::string out;
-  if (format == "text") {
-    out = p.hwx ? desc::hwx_text(*p.hwx, schema, only) : desc::anec_text(*p.anec, schema, only);
-  } else {
-    Doc d = desc::program_doc(p, only);
-    out =
-        format == "html" ? tools::desc_html(d, p.bytes, file) : json_document("anec-desc.dump", std::move(d));
-  }
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  auto print = [&](Printer &printer) { desc::print(printer, p, only); };
+  TextOut out(stdout); // the text is written as it is printed, not gathered first
+  if (format == "html")
+    out << tools::desc_html(printed_doc(print), p.bytes, file);
+  else
+    render(form_named(format), "anec-desc.dump", print, out);
   return 0;
 }
 

@@ -90,62 +90,76 @@ Anec read_anec(std::span<const uint8_t> b, const TdSchema &schema) {
   return a;
 }
 
-std::string anec_text(const Anec &a, const TdSchema &schema, std::optional<size_t> only) {
-  const AnecHeader &h = a.header;
-  std::string out = "anec container: header " + hex(a.header_bytes) + " bytes, payload " + hex(h.size) +
-                    " bytes: chain " + hex(h.tsk_size) + " bytes (" + std::to_string(h.td_count) +
-                    " descriptor(s) of " + hex(h.td_size) + " bytes), kernel " + hex(h.krn_size) +
-                    " bytes; " + std::to_string(h.src_count) + " input(s), " + std::to_string(h.dst_count) +
-                    " output(s)\n";
-  for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
-    const uint64_t *s = h.nchw[k];
-    if (!h.tiles[k] && !s[0] && !s[1] && !s[2] && !s[3] && !s[4] && !s[5])
-      continue;
-    out +=
-        "slot " + std::to_string(k) + " " + slot_role(h, k) + ": " + std::to_string(h.tiles[k]) + " tile(s)";
-    if (s[0] || s[1] || s[2] || s[3])
-      out += ", nchw [" + std::to_string(s[0]) + " " + std::to_string(s[1]) + " " + std::to_string(s[2]) +
-             " " + std::to_string(s[3]) + "], plane stride " + std::to_string(s[4]) + ", row stride " +
-             std::to_string(s[5]);
-    out += "\n";
+namespace {
+// A slot of the header's table that holds anything: its role, tiles and shape (the text shows the
+// shape when one is set).
+void print_slot(Printer &p, const AnecHeader &h, size_t k) {
+  const uint64_t *s = h.nchw[k];
+  Object slot(p);
+  p.text("slot ");
+  p.field("slot", k);
+  p.text(" ");
+  p.field("role", slot_role(h, k));
+  p.text(": ");
+  p.field("tiles", h.tiles[k]);
+  p.text(" tile(s)");
+  if (s[0] || s[1] || s[2] || s[3] || !p.text_form()) {
+    p.text(", nchw [");
+    {
+      List nchw(p, "nchw");
+      for (size_t j = 0; j < 4; ++j) {
+        p.text(j ? " " : "");
+        p.item(s[j]);
+      }
+    }
+    p.text("], plane stride ");
+    p.field("plane_stride_bytes", s[4]);
+    p.text(", row stride ");
+    p.field("row_stride_bytes", s[5]);
   }
-  return out + "\n" + dump_text(a.chain, schema, only);
+  p.text("\n");
 }
 
-Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> file,
-             std::optional<size_t> only) {
+void print_header(Printer &p, const Anec &a) {
   const AnecHeader &h = a.header;
-  Doc d = dump_doc(a.chain, schema, file, only);
-  d.set("container", Doc::string("anec"));
-  Doc x = Doc::table();
-  x.set("header_bytes", Doc::integer(a.header_bytes));
-  x.set("size", Doc::integer(int64_t(h.size)));
-  x.set("td_size", Doc::integer(h.td_size));
-  x.set("td_count", Doc::integer(h.td_count));
-  x.set("tsk_size", Doc::integer(int64_t(h.tsk_size)));
-  x.set("krn_size", Doc::integer(int64_t(h.krn_size)));
-  x.set("src_count", Doc::integer(h.src_count));
-  x.set("dst_count", Doc::integer(h.dst_count));
-  Doc slots = Doc::array();
+  Object header(p, "anec");
+  p.text("anec container: header ");
+  p.field("header_bytes", Hex{a.header_bytes});
+  p.text(" bytes, payload ");
+  p.field("size", Hex{h.size});
+  p.data("td_size", h.td_size);
+  p.data("td_count", h.td_count);
+  p.text(" bytes: chain ");
+  p.field("tsk_size", Hex{h.tsk_size});
+  p.text(" bytes (" + std::to_string(h.td_count) + " descriptor(s) of " + hex(h.td_size) +
+         " bytes), kernel ");
+  p.field("krn_size", Hex{h.krn_size});
+  p.text(" bytes; ");
+  p.field("src_count", h.src_count);
+  p.text(" input(s), ");
+  p.field("dst_count", h.dst_count);
+  p.text(" output(s)\n");
+  List slots(p, "slots");
   for (size_t k = 0; k < AnecHeader::kSlots; ++k) {
     const uint64_t *s = h.nchw[k];
-    if (!h.tiles[k] && !s[0] && !s[1] && !s[2] && !s[3] && !s[4] && !s[5])
-      continue;
-    Doc e = Doc::table();
-    e.set("slot", Doc::integer(int64_t(k)));
-    e.set("role", Doc::string(slot_role(h, k)));
-    e.set("tiles", Doc::integer(h.tiles[k]));
-    Doc n = Doc::array();
-    for (size_t j = 0; j < 4; ++j)
-      n.push(Doc::integer(int64_t(s[j])));
-    e.set("nchw", std::move(n));
-    e.set("plane_stride_bytes", Doc::integer(int64_t(s[4])));
-    e.set("row_stride_bytes", Doc::integer(int64_t(s[5])));
-    slots.push(std::move(e));
+    if (h.tiles[k] || s[0] || s[1] || s[2] || s[3] || s[4] || s[5])
+      print_slot(p, h, k);
   }
-  x.set("slots", std::move(slots));
-  d.set("anec", std::move(x));
-  return d;
+}
+} // namespace
+
+void print(Printer &p, const Anec &a, const TdSchema &schema, std::span<const uint8_t> file,
+           std::optional<size_t> only) {
+  selected_tds(a.chain, only); // ANEC-TD-005 before anything is printed
+  // The document (anec-desc.dump) holds the chain before the header, the text after it.
+  p.data("container", "anec");
+  if (!p.text_form())
+    print_chain(p, a.chain, schema, file, only);
+  print_header(p, a);
+  if (!p.text_form())
+    return;
+  p.text("\n");
+  print_chain(p, a.chain, schema, file, only);
 }
 
 std::string anec_header_field(const Anec &a, uint64_t off) {

@@ -6,8 +6,7 @@
 
 namespace anec::desc {
 
-namespace {
-std::vector<size_t> selected(const Chain &c, std::optional<size_t> only) {
+std::vector<size_t> selected_tds(const Chain &c, std::optional<size_t> only) {
   if (only && *only >= c.tds.size())
     throw Error("ANEC-TD-005", "descriptor " + std::to_string(*only) + " requested; the chain has " +
                                    std::to_string(c.tds.size()));
@@ -17,7 +16,12 @@ std::vector<size_t> selected(const Chain &c, std::optional<size_t> only) {
   return out;
 }
 
-void word_prefix(TextOut &out, const Word &w, bool header) {
+namespace {
+// The columns a word's text lines begin with: its file offset, its register address (blank for a
+// header word) and the raw word. Written into `prefix`, which the caller keeps from word to word.
+void write_prefix(std::string &prefix, const Word &w, bool header) {
+  prefix.clear();
+  TextOut out(prefix);
   out << "    ";
   out.hex(w.offset, 4) << "  ";
   if (header)
@@ -28,121 +32,86 @@ void word_prefix(TextOut &out, const Word &w, bool header) {
   out.hex(w.raw, 8) << "  ";
 }
 
-void word_text(TextOut &out, const Word &w, bool header) {
-  if (w.fields.empty()) {
-    word_prefix(out, w, header);
-    out << (w.block.empty() ? "?" : w.block) << ".";
-    out.hex(w.address) << " = ";
-    out.hex(w.raw) << "\n";
+// A word: in text a line per field ("Common.ConvCfg.Kw = 5") or, where no field names it,
+// BLOCK.0xADDRESS = 0xRAW, and a line for reserved bits that are set.
+void print_word(Printer &p, const Word &w, bool header, std::string &prefix) {
+  Object word(p);
+  p.data("offset", w.offset);
+  p.data("address", w.address);
+  p.data("block", w.block);
+  p.data("raw", w.raw);
+  if (p.text_form())
+    write_prefix(prefix, w, header);
+  if (w.fields.empty() && p.text_form())
+    p.text(prefix + (w.block.empty() ? "?" : w.block) + "." + hex(w.address) + " = " + hex(w.raw) + "\n");
+  {
+    Object fields(p, "fields");
+    for (const FieldValue &f : w.fields) {
+      std::string key = f.field->reg + "." + f.field->name; // the field's path() without its block
+      p.text(prefix);
+      if (f.field->block != "Header") {
+        p.text(f.field->block);
+        p.text(".");
+      }
+      p.text(key);
+      p.text(" = ");
+      p.field(key, f.value);
+      p.text("\n");
+    }
+  }
+  if (!w.reserved)
+    return;
+  if (w.fields.empty()) { // the text's BLOCK.0xADDRESS line shows the whole word
+    p.data("reserved", w.reserved);
     return;
   }
-  for (const FieldValue &f : w.fields) {
-    word_prefix(out, w, header);
-    out << f.field->path() << " = ";
-    out.dec(f.value) << "\n";
-  }
-  if (w.reserved) {
-    word_prefix(out, w, header);
-    out << "reserved bits ";
-    out.hex(w.reserved) << " set\n";
-  }
+  p.text(prefix);
+  p.text("reserved bits ");
+  p.field("reserved", Hex{w.reserved});
+  p.text(" set\n");
 }
 
-Doc word_doc(const Word &w) {
-  Doc d = Doc::table();
-  d.set("offset", Doc::integer(int64_t(w.offset)));
-  d.set("address", Doc::integer(w.address));
-  d.set("block", Doc::string(w.block));
-  d.set("raw", Doc::integer(w.raw));
-  Doc f = Doc::table();
-  for (const FieldValue &v : w.fields) f.set(v.field->reg + "." + v.field->name, Doc::integer(v.value));
-  d.set("fields", std::move(f));
-  if (w.reserved) d.set("reserved", Doc::integer(w.reserved));
-  return d;
+void print_stream(Printer &p, const Stream &st, std::string &prefix) {
+  Object stream(p);
+  p.text("  stream ");
+  p.text(st.words.empty() || st.words[0].block.empty() ? std::string_view("?") : st.words[0].block);
+  p.text(" at ");
+  p.field("offset", Hex{st.offset});
+  p.text(": header ");
+  p.field("header", Hex{st.header, 8});
+  p.text(", " + std::to_string(st.count) + " words from ");
+  p.field("address", Hex{st.address});
+  p.data("words", st.count);
+  p.text("\n");
+  List registers(p, "registers");
+  for (const Word &w : st.words)
+    print_word(p, w, false, prefix);
 }
-} // namespace
 
-void dump_text(TextOut &out, const Chain &c, const TdSchema &s, std::optional<size_t> only) {
-  std::vector<size_t> tds = selected(c, only); // ANEC-TD-005 before anything is written
-  out << "raw task-descriptor chain, generation ";
-  out.dec(uint64_t(s.generation)) << (s.complete ? "" : " (register database incomplete)") << ": ";
-  out.dec(c.tds.size()) << " descriptor(s), kernel data at ";
-  out.hex(c.kernel_offset) << " (";
-  out.dec(c.kernel_size) << " bytes)\n";
-  for (const Finding &f : c.findings)
-    out << "finding " << diagnostic_text(f, {.in_file = true}) << "\n";
-  for (size_t i : tds) {
-    const Td &td = c.tds[i];
-    out << "\nTD ";
-    out.dec(i) << " at ";
-    out.hex(td.offset) << ": ";
-    out.hex(td.size) << " bytes, ";
-    out.dec(td.streams.size()) << " streams" << (td.eon ? ", EON" : "") << "\n  header\n";
+void print_td(Printer &p, const Td &td, size_t index, std::string &prefix) {
+  Object o(p);
+  p.text("\nTD ");
+  p.field("index", index);
+  p.text(" at ");
+  p.field("offset", Hex{td.offset});
+  p.text(": ");
+  p.field("bytes", Hex{td.size});
+  p.text(" bytes, " + std::to_string(td.streams.size()) + " streams" + (td.eon ? ", EON" : "") +
+         "\n  header\n");
+  p.data("eon", td.eon);
+  {
+    List header(p, "header");
     for (const Word &w : td.header)
-      word_text(out, w, true);
-    for (const Stream &st : td.streams) {
-      out << "  stream " << (st.words.empty() || st.words[0].block.empty() ? "?" : st.words[0].block)
-          << " at ";
-      out.hex(st.offset) << ": header ";
-      out.hex(st.header, 8) << ", ";
-      out.dec(st.count) << " words from ";
-      out.hex(st.address) << "\n";
-      for (const Word &w : st.words)
-        word_text(out, w, false);
-    }
+      print_word(p, w, true, prefix);
   }
+  List streams(p, "streams");
+  for (const Stream &st : td.streams)
+    print_stream(p, st, prefix);
 }
 
-std::string dump_text(const Chain &c, const TdSchema &s, std::optional<size_t> only) {
-  std::string text;
-  TextOut out(text);
-  dump_text(out, c, s, only);
-  return text;
-}
-
-Doc dump_doc(const Chain &c, const TdSchema &s, std::span<const uint8_t> file, std::optional<size_t> only) {
-  Doc d = Doc::table();
-  d.set("container", Doc::string("raw-td-chain"));
-  d.set("file_bytes", Doc::integer(int64_t(file.size())));
-  d.set("complete", Doc::boolean(!only));
-  d.set("generation", Doc::integer(s.generation));
-  d.set("database_complete", Doc::boolean(s.complete));
-  Doc kernel = Doc::table();
-  kernel.set("offset", Doc::integer(int64_t(c.kernel_offset)));
-  kernel.set("bytes", Doc::integer(int64_t(c.kernel_size)));
-  d.set("kernel_data", std::move(kernel));
-  Doc findings = Doc::array();
-  for (const Finding &f : c.findings)
-    findings.push(printed_doc([&](Printer &p) { print(p, f, {.in_file = true}); }));
-  d.set("findings", std::move(findings));
-  Doc tds = Doc::array();
-  for (size_t i : selected(c, only)) {
-    const Td &td = c.tds[i];
-    Doc t = Doc::table();
-    t.set("index", Doc::integer(int64_t(i)));
-    t.set("offset", Doc::integer(int64_t(td.offset)));
-    t.set("bytes", Doc::integer(td.size));
-    t.set("eon", Doc::boolean(td.eon));
-    Doc header = Doc::array();
-    for (const Word &w : td.header) header.push(word_doc(w));
-    t.set("header", std::move(header));
-    Doc streams = Doc::array();
-    for (const Stream &st : td.streams) {
-      Doc x = Doc::table();
-      x.set("offset", Doc::integer(int64_t(st.offset)));
-      x.set("header", Doc::integer(st.header));
-      x.set("address", Doc::integer(st.address));
-      x.set("words", Doc::integer(st.count));
-      Doc ws = Doc::array();
-      for (const Word &w : st.words) ws.push(word_doc(w));
-      x.set("registers", std::move(ws));
-      streams.push(std::move(x));
-    }
-    t.set("streams", std::move(streams));
-    tds.push(std::move(t));
-  }
-  d.set("tds", std::move(tds));
-  // Every byte outside the descriptor words, as runs of hex.
+// Every byte of the file outside the descriptor words, as runs of hex: what encode_dump needs
+// besides the words to rebuild the file (a document's member; the text leaves it out).
+void print_regions(Printer &p, const Chain &c, std::span<const uint8_t> file) {
   std::vector<bool> held(file.size(), false);
   auto hold = [&](uint64_t off) {
     for (uint64_t i = off; i < off + 4 && i < held.size(); ++i) held[i] = true;
@@ -154,7 +123,7 @@ Doc dump_doc(const Chain &c, const TdSchema &s, std::span<const uint8_t> file, s
       for (const Word &w : st.words) hold(w.offset);
     }
   }
-  Doc regions = Doc::array();
+  List regions(p, "regions");
   for (size_t i = 0; i < held.size();) {
     if (held[i]) {
       ++i;
@@ -162,14 +131,55 @@ Doc dump_doc(const Chain &c, const TdSchema &s, std::span<const uint8_t> file, s
     }
     size_t j = i;
     while (j < held.size() && !held[j]) ++j;
-    Doc r = Doc::table();
-    r.set("offset", Doc::integer(int64_t(i)));
-    r.set("hex", Doc::string(hex_bytes(file.subspan(i, j - i))));
-    regions.push(std::move(r));
+    Object r(p);
+    p.data("offset", i);
+    p.data("hex", hex_bytes(file.subspan(i, j - i)));
     i = j;
   }
-  d.set("regions", std::move(regions));
-  return d;
+}
+} // namespace
+
+void print_chain(Printer &p, const Chain &c, const TdSchema &s, std::span<const uint8_t> file,
+                 std::optional<size_t> only) {
+  std::vector<size_t> tds = selected_tds(c, only); // ANEC-TD-005 before anything is printed
+  p.data("file_bytes", file.size());
+  p.data("complete", !only);
+  p.text("raw task-descriptor chain, generation ");
+  p.field("generation", s.generation);
+  p.data("database_complete", s.complete);
+  p.text(std::string(s.complete ? "" : " (register database incomplete)") + ": " +
+         std::to_string(c.tds.size()) + " descriptor(s)");
+  {
+    Object kernel(p, "kernel_data");
+    p.text(", kernel data at ");
+    p.field("offset", Hex{c.kernel_offset});
+    p.text(" (");
+    p.field("bytes", c.kernel_size);
+    p.text(" bytes)\n");
+  }
+  {
+    List findings(p, "findings");
+    for (const Finding &f : c.findings) {
+      Object finding(p);
+      p.text("finding ");
+      print(p, f, {.in_file = true});
+      p.text("\n");
+    }
+  }
+  {
+    List list(p, "tds");
+    std::string prefix;
+    for (size_t i : tds)
+      print_td(p, c.tds[i], i, prefix);
+  }
+  if (!p.text_form())
+    print_regions(p, c, file);
+}
+
+void print(Printer &p, const Chain &c, const TdSchema &s, std::span<const uint8_t> file,
+           std::optional<size_t> only) {
+  p.data("container", "raw-td-chain");
+  print_chain(p, c, s, file, only);
 }
 
 } // namespace anec::desc

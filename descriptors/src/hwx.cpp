@@ -401,188 +401,250 @@ std::string direction_name(uint64_t direction) {
 }
 } // namespace
 
-std::string hwx_text(const Hwx &h, const TdSchema &s, std::optional<size_t> only) {
-  std::string out = "hwx container: cputype " + hex(h.cputype) + ", cpusubtype " + hex(h.cpusubtype) +
-                    ", filetype " + hex(h.filetype) + ", " + std::to_string(h.commands.size()) +
-                    " load commands\n";
+namespace {
+// What the text says of the container's Mach-O structure: its header, banner, segments and
+// sections, and the load commands it keeps raw (the document holds every load command:
+// print_load_commands).
+void print_structure(Printer &p, const Hwx &h) {
+  p.text("hwx container: cputype " + hex(h.cputype) + ", cpusubtype ");
+  p.field("cpusubtype", Hex{h.cpusubtype});
+  p.text(", filetype " + hex(h.filetype) + ", " + std::to_string(h.commands.size()) + " load commands\n");
+  if (!p.text_form())
+    return;
   if (!h.banner.empty())
-    out += "banner: " + h.banner.substr(0, h.banner.find('\n', h.banner.find('\n') + 1)) + "\n";
+    p.text("banner: " + h.banner.substr(0, h.banner.find('\n', h.banner.find('\n') + 1)) + "\n");
   for (const HwxSegment &g : h.segments) {
-    out += "segment " + g.name + " vm " + hex(g.vmaddr) + "+" + hex(g.vmsize) + " file " + hex(g.fileoff) +
-           "+" + hex(g.filesize) + "\n";
+    p.text("segment " + g.name + " vm " + hex(g.vmaddr) + "+" + hex(g.vmsize) + " file " + hex(g.fileoff) +
+           "+" + hex(g.filesize) + "\n");
     for (const HwxSection &x : g.sections)
-      out += "  section " + x.segment + "." + x.name + " " + hex(x.addr) + "+" + hex(x.size) + " at " +
-             hex(x.offset) + ", " + std::to_string(x.nreloc) + " relocations\n";
+      p.text("  section " + x.segment + "." + x.name + " " + hex(x.addr) + "+" + hex(x.size) + " at " +
+             hex(x.offset) + ", " + std::to_string(x.nreloc) + " relocations\n");
   }
   for (const HwxCommand &c : h.commands)
     if (!known_command(h, c))
-      out +=
-          "load command " + hex(c.cmd) + " at " + hex(c.offset) + ", " + hex(c.size) + " bytes, kept raw\n";
-  for (const HwxTensorName &t : h.tensors)
-    out += "tensor " + t.name + " at " + hex(t.vmaddr) +
-           (t.cmd == 0x40 ? ", " + std::to_string(t.bytes) + " bytes (command 0x40)" : std::string()) + "\n";
-  if (const auto &p = h.program) {
-    out += "program " + (p->name.empty() ? std::string("(unnamed)") : p->name) + ": chain at " +
-           hex(p->td_base) + ", " + std::to_string(p->td_count) +
-           (p->td_bytes ? " descriptor(s) of " + hex(p->td_bytes) + " bytes"
-                        : " descriptor(s) in a segment of " + std::to_string(p->segment_words) +
-                              " words (a frame of " + std::to_string(p->prefix_words) + " first)") +
-           ", engine mask " + hex(p->ene) + "\n";
-    for (size_t k = 0; k < HwxProgramState::kBars; ++k)
-      if (p->bars[k]) {
-        std::string what = hwx_what_is(h, p->bars[k]);
-        out += "  bar " + std::to_string(k) + " " + hex(p->bars[k]) + (what.empty() ? "" : " " + what) + "\n";
-      }
-    for (auto [at, v] : p->other)
-      out += "  state word +" + hex(at) + " = " + hex(v) + "\n";
-  }
-  for (const HwxTensor &t : h.layouts) {
-    out += "layout " + t.name + " " + t.dtype + " [";
-    for (size_t i = 0; i < t.extents.size(); ++i)
-      out += (i ? " " : "") + std::string(1, t.extents[i].first) + "=" + std::to_string(t.extents[i].second);
-    out += "] strides [";
-    for (size_t i = 0; i < t.strides.size(); ++i)
-      out += (i ? " " : "") + std::to_string(t.strides[i]);
-    out += "]" + (t.vmaddr ? " at " + hex(t.vmaddr) : std::string()) + "\n";
-  }
-  for (const HwxTensorState &t : h.states)
-    out += "state " + t.name + " " + direction_name(t.direction) + " type t" + std::to_string(t.dtype_index) +
-           " [" + std::to_string(t.extents[0]) + " " + std::to_string(t.extents[1]) + " " +
-           std::to_string(t.extents[2]) + " " + std::to_string(t.extents[3]) + "] strides [" +
-           std::to_string(t.strides[0]) + " " + std::to_string(t.strides[1]) + " " +
-           std::to_string(t.strides[2]) + " " + std::to_string(t.strides[3]) + "], " +
-           std::to_string(t.bytes) + " bytes\n";
-  out += std::to_string(h.symbols.size()) + " symbols\n";
-  for (const HwxSymbol &sym : h.symbols)
-    out += "  " + hex(sym.value) + " type " + hex(sym.type) + " sect " + std::to_string(sym.sect) + " desc " +
-           hex(sym.desc) + "  " + sym.name + "\n";
-  for (const HwxReloc &x : h.relocations)
-    out += "relocation __text+" + hex(x.address) + " -> " + x.symbol + " (" +
-           (x.target.empty() ? "no decoded word" : x.target) + ")\n";
-  if (!h.chain_not_decoded.empty())
-    return out + "\ndescriptor chain (__text at " + hex(h.text.offset) + ", " + std::to_string(h.text.size) +
-           " bytes): not decoded, " + h.chain_not_decoded + "\n" + hex_rows(h.chain_raw, h.text.offset);
-  return out + "\n" + dump_text(h.chain, s, only);
+      p.text("load command " + hex(c.cmd) + " at " + hex(c.offset) + ", " + hex(c.size) +
+             " bytes, kept raw\n");
 }
 
-Doc hwx_doc(const Hwx &h, const TdSchema &s, std::span<const uint8_t> file, std::optional<size_t> only) {
-  Doc d = dump_doc(h.chain, s, file, only);
-  d.set("container", Doc::string("hwx"));
-  if (!h.chain_not_decoded.empty())
-    d.set("chain_not_decoded", Doc::string(h.chain_not_decoded));
-  d.set("cpusubtype", Doc::integer(h.cpusubtype));
-  Doc tensors = Doc::array();
+void print_tensors(Printer &p, const Hwx &h) {
+  List tensors(p, "tensors");
   for (const HwxTensorName &t : h.tensors) {
-    Doc x = Doc::table();
-    x.set("name", Doc::string(t.name));
-    x.set("command", Doc::integer(t.cmd));
-    x.set("vmaddr", Doc::integer(int64_t(t.vmaddr)));
-    if (t.cmd == 0x40)
-      x.set("bytes", Doc::integer(int64_t(t.bytes)));
-    tensors.push(std::move(x));
+    Object tensor(p);
+    p.text("tensor ");
+    p.field("name", t.name);
+    p.data("command", t.cmd);
+    p.text(" at ");
+    p.field("vmaddr", Hex{t.vmaddr});
+    if (t.cmd == 0x40) {
+      p.text(", ");
+      p.field("bytes", t.bytes);
+      p.text(" bytes (command 0x40)");
+    }
+    p.text("\n");
   }
-  d.set("tensors", std::move(tensors));
-  // Every load command through its layout: each field it names, with its value (the generic
-  // printer of tables/schema/layout; a field added there appears here with no code).
-  Doc commands = Doc::array();
+}
+
+// Every load command through its layout: each field it names, with its value (the generic printer
+// of tables/schema/layout; a field added there appears here with no code). Only a document holds
+// them.
+void print_load_commands(Printer &p, const Hwx &h, std::span<const uint8_t> file) {
+  List commands(p, "load_commands");
   for (const HwxCommand &c : h.commands) {
-    Doc x = Doc::table();
-    x.set("offset", Doc::integer(int64_t(c.offset), true));
-    x.set("layout", Doc::string(c.layout.empty() ? "raw" : c.layout));
-    if (!c.layout.empty())
-      x.set("fields", layout::to_doc(layout::View(db().get(c.layout), file, c.offset, kBad), db()));
-    commands.push(std::move(x));
+    Object command(p);
+    p.data("offset", Hex{c.offset});
+    p.data("layout", c.layout.empty() ? std::string_view("raw") : c.layout);
+    if (c.layout.empty())
+      continue;
+    Object fields(p, "fields");
+    layout::print(p, layout::View(db().get(c.layout), file, c.offset, kBad), db());
   }
-  d.set("load_commands", std::move(commands));
-  if (const auto &p = h.program) {
-    Doc x = Doc::table();
-    x.set("name", Doc::string(p->name));
-    x.set("td_base", Doc::integer(int64_t(p->td_base)));
-    x.set("flavor", Doc::integer(p->flavor));
-    if (p->td_bytes)
-      x.set("td_bytes", Doc::integer(int64_t(p->td_bytes)));
-    if (p->flavor == 4) {
-      x.set("segment_words", Doc::integer(p->segment_words));
-      x.set("prefix_words", Doc::integer(p->prefix_words));
-    }
-    x.set("td_count", Doc::integer(p->td_count));
-    x.set("engine_mask", Doc::integer(p->ene, true));
-    Doc bars = Doc::array();
+}
+
+void print_program(Printer &p, const Hwx &h, const HwxProgramState &s) {
+  Object program(p, "program");
+  p.text("program ");
+  p.data("name", s.name);
+  p.text(s.name.empty() ? std::string_view("(unnamed)") : s.name);
+  p.text(": chain at ");
+  p.field("td_base", Hex{s.td_base});
+  p.data("flavor", s.flavor);
+  if (s.td_bytes)
+    p.data("td_bytes", s.td_bytes);
+  if (s.flavor == 4) {
+    p.data("segment_words", s.segment_words);
+    p.data("prefix_words", s.prefix_words);
+  }
+  p.text(", ");
+  p.field("td_count", s.td_count);
+  p.text(s.td_bytes ? " descriptor(s) of " + hex(s.td_bytes) + " bytes"
+                    : " descriptor(s) in a segment of " + std::to_string(s.segment_words) +
+                          " words (a frame of " + std::to_string(s.prefix_words) + " first)");
+  p.text(", engine mask ");
+  p.field("engine_mask", Hex{s.ene});
+  p.text("\n");
+  {
+    List bars(p, "bars");
     for (size_t k = 0; k < HwxProgramState::kBars; ++k)
-      if (p->bars[k]) {
-        Doc b = Doc::table();
-        b.set("slot", Doc::integer(int64_t(k)));
-        b.set("vmaddr", Doc::integer(int64_t(p->bars[k])));
-        b.set("holds", Doc::string(hwx_what_is(h, p->bars[k])));
-        bars.push(std::move(b));
+      if (s.bars[k]) {
+        Object bar(p);
+        std::string what = hwx_what_is(h, s.bars[k]);
+        p.text("  bar ");
+        p.field("slot", k);
+        p.text(" ");
+        p.field("vmaddr", Hex{s.bars[k]});
+        p.text(what.empty() ? "" : " ");
+        p.field("holds", what);
+        p.text("\n");
       }
-    x.set("bars", std::move(bars));
-    Doc other = Doc::array();
-    for (auto [at, v] : p->other) {
-      Doc o = Doc::table();
-      o.set("state_offset", Doc::integer(at));
-      o.set("value", Doc::integer(v));
-      other.push(std::move(o));
-    }
-    x.set("other_words", std::move(other));
-    d.set("program", std::move(x));
   }
-  Doc layouts = Doc::array();
+  List other(p, "other_words");
+  for (auto [at, v] : s.other) {
+    Object word(p);
+    p.text("  state word +");
+    p.field("state_offset", Hex{at});
+    p.text(" = ");
+    p.field("value", Hex{v});
+    p.text("\n");
+  }
+}
+
+void print_layouts(Printer &p, const Hwx &h) {
+  List layouts(p, "layouts");
   for (const HwxTensor &t : h.layouts) {
-    Doc x = Doc::table();
-    x.set("name", Doc::string(t.name));
-    x.set("dtype", Doc::string(t.dtype));
-    Doc shape = Doc::table(), strides = Doc::table();
-    for (size_t i = 0; i < t.extents.size(); ++i) {
-      std::string a(1, t.extents[i].first);
-      shape.set(a, Doc::integer(int64_t(t.extents[i].second)));
-      strides.set(a, Doc::integer(int64_t(t.strides[i])));
+    Object layout(p);
+    p.text("layout ");
+    p.field("name", t.name);
+    p.text(" ");
+    p.field("dtype", t.dtype);
+    p.text(" [");
+    {
+      Object shape(p, "shape");
+      for (size_t i = 0; i < t.extents.size(); ++i) {
+        p.text(std::string(i ? " " : "") + t.extents[i].first + "=");
+        p.field(std::string(1, t.extents[i].first), t.extents[i].second);
+      }
     }
-    x.set("shape", std::move(shape));
-    x.set("stride_bytes", std::move(strides));
-    x.set("vmaddr", Doc::integer(int64_t(t.vmaddr)));
-    layouts.push(std::move(x));
+    p.text("] strides [");
+    {
+      Object strides(p, "stride_bytes");
+      for (size_t i = 0; i < t.extents.size(); ++i) {
+        p.text(i ? " " : "");
+        p.field(std::string(1, t.extents[i].first), t.strides[i]);
+      }
+    }
+    p.text("]");
+    p.data("vmaddr", t.vmaddr);
+    p.text(t.vmaddr ? " at " + hex(t.vmaddr) + "\n" : "\n");
   }
-  d.set("layouts", std::move(layouts));
-  Doc states = Doc::array();
+}
+
+// Four numbers in n, c, h, w order, between brackets in text.
+void print_nchw(Printer &p, std::string_view key, const uint64_t (&v)[4]) {
+  List list(p, key);
+  p.text("[");
+  for (int k = 0; k < 4; ++k) {
+    p.text(k ? " " : "");
+    p.item(v[k]);
+  }
+  p.text("]");
+}
+
+void print_states(Printer &p, const Hwx &h) {
+  List states(p, "tensor_states");
   for (const HwxTensorState &t : h.states) {
-    Doc x = Doc::table();
-    x.set("name", Doc::string(t.name));
-    x.set("direction", Doc::string(direction_name(t.direction)));
-    x.set("direction_value", Doc::integer(t.direction));
-    x.set("dtype_index", Doc::integer(t.dtype_index));
-    Doc ext = Doc::array(), str = Doc::array();
-    for (int k = 0; k < 4; ++k) {
-      ext.push(Doc::integer(int64_t(t.extents[k])));
-      str.push(Doc::integer(int64_t(t.strides[k])));
-    }
-    x.set("extents_nchw", std::move(ext));
-    x.set("stride_bytes_nchw", std::move(str));
-    x.set("bytes", Doc::integer(int64_t(t.bytes)));
-    states.push(std::move(x));
+    Object state(p);
+    std::string direction = direction_name(t.direction);
+    p.text("state ");
+    p.field("name", t.name);
+    p.text(" ");
+    p.field("direction", Named{direction, t.direction});
+    p.text(" type t");
+    p.field("dtype_index", t.dtype_index);
+    p.text(" ");
+    print_nchw(p, "extents_nchw", t.extents);
+    p.text(" strides ");
+    print_nchw(p, "stride_bytes_nchw", t.strides);
+    p.text(", ");
+    p.field("bytes", t.bytes);
+    p.text(" bytes\n");
   }
-  d.set("tensor_states", std::move(states));
-  Doc relocs = Doc::array();
-  for (const HwxReloc &x : h.relocations) {
-    Doc r = Doc::table();
-    r.set("address", Doc::integer(x.address));
-    r.set("symbol", Doc::string(x.symbol));
-    r.set("target", Doc::string(x.target));
-    relocs.push(std::move(r));
-  }
-  d.set("relocations", std::move(relocs));
-  Doc syms = Doc::array();
+}
+
+void print_symbols(Printer &p, const Hwx &h) {
+  p.text(std::to_string(h.symbols.size()) + " symbols\n");
+  List symbols(p, "symbols");
   for (const HwxSymbol &sym : h.symbols) {
-    Doc x = Doc::table();
-    x.set("name", Doc::string(sym.name));
-    x.set("value", Doc::integer(int64_t(sym.value), true));
-    x.set("type", Doc::integer(sym.type, true));
-    x.set("sect", Doc::integer(sym.sect));
-    x.set("desc", Doc::integer(sym.desc, true));
-    syms.push(std::move(x));
+    Object symbol(p);
+    p.data("name", sym.name); // the text's last column
+    p.text("  ");
+    p.field("value", Hex{sym.value});
+    p.text(" type ");
+    p.field("type", Hex{sym.type});
+    p.text(" sect ");
+    p.field("sect", sym.sect);
+    p.text(" desc ");
+    p.field("desc", Hex{sym.desc});
+    p.text("  " + sym.name + "\n");
   }
-  d.set("symbols", std::move(syms));
-  return d;
+}
+
+void print_relocations(Printer &p, const Hwx &h) {
+  List relocations(p, "relocations");
+  for (const HwxReloc &x : h.relocations) {
+    Object relocation(p);
+    p.text("relocation __text+");
+    p.field("address", Hex{x.address});
+    p.text(" -> ");
+    p.field("symbol", x.symbol);
+    p.data("target", x.target);
+    p.text(" (" + (x.target.empty() ? "no decoded word" : x.target) + ")\n");
+  }
+}
+
+// The descriptor chain in __text; when no database decoded it, the text shows its bytes.
+void print_text_section(Printer &p, const Hwx &h, const TdSchema &s, std::span<const uint8_t> file,
+                        std::optional<size_t> only) {
+  bool decoded = h.chain_not_decoded.empty();
+  if (decoded || !p.text_form()) {
+    p.text("\n");
+    print_chain(p, h.chain, s, file, only);
+  }
+  if (decoded)
+    return;
+  p.text("\ndescriptor chain (__text at " + hex(h.text.offset) + ", " + std::to_string(h.text.size) +
+         " bytes): not decoded, ");
+  p.field("chain_not_decoded", h.chain_not_decoded);
+  p.text("\n");
+  if (p.text_form())
+    p.text(hex_rows(h.chain_raw, h.text.offset));
+}
+} // namespace
+
+void print(Printer &p, const Hwx &h, const TdSchema &s, std::span<const uint8_t> file,
+           std::optional<size_t> only) {
+  if (h.chain_not_decoded.empty())
+    selected_tds(h.chain, only); // ANEC-TD-005 before anything is printed
+  // The document (anec-desc.dump) holds the chain first and the relocations before the symbols;
+  // the text reads the container first and lists the symbols before the relocations.
+  bool text = p.text_form();
+  p.data("container", "hwx");
+  if (!text)
+    print_text_section(p, h, s, file, only);
+  print_structure(p, h);
+  print_tensors(p, h);
+  if (!text)
+    print_load_commands(p, h, file);
+  if (h.program)
+    print_program(p, h, *h.program);
+  print_layouts(p, h);
+  print_states(p, h);
+  if (text)
+    print_symbols(p, h);
+  print_relocations(p, h);
+  if (!text)
+    print_symbols(p, h);
+  if (text)
+    print_text_section(p, h, s, file, only);
 }
 
 } // namespace anec::desc

@@ -56,12 +56,13 @@ DescProgram read_program(Databases &databases, std::span<const uint8_t> bytes, i
   return p;
 }
 
-Doc program_doc(const DescProgram &p, std::optional<size_t> only) {
-  if (p.hwx)
-    return hwx_doc(*p.hwx, *p.schema, p.bytes, only);
-  if (p.anec)
-    return anec_doc(*p.anec, *p.schema, p.bytes, only);
-  return dump_doc(p.chain, *p.schema, p.bytes, only);
+void print(Printer &p, const DescProgram &program, std::optional<size_t> only) {
+  if (program.hwx)
+    print(p, *program.hwx, *program.schema, program.bytes, only);
+  else if (program.anec)
+    print(p, *program.anec, *program.schema, program.bytes, only);
+  else
+    print(p, program.chain, *program.schema, program.bytes, only);
 }
 
 std::vector<uint8_t> encode_program(const std::filesystem::path &tables, Doc dump,

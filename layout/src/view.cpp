@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 namespace anec::layout {
 
@@ -174,29 +175,33 @@ void Writer::write_to(std::span<uint8_t> out, uint64_t at) const {
 
 namespace {
 
-Doc value_doc(const Field &f, uint64_t raw, const Database &db) {
-  uint64_t v = f.modifier.decode(raw);
-  Doc n = f.type == Type::I32 || f.type == Type::I64 ? Doc::integer(int64_t(v))
-                                                     : Doc::integer(int64_t(v), f.role != Role::Count);
-  const Enum *e = f.enumeration.empty() ? nullptr : db.enumeration(f.enumeration);
-  if (!e)
-    return n;
-  Doc t = Doc::table();
-  t.set("name", Doc::string(e->name_of(v)));
-  t.set("value", std::move(n));
-  return t;
+// A value as its field's type and role show it: signed and count fields in decimal, others in hex.
+Scalar number(const Field &f, uint64_t v) {
+  if (f.type == Type::I32 || f.type == Type::I64)
+    return int64_t(v);
+  if (f.role == Role::Count)
+    return v;
+  return Hex{v};
 }
 
-std::string value_text(const Field &f, uint64_t raw, const Database &db) {
+// One value of `f` (`raw` as stored): the member `key` of the object being printed or, with no key,
+// an element of the list. An enum's value reads "NAME (0xN)" in text and {name, value} in a
+// document; where a modifier applies, the text adds the stored value.
+void print_value(Printer &p, std::string_view key, const Field &f, uint64_t raw, const Database &db) {
   uint64_t v = f.modifier.decode(raw);
-  std::string s = f.type == Type::I32 || f.type == Type::I64 ? std::to_string(int64_t(v))
-                  : f.role == Role::Count                    ? std::to_string(v)
-                                                             : hex(v);
-  if (const Enum *e = f.enumeration.empty() ? nullptr : db.enumeration(f.enumeration))
-    s = e->name_of(v) + " (" + s + ")";
-  if (f.modifier.kind != Modifier::Kind::None)
-    s += " [stored " + hex(raw) + ", " + f.modifier.text() + "]";
-  return s;
+  if (const Enum *e = f.enumeration.empty() ? nullptr : db.enumeration(f.enumeration)) {
+    Object named(p, key);
+    p.field("name", e->name_of(v));
+    p.text(" (");
+    p.field("value", number(f, v));
+    p.text(")");
+  } else if (key.empty()) {
+    p.item(number(f, v));
+  } else {
+    p.field(key, number(f, v));
+  }
+  if (f.modifier.kind != Modifier::Kind::None && p.text_form())
+    p.text(" [stored " + hex(raw) + ", " + f.modifier.text() + "]");
 }
 
 bool all_zero(const View &v, const Field &f) {
@@ -220,66 +225,68 @@ std::string bytes_hex(std::span<const uint8_t> b) {
 
 } // namespace
 
-Doc to_doc(const View &v, const Database &db, bool skip_zero) {
-  Doc d = Doc::table();
-  for (const Field &f : v.layout().fields) {
-    if (skip_zero && f.elements() > 1 && all_zero(v, f))
-      continue;
-    if (f.type == Type::Chars) {
-      d.set(f.name, Doc::string(v.chars(f.name)));
-    } else if (f.type == Type::Bytes) {
-      d.set(f.name, Doc::string(bytes_hex(v.bytes().subspan(v.at() + f.offset, f.width))));
-    } else if (f.dims.empty()) {
-      d.set(f.name, value_doc(f, v.raw(f), db));
-    } else {
-      uint32_t inner = f.dims.size() == 2 ? f.dims[1] : 1, rows = f.dims[0];
-      auto row_zero = [&](uint32_t i) {
-        for (uint32_t j = 0; j < inner; ++j)
-          if (v.raw(f, i * inner + j))
-            return false;
-        return true;
-      };
-      while (skip_zero && rows > 0 && row_zero(rows - 1)) // trailing zero rows are left out
-        --rows;
-      Doc outer = Doc::array();
-      for (uint32_t i = 0; i < rows; ++i) {
-        if (f.dims.size() == 1) {
-          outer.push(value_doc(f, v.raw(f, i), db));
-          continue;
-        }
-        Doc row = Doc::array();
-        for (uint32_t j = 0; j < inner; ++j)
-          row.push(value_doc(f, v.raw(f, i * inner + j), db));
-        outer.push(std::move(row));
-      }
-      d.set(f.name, std::move(outer));
-    }
-  }
-  return d;
+namespace {
+
+bool row_zero(const View &v, const Field &f, uint32_t row, uint32_t columns) {
+  for (uint32_t j = 0; j < columns; ++j)
+    if (v.raw(f, row * columns + j))
+      return false;
+  return true;
 }
 
-std::string to_text(const View &v, const Database &db, const std::string &indent) {
-  std::string out;
-  for (const Field &f : v.layout().fields) {
-    if (all_zero(v, f))
-      continue;
-    if (f.type == Type::Chars) {
-      out += indent + f.name + " = \"" + v.chars(f.name) + "\"\n";
-    } else if (f.type == Type::Bytes) {
-      out += indent + f.name + " = " + bytes_hex(v.bytes().subspan(v.at() + f.offset, f.width)) + "\n";
-    } else {
-      for (uint32_t e = 0; e < f.elements(); ++e) {
-        uint64_t raw = v.raw(f, e);
-        if (f.elements() > 1 && !raw)
-          continue;
-        out += indent + f.name +
-               (f.elements() > 1 ? v.layout().field_at(f.offset + uint64_t(e) * f.width).substr(f.name.size())
-                                 : "") +
-               " = " + value_text(f, raw, db) + "\n";
-      }
-    }
+// Element `e` of an array: in text a line when it is nonzero, named by its index ("nchw[3][1]").
+void print_element(Printer &p, const View &v, const Field &f, uint32_t e, const Database &db,
+                   std::string_view indent) {
+  uint64_t raw = v.raw(f, e);
+  if (!p.text_form()) {
+    print_value(p, {}, f, raw, db);
+    return;
   }
-  return out;
+  if (!raw)
+    return;
+  std::string index = f.elements() > 1 ? v.layout().field_at(f.offset + uint64_t(e) * f.width) : f.name;
+  p.text(std::string(indent) + index + " = ");
+  print_value(p, {}, f, raw, db);
+  p.text("\n");
+}
+
+// An array: in a document a list (of rows, for two dimensions) without its trailing zero rows.
+void print_array(Printer &p, const View &v, const Field &f, const Database &db, std::string_view indent) {
+  uint32_t columns = f.dims.size() == 2 ? f.dims[1] : 1, rows = f.dims[0];
+  while (rows > 0 && row_zero(v, f, rows - 1, columns))
+    --rows;
+  List elements(p, f.name);
+  for (uint32_t i = 0; i < rows; ++i) {
+    std::optional<List> row;
+    if (f.dims.size() == 2)
+      row.emplace(p);
+    for (uint32_t j = 0; j < columns; ++j)
+      print_element(p, v, f, i * columns + j, db, indent);
+  }
+}
+
+} // namespace
+
+void print(Printer &p, const View &v, const Database &db, std::string_view indent) {
+  for (const Field &f : v.layout().fields) {
+    if (all_zero(v, f) && (f.elements() > 1 || p.text_form()))
+      continue; // the text shows the nonzero fields, a document every field but an all-zero array
+    if (!f.dims.empty() && f.type != Type::Chars && f.type != Type::Bytes) {
+      print_array(p, v, f, db, indent);
+      continue;
+    }
+    p.text(std::string(indent) + f.name + " = ");
+    if (f.type == Type::Chars) {
+      p.text("\"");
+      p.field(f.name, v.chars(f.name));
+      p.text("\"");
+    } else if (f.type == Type::Bytes) {
+      p.field(f.name, bytes_hex(v.bytes().subspan(v.at() + f.offset, f.width)));
+    } else {
+      print_value(p, f.name, f, v.raw(f), db);
+    }
+    p.text("\n");
+  }
 }
 
 } // namespace anec::layout

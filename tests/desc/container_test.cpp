@@ -99,7 +99,10 @@ TEST(Hwx, NewerCompilerContainer) {
   EXPECT_EQ(h.states[2].direction, 2u);
   EXPECT_EQ(h.states[1].extents[2], 3u); // B is [1 1 3 2]
   EXPECT_TRUE(audit_hwx(h).empty());
-  EXPECT_NE(hwx_text(h, gen7()).find("tensor B at 0x3000c000, 192 bytes (command 0x40)"), std::string::npos);
+  EXPECT_NE(printed_text([&](Printer &p) {
+              print(p, h, gen7(), b);
+            }).find("tensor B at 0x3000c000, 192 bytes (command 0x40)"),
+            std::string::npos);
   auto bad_name = b;
   ASSERT_EQ(le32(bad_name, 0x318), 0x40u);
   store_le(bad_name, 0x320, 0x400, 4); // the name offset past the command
@@ -280,7 +283,8 @@ TEST(Anec, ConvertedRealFilesDecodeAuditAndRoundTrip) {
       EXPECT_EQ(a.chain.kernel_offset, header + ((h.text.size + 15) / 16 * 16));
       EXPECT_EQ(a.chain.kernel_size, a.header.krn_size);
       EXPECT_TRUE(audit_anec(a).empty()) << audit_anec(a).front().code << " " << audit_anec(a).front().message;
-      Doc doc = json::parse(json::write(anec_doc(a, gen7(), bytes)), "dump.json");
+      Doc doc =
+          json::parse(json::write(printed_doc([&](Printer &p) { print(p, a, gen7(), bytes); })), "dump.json");
       EXPECT_EQ(encode_dump(doc, gen7(), "dump.json"), bytes);
     }
   // relu [1,1,1,77] fp16: 192-byte rows and planes, one tile each way; __const 0x4000 after 0x280.

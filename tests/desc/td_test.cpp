@@ -44,6 +44,10 @@ uint32_t word_at(const Td &td, const std::string &block, uint32_t address) {
   ADD_FAILURE() << block << " " << address;
   return 0;
 }
+// The dump document of a raw chain.
+Doc chain_doc(const std::vector<uint8_t> &bytes, std::optional<size_t> only = std::nullopt) {
+  return printed_doc([&](Printer &p) { print(p, decode_raw_chain(bytes, gen7()), gen7(), bytes, only); });
+}
 } // namespace
 
 TEST(TdSchema, Gen7LoadsAndCoversTheSevenBlocks) {
@@ -180,9 +184,9 @@ TEST(RawChain, CorruptionsHaveReasonCodes) {
   auto unknown = good;
   unknown[0x13c] = 0xff; // a set bit no field names is reported, not dropped
   Chain u = decode_raw_chain(unknown, gen7());
-  std::string text = dump_text(u, gen7());
+  std::string text = printed_text([&](Printer &p) { print(p, u, gen7(), unknown); });
   EXPECT_NE(text.find("reserved bits"), std::string::npos);
-  EXPECT_EQ(code_of([&] { dump_text(c, gen7(), 1); }), "ANEC-TD-005");
+  EXPECT_EQ(code_of([&] { printed_text([&](Printer &p) { print(p, c, gen7(), pad, 1); }); }), "ANEC-TD-005");
 }
 
 // A descriptor header past the data: a chain start beyond the end of relu6 (0x300 bytes), and one
@@ -419,7 +423,9 @@ TEST(Encode, RoundTripsEveryRealFile) {
   for (auto &f : files) {
     SCOPED_TRACE(f.filename().string());
     auto bytes = read_file(f);
-    Doc doc = bytes[0] == 0xce ? hwx_doc(read_hwx(bytes, gen7()), gen7(), bytes) : dump_doc(decode_raw_chain(bytes, gen7()), gen7(), bytes);
+    Doc doc = bytes[0] == 0xce
+                  ? printed_doc([&](Printer &p) { print(p, read_hwx(bytes, gen7()), gen7(), bytes); })
+                  : chain_doc(bytes);
     Doc reparsed = json::parse(json::write(doc), "dump.json");
     EXPECT_EQ(encode_dump(reparsed, gen7(), "dump.json"), bytes);
   }
@@ -428,7 +434,7 @@ TEST(Encode, RoundTripsEveryRealFile) {
 // Editing a field in the dump patches exactly its word.
 TEST(Encode, EditedFieldsTakeEffect) {
   auto bytes = read_file(kernels() / "activation" / "relu6.bin");
-  Doc doc = json::parse(json::write(dump_doc(decode_raw_chain(bytes, gen7()), gen7(), bytes)), "d");
+  Doc doc = json::parse(json::write(chain_doc(bytes)), "d");
   // Throws (a failure, not a crash) when the dump lacks a member it reads.
   auto find_word = [](Doc &d, uint32_t address) -> Doc & {
     const Doc *tds = d.find("tds"), *streams = nullptr;
@@ -469,9 +475,9 @@ TEST(Encode, EditedFieldsTakeEffect) {
   fields.set("InDim.Width", Doc::integer(1));
   indim.set("fields", fields);
   EXPECT_EQ(code_of([&] { encode_dump(doc, gen7(), "d"); }), "ANEC-ENC-002");
-  Doc partial = json::parse(json::write(dump_doc(decode_raw_chain(bytes, gen7()), gen7(), bytes, 0)), "p");
+  Doc partial = json::parse(json::write(chain_doc(bytes, 0)), "p");
   EXPECT_EQ(code_of([&] { encode_dump(partial, gen7(), "p"); }), "ANEC-ENC-001");
-  Doc small = json::parse(json::write(dump_doc(decode_raw_chain(bytes, gen7()), gen7(), bytes)), "s");
+  Doc small = json::parse(json::write(chain_doc(bytes)), "s");
   small.set("file_bytes", Doc::integer(16));
   EXPECT_EQ(code_of([&] { encode_dump(small, gen7(), "s"); }), "ANEC-ENC-004");
   EXPECT_EQ(code_of([&] { json::parse("{\"tds\": [1, 2", "bad.json"); }), "ANEC-JSON-001");

@@ -78,7 +78,7 @@ TEST(Layout, ReadWriteRoundTripWithArraysBitsAndModifiers) {
   EXPECT_EQ(v.offset_of("grid", {1, 2}), 8 + 5);
   EXPECT_EQ(s.field_at(13), "grid[1][2]");
   EXPECT_EQ(s.field_at(6), "lo");
-  std::string text = to_text(v, db);
+  std::string text = printed_text([&](Printer &p) { print(p, v, db); });
   EXPECT_NE(text.find("hi = A (0xa)"), std::string::npos) << text;
   EXPECT_NE(text.find("page = 0x1c0 [stored 0x7, shl(6)]"), std::string::npos) << text;
   EXPECT_NE(text.find("grid[1][2] = 0x7"), std::string::npos) << text;

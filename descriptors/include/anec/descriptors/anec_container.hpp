@@ -8,7 +8,7 @@
 #pragma once
 #include "anec/descriptors/hwx.hpp"
 #include "anec/descriptors/td.hpp"
-#include "anec/support/doc.hpp"
+#include "anec/support/printer.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -44,9 +44,10 @@ bool looks_like_anec(std::span<const uint8_t> bytes);
 // payload, descriptor size zero or past the chain); chain errors as ANEC-TD-*.
 Anec read_anec(std::span<const uint8_t> bytes, const TdSchema &schema);
 
-std::string anec_text(const Anec &a, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
-Doc anec_doc(const Anec &a, const TdSchema &schema, std::span<const uint8_t> file,
-             std::optional<size_t> only = std::nullopt);
+// The dump of an anec container (`file` holds it): its header and slot table, then its chain
+// (print_chain); `only` selects one descriptor.
+void print(Printer &p, const Anec &a, const TdSchema &schema, std::span<const uint8_t> file,
+           std::optional<size_t> only = std::nullopt);
 
 // The header field at byte `offset` ("size", "tiles[4]", "nchw[5][1]", "pad"), or "" past the header.
 std::string anec_header_field(const Anec &a, uint64_t offset);

@@ -3,7 +3,7 @@
 // task-descriptor chain in __TEXT.__text with its relocations. Every load command is kept raw.
 #pragma once
 #include "anec/descriptors/td.hpp"
-#include "anec/support/doc.hpp"
+#include "anec/support/printer.hpp"
 
 #include <optional>
 
@@ -128,8 +128,9 @@ std::string hwx_what_is(const Hwx &h, uint64_t vmaddr);
 // A schema that cannot walk descriptors (schema.walkable() false) leaves the chain undecoded.
 Hwx read_hwx(std::span<const uint8_t> bytes, const TdSchema &schema);
 
-std::string hwx_text(const Hwx &h, const TdSchema &schema, std::optional<size_t> only = std::nullopt);
-Doc hwx_doc(const Hwx &h, const TdSchema &schema, std::span<const uint8_t> file,
-            std::optional<size_t> only = std::nullopt);
+// The dump of an hwx (`file` holds it): the container's structure, tensors, program state and
+// symbols, then its chain (print_chain); `only` selects one descriptor.
+void print(Printer &p, const Hwx &h, const TdSchema &schema, std::span<const uint8_t> file,
+           std::optional<size_t> only = std::nullopt);
 
 } // namespace anec::desc

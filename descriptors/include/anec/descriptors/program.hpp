@@ -87,9 +87,9 @@ using Warn = std::function<void(const std::string &)>;
 DescProgram read_program(Databases &databases, std::span<const uint8_t> bytes, int generation, RawChain raw,
                          const Warn &warn);
 
-// What `anec-desc dump --format json` prints: every descriptor, or the one `only` selects (then
-// the document is marked incomplete and does not encode).
-Doc program_doc(const DescProgram &p, std::optional<size_t> only = std::nullopt);
+// What `anec-desc dump` prints, as text or as the document anec-desc.dump: every descriptor, or the
+// one `only` selects (then the document is marked incomplete and does not encode).
+void print(Printer &p, const DescProgram &program, std::optional<size_t> only = std::nullopt);
 
 // The file a complete dump document describes (`anec-desc encode`), packed through the register
 // database of the document's generation.

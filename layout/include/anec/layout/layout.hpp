@@ -6,6 +6,7 @@
 #pragma once
 #include "anec/support/confidence.hpp"
 #include "anec/support/doc.hpp"
+#include "anec/support/printer.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -152,10 +153,11 @@ private:
   std::vector<uint8_t> bytes_;
 };
 
-// Every field with its value: integers (enums as {name, value}), arrays as arrays, Chars as
-// strings, Bytes as hex; `skip_zero` leaves out all-zero arrays and an array's trailing zero rows.
-Doc to_doc(const View &v, const Database &db, bool skip_zero = true);
-// One line per nonzero field: "name = value" (enum names, modifiers applied), arrays by element.
-std::string to_text(const View &v, const Database &db, const std::string &indent = "  ");
+// Every field with its value, as members of the object being printed. The text shows a line per
+// nonzero field after `indent`: "name = value" (enum names, "[stored 0x7, shl(6)]" where a modifier
+// applies), arrays by element ("nchw[3][1] = 0x40"). A document holds integers (enums as {name,
+// value}), arrays as lists without their trailing zero rows (an all-zero array left out), Chars as
+// strings and Bytes as hex.
+void print(Printer &p, const View &v, const Database &db, std::string_view indent = "  ");
 
 } // namespace anec::layout
