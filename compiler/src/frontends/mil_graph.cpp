@@ -63,6 +63,15 @@ struct Constant {
   std::string compression; // the constexpr op that produced it, "" for a const
 };
 
+// A constant tensor that is data (weights, a mask, a bias), not a parameter: more than one element
+// of a float or an 8-bit-or-narrower type. Integer lists of 16 bits and more are shapes, axes, pads.
+bool weight_like(const MilType &t) {
+  int bits = dtype_bits(t.dtype);
+  bool parameter = t.dtype == "bool" || t.dtype == "string" ||
+                   (bits >= 16 && (t.dtype.rfind("int", 0) == 0 || t.dtype.rfind("uint", 0) == 0));
+  return t.tensor && t.elements() > 1 && bits > 0 && !parameter;
+}
+
 int64_t stored_bytes_of(const MilType &t) {
   int64_t n = t.elements();
   int bits = dtype_bits(t.dtype);
@@ -125,9 +134,9 @@ public:
       g_.notes.push_back(
           "unmapped MIL op '" + type + "' (" + std::to_string(count) +
           "x): not in the front-end map (tables/schema/frontend/mil.toml), kept as mil:" + type);
-    if (blob_refs_)
-      g_.notes.push_back(std::to_string(blob_refs_) + " BLOBFILE weight(s), " + std::to_string(blob_absent_) +
-                         " with bytes absent (stored size known from the type)" +
+    if (blob_absent_)
+      g_.notes.push_back(std::to_string(blob_absent_) + " of " + std::to_string(blob_refs_) +
+                         " BLOBFILE weight(s) with bytes absent (stored size known from the type)" +
                          (absent_files_.empty() ? "" : ": " + join(absent_files_)));
     return std::move(g_);
   }
@@ -383,14 +392,14 @@ private:
         if (c == constants_.end())
           throw Error("ANEC-MIL-006", source_ + ":" + at(v.pos) + ": '" + o.type + "' reads '" + v.text +
                                           "', which nothing defines before it");
-        if (c->second.type.tensor && c->second.type.elements() > 1) {
+        if (weight_like(c->second.type) || !c->second.compression.empty()) {
           weight_elements += c->second.type.elements();
           weight_stored += c->second.stored_bytes;
           compressed_weights |= !c->second.compression.empty();
         }
         return;
       }
-      if (v.kind == MilValue::Kind::Typed && v.type && v.type->tensor && v.type->elements() > 1) {
+      if (v.kind == MilValue::Kind::Typed && v.type && weight_like(*v.type)) {
         weight_elements += v.type->elements();
         weight_stored += stored(v, nullptr);
       }
