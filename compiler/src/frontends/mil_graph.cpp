@@ -425,6 +425,9 @@ private:
       if (weight_stored > 0 && (compressed_weights || weight_stored != weight_elements * 2))
         op.attrs.set("stored_weight_bytes", Doc::integer(weight_stored));
     }
+    if (op.type ==
+        "matmul") // the text's types are the contraction's result (MIL's type inference wrote them)
+      op.attrs.set("contraction_checked", Doc::boolean(true));
     g_.ops.push_back(std::move(op));
   }
 
