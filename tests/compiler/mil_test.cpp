@@ -205,7 +205,8 @@ TEST(Mil, PalettizedAndSparseWeights) {
       shape = tensor<uint32, [4]>([64, 32, 1, 1])];
     tensor<fp16, [1, 64, 1, 8]> y = conv(weight = w, x = x)[name = string("y")];
     tensor<fp16, [64, 64, 1, 1]> s = constexpr_sparse_to_dense()[
-      mask = tensor<uint8, [512]>(BLOBFILE(path = string("@model_path/weights/weight.bin"), offset = uint64(704))),
+      mask = tensor<uint8, [512]>(BLOBFILE(path = string("@model_path/weights/weight.bin"),
+                                           offset = uint64(704))),
       name = string("s"),
       nonzero_data = tensor<fp16, [100]>(BLOBFILE(path = string("@model_path/weights/weight.bin"),
                                                   offset = uint64(1280))),

@@ -425,8 +425,11 @@ private:
       if (weight_stored > 0 && (compressed_weights || weight_stored != weight_elements * 2))
         op.attrs.set("stored_weight_bytes", Doc::integer(weight_stored));
     }
-    if (op.type ==
-        "matmul") // the text's types are the contraction's result (MIL's type inference wrote them)
+    if (const MilType *out = o.outputs.empty() ? nullptr : &o.outputs[0].type;
+        op.type == "linear" && out && !out->dims.empty() && out->dims.back() > 0)
+      op.attrs.set("out_features", Doc::integer(out->dims.back()));
+    // The text's types are the contraction's result (MIL's type inference wrote them).
+    if (op.type == "matmul")
       op.attrs.set("contraction_checked", Doc::boolean(true));
     g_.ops.push_back(std::move(op));
   }
@@ -448,8 +451,6 @@ private:
         if (auto f = checked_mul(out->elements(), 2 * k))
           op.attrs.set("flops", Doc::integer(*f));
       }
-      if (out && !out->dims.empty() && out->dims.back() > 0)
-        op.attrs.set("out_features", Doc::integer(out->dims.back()));
     }
     if ((h == "axis" || h == "axis_last") && !op.inputs.empty()) {
       auto axis = numbers(o, "axis");
