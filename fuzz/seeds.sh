@@ -5,7 +5,7 @@
 # with tests on: BUILD_DIR/tools/anec-hal, anec-desc, anec-fw and BUILD_DIR/tests/fixtures.
 #
 #   fuzz/seeds.sh BUILD_DIR OUT_DIR TARGET      TARGET: hal_blob hal_toml schema binary td_chain hwx
-#                                               anec model command package im4p npy (or all: one
+#                                               anec model command package im4p npy mil (or all: one
 #                                               OUT_DIR/TARGET per target)
 #
 # A tool that fails to make a seed is an error (exit 2), its messages shown; so is a target left
@@ -23,7 +23,7 @@ out=$2
 target=$3
 shared=$root/../shared/testdata
 external=$shared/external
-targets="hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p npy"
+targets="hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p npy mil"
 
 if [ "$target" = all ]; then
   for t in $targets; do "$0" "$build" "$out/$t" "$t"; done
@@ -123,6 +123,9 @@ package) # packages built from the real hwx programs
   for h in "$external"/tinygrad/*.hwx; do
     quiet "$fw" --tables "$root/tables" package build "$h" -o "$out/$(basename "$h" .hwx).pkg"
   done
+  ;;
+mil) # the MIL programs of the direct-path projects and a compiler project's tests
+  shared_files "$shared"/coreml/mil/*/*.mil
   ;;
 npy) # small arrays in several dtypes, byte orders, memory orders and format versions, written by
   # plain python3 (the format is a header line and raw data; no NumPy needed)

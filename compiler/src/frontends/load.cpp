@@ -1,5 +1,6 @@
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/frontends/mil.hpp"
 #include "anec/compiler/frontends/onnx.hpp"
 #include "anec/compiler/frontends/plist.hpp"
 #include "anec/compiler/ir/shapes.hpp"
@@ -60,6 +61,17 @@ Graph read_anec_graph(const ReadRequest &r) {
 Graph read_plist(const ReadRequest &r) {
   return read_network_plist(plist::parse(r.bytes, r.source), r.source, r.catalog);
 }
+// A MIL program's BLOBFILE weights are found under @model_path: the .mil's own folder (a .mlmodelc
+// bundle reads its model.mil with the bundle as the folder, which is the same). From memory there
+// is no folder: the weights' sizes come from their types.
+Graph read_mil_program(const ReadRequest &r) {
+  MilContext context;
+  std::filesystem::path p(r.source);
+  std::error_code ec;
+  if (!r.source.empty() && std::filesystem::is_regular_file(p, ec))
+    context.model_path = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  return read_mil(r.bytes, r.source, r.catalog, r.dims, context);
+}
 Graph read_onnx_model(const ReadRequest &r) {
   return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values);
 }
@@ -86,6 +98,8 @@ const std::vector<FrontEnd> &front_ends() {
       {"plist", ".plist", "network", 256ull << 20, false, false, read_plist},
       // Mapped, not copied: protobuf parses in place; shapes come from ONNX inference.
       {"onnx", ".onnx", "", 1ull << 30, true, true, read_onnx_model},
+      // Shapes are the text's own types (bound by --dim in the reader), so only skip marking remains.
+      {"mil", ".mil", "program", kMilMaxBytes, false, true, read_mil_program},
   };
   return table;
 }

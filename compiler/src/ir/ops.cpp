@@ -279,7 +279,7 @@ void OpCatalog::set_backends(const Doc &doc, const std::string &source) {
 OpCatalog OpCatalog::load(const std::filesystem::path &path) {
   OpCatalog c = from_doc(toml::parse_file(path), path.string());
   std::filesystem::path dir = path.parent_path() / "frontend";
-  for (const char *name : {"onnx.toml", "plist.toml"})
+  for (const char *name : {"onnx.toml", "plist.toml", "mil.toml"})
     if (std::filesystem::exists(dir / name))
       c.add_front_end(toml::parse_file(dir / name), (dir / name).string());
   if (std::filesystem::path p = path.parent_path() / "placement.toml"; std::filesystem::exists(p))

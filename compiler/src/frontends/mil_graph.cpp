@@ -1,0 +1,606 @@
+// A parsed MIL function as a graph: operations mapped through the front-end map (tables/schema/
+// frontend/mil.toml), constants and the compression ops read as the weights of the operations that
+// use them, BLOBFILE references resolved inside the model's folder (milblob layout: a 64-byte
+// header, then per blob a 64-byte record: u32 sentinel 0xDEADBEEF, u32 data type, u64 size in bytes,
+// u64 data offset, u64 padding bits; reference/coreml/milblob/StorageFormat.hpp).
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/frontends/mil.hpp"
+
+#include "anec/support/checked.hpp"
+#include "anec/support/error.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace anec::compiler {
+
+namespace {
+
+// Where a MIL axis of a rank-r tensor lands in [N, D, C, H, W] (as the ONNX front-end lays out NCHW).
+constexpr int kLayout[6][5] = {{}, {kC}, {kN, kC}, {kN, kC, kW}, {kN, kC, kH, kW}, {kN, kC, kD, kH, kW}};
+
+int map_axis(int64_t axis, size_t rank) {
+  if (rank == 0)
+    return kC;
+  int64_t r = int64_t(rank);
+  int64_t a = axis < 0 ? axis + r : axis;
+  if (a < 0 || a >= r)
+    return kC;
+  if (rank > 5) // the leading axes fold into N
+    return a < r - 4 ? kN : kLayout[5][a - (r - 5)];
+  return kLayout[rank][a];
+}
+
+// Bits per element of a MIL element type (the sub-byte types of the compression ops included).
+int dtype_bits(const std::string &t) {
+  static const std::map<std::string, int> bits = {
+      {"fp16", 16},  {"fp32", 32},     {"fp64", 64},  {"bf16", 16},   {"int4", 4},    {"int8", 8},
+      {"int16", 16}, {"int32", 32},    {"int64", 64}, {"uint1", 1},   {"uint2", 2},   {"uint3", 3},
+      {"uint4", 4},  {"uint6", 6},     {"uint8", 8},  {"uint16", 16}, {"uint32", 32}, {"uint64", 64},
+      {"bool", 8},   {"fp8e4m3fn", 8}, {"fp8e5m2", 8}};
+  auto it = bits.find(t);
+  return it == bits.end() ? 0 : it->second;
+}
+
+// The graph's dtype for a MIL element type.
+std::string graph_dtype(const std::string &t) {
+  if (t == "bool")
+    return "uint8";
+  if (t == "fp8e4m3fn" || t == "fp8e5m2")
+    return "fp8";
+  return t;
+}
+
+// A constant: its (dense) type, its value as written (a const's `val`; null for a compression op),
+// and the bytes it is stored in (a compression op: the sum of its stored parts).
+struct Constant {
+  MilType type;
+  const MilValue *value = nullptr;
+  int64_t stored_bytes = 0;
+  std::string compression; // the constexpr op that produced it, "" for a const
+};
+
+// A constant tensor that is data (weights, a mask, a bias), not a parameter: more than one element
+// of a float or an 8-bit-or-narrower type. Integer lists of 16 bits and more are shapes, axes, pads.
+bool weight_like(const MilType &t) {
+  int bits = dtype_bits(t.dtype);
+  bool parameter = t.dtype == "bool" || t.dtype == "string" ||
+                   (bits >= 16 && (t.dtype.rfind("int", 0) == 0 || t.dtype.rfind("uint", 0) == 0));
+  return t.tensor && t.elements() > 1 && bits > 0 && !parameter;
+}
+
+int64_t stored_bytes_of(const MilType &t) {
+  int64_t n = t.elements();
+  int bits = dtype_bits(t.dtype);
+  if (n <= 0 || bits <= 0)
+    return 0;
+  auto total = checked_mul(n, int64_t(bits));
+  return total ? (*total + 7) / 8 : 0;
+}
+
+class Converter {
+public:
+  Converter(const MilProgram &p, const std::string &source, const OpCatalog &catalog, const DimBindings &dims,
+            const MilContext &context)
+      : p_(p), source_(source), catalog_(catalog), dims_(dims), context_(context) {}
+
+  Graph run() {
+    if (p_.functions.empty())
+      throw Error("ANEC-MIL-005", source_ + ": the program has no function");
+    const MilFunction *f = nullptr;
+    std::string others;
+    for (const MilFunction &x : p_.functions)
+      if (!f && x.name == context_.function)
+        f = &x;
+    if (!f) {
+      f = &p_.functions[0];
+      g_.notes.push_back("no function '" + context_.function + "': read '" + f->name + "'");
+    }
+    for (const MilFunction &x : p_.functions)
+      if (&x != f)
+        others += (others.empty() ? "" : ", ") + x.name + (x.opset.empty() ? "" : "<" + x.opset + ">");
+    if (!others.empty())
+      g_.notes.push_back("other functions, not read: " + others);
+    g_.source = source_;
+    g_.front_end = "mil " + p_.version + (f->opset.empty() ? "" : " " + f->opset);
+    fn_ = f;
+    for (const MilVar &in : f->inputs) {
+      define(in.name, f->pos);
+      Tensor t = tensor_of(in.name, in.type);
+      g_.inputs.push_back(g_.add(std::move(t)).name);
+      types_[in.name] = in.type;
+    }
+    bind_dimensions(g_, dims_);
+    for (const MilOp &o : f->ops)
+      op(o);
+    for (const std::string &out : f->outputs) {
+      if (!g_.tensor(out)) {
+        auto c = constants_.find(out);
+        if (c == constants_.end())
+          throw Error("ANEC-MIL-006", source_ + ":" + at(f->pos) + ": function '" + f->name + "' returns '" +
+                                          out + "', which nothing defines");
+        Tensor t = tensor_of(out, c->second.type);
+        t.constant = true;
+        g_.add(std::move(t));
+      }
+      g_.outputs.push_back(out);
+    }
+    bind_symbols();
+    g_.source_nodes = f->ops.size();
+    for (const auto &[type, count] : unmapped_)
+      g_.notes.push_back(
+          "unmapped MIL op '" + type + "' (" + std::to_string(count) +
+          "x): not in the front-end map (tables/schema/frontend/mil.toml), kept as mil:" + type);
+    if (blob_absent_)
+      g_.notes.push_back(std::to_string(blob_absent_) + " of " + std::to_string(blob_refs_) +
+                         " BLOBFILE weight(s) with bytes absent (stored size known from the type)" +
+                         (absent_files_.empty() ? "" : ": " + join(absent_files_)));
+    return std::move(g_);
+  }
+
+private:
+  static std::string at(MilPos p) { return std::to_string(p.line) + ":" + std::to_string(p.column); }
+  static std::string join(const std::set<std::string> &s) {
+    std::string out;
+    for (const std::string &x : s)
+      out += (out.empty() ? "" : ", ") + x;
+    return out;
+  }
+
+  void define(const std::string &name, MilPos pos) {
+    if (!defined_.insert(name).second)
+      throw Error("ANEC-MIL-006", source_ + ":" + at(pos) + ": '" + name + "' is defined twice");
+  }
+
+  Tensor tensor_of(const std::string &name, const MilType &type) {
+    Tensor t;
+    t.name = name;
+    t.dtype = graph_dtype(type.dtype);
+    size_t r = type.dims.size();
+    t.source_rank = int(r);
+    if (r == 4)
+      t.source_rank = 4;
+    else if (r != 5)
+      t.source_rank = r > 5 ? int(r) : 0;
+    for (size_t k = 0; k < r; ++k) {
+      int a = map_axis(int64_t(k), r);
+      int64_t d = type.dims[k];
+      if (d < 0) {
+        t.shape.d[a] = -1;
+        t.shape.symbol[a] = type.symbols[k].empty() ? name + ":" + std::to_string(k) : type.symbols[k];
+        t.dynamic = true;
+      } else if (t.shape.d[a] >= 0) {
+        auto m = checked_mul(t.shape.d[a], d); // only the folded leading axes multiply
+        t.shape.d[a] = m && *m <= kMaxDimension ? *m : kMaxDimension + 1;
+      }
+    }
+    check_size(t, source_);
+    return t;
+  }
+
+  // Symbols bound by --dim hold their value in every tensor the text types with them.
+  void bind_symbols() {
+    for (Tensor &t : g_.tensors)
+      for (int a = 0; a < 5; ++a)
+        if (t.shape.d[a] < 0)
+          if (auto it = dims_.find(t.shape.symbol[a]); it != dims_.end()) {
+            t.shape.d[a] = it->second;
+            t.shape.symbol[a].clear();
+          }
+  }
+
+  // ---- weights ----
+  int64_t blob_bytes(const MilValue &blob, const MilType &type) {
+    ++blob_refs_;
+    int64_t expected = stored_bytes_of(type);
+    std::string path = blob.text, rel = path;
+    const std::string prefix = "@model_path/";
+    if (path.rfind(prefix, 0) == 0)
+      rel = path.substr(prefix.size());
+    std::filesystem::path r(rel);
+    bool escapes = r.is_absolute() || r.has_root_name() || rel.empty();
+    for (const auto &part : r)
+      if (part == "..")
+        escapes = true;
+    if (escapes)
+      throw Error("ANEC-MIL-007",
+                  source_ + ":" + at(blob.pos) + ": BLOBFILE path '" + path + "' leaves the model's folder");
+    if (context_.model_path.empty()) {
+      ++blob_absent_;
+      return expected;
+    }
+    std::error_code ec;
+    std::filesystem::path file = context_.model_path / r;
+    if (!std::filesystem::exists(file, ec)) {
+      ++blob_absent_;
+      absent_files_.insert(path);
+      return expected;
+    }
+    std::filesystem::path root = std::filesystem::canonical(context_.model_path, ec);
+    std::filesystem::path real = std::filesystem::canonical(file, ec);
+    auto [a, b] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    if (ec || a != root.end())
+      throw Error("ANEC-MIL-007", source_ + ":" + at(blob.pos) + ": BLOBFILE path '" + path +
+                                      "' resolves outside the model's folder");
+    return checked_blob(real, blob, path, expected);
+  }
+
+  // The blob's record at `offset` (milblob StorageFormat: sentinel, type, size, data offset) must be
+  // there and hold as many bytes as the type needs.
+  int64_t checked_blob(const std::filesystem::path &file, const MilValue &blob, const std::string &path,
+                       int64_t expected) {
+    auto fail = [&](const std::string &why) {
+      return Error("ANEC-MIL-008", source_ + ":" + at(blob.pos) + ": BLOBFILE '" + path + "' offset " +
+                                       std::to_string(blob.i) + ": " + why);
+    };
+    std::error_code ec;
+    uint64_t size = std::filesystem::file_size(file, ec);
+    uint64_t offset = uint64_t(blob.i);
+    if (ec || offset > size || size - offset < 64)
+      throw fail("no 64-byte blob record there (the file holds " + std::to_string(size) + " bytes)");
+    std::ifstream in(file, std::ios::binary);
+    unsigned char rec[64] = {};
+    in.seekg(std::streamoff(offset));
+    if (!in.read(reinterpret_cast<char *>(rec), 64))
+      throw fail("cannot read the blob record");
+    auto u32 = [&](int k) {
+      uint32_t v = 0;
+      for (int b = 3; b >= 0; --b)
+        v = v << 8 | rec[k + b];
+      return v;
+    };
+    auto u64 = [&](int k) { return uint64_t(u32(k)) | uint64_t(u32(k + 4)) << 32; };
+    if (u32(0) != 0xDEADBEEFu)
+      throw fail("no blob record sentinel 0xDEADBEEF");
+    uint64_t bytes = u64(8), data = u64(16);
+    if (data > size || bytes > size - data)
+      throw fail("the blob's " + std::to_string(bytes) + " bytes at " + std::to_string(data) +
+                 " run past the file's end (" + std::to_string(size) + " bytes)");
+    if (expected > 0 && bytes < uint64_t(expected))
+      throw fail("the blob holds " + std::to_string(bytes) + " bytes; the type needs " +
+                 std::to_string(expected));
+    return int64_t(bytes);
+  }
+
+  // The stored bytes of a value given inline or by name (a tensor literal, a BLOBFILE, a constant).
+  int64_t stored(const MilValue &v, const MilType *declared) {
+    if (v.kind == MilValue::Kind::Name) {
+      auto c = constants_.find(v.text);
+      return c == constants_.end() ? 0 : c->second.stored_bytes;
+    }
+    if (v.kind == MilValue::Kind::Typed && v.type) {
+      if (!v.items.empty() && v.items[0].kind == MilValue::Kind::Blob)
+        return blob_bytes(v.items[0], *v.type);
+      return v.type->tensor ? stored_bytes_of(*v.type) : 0; // scalars (an axis, a scalar scale) aside
+    }
+    if (v.kind == MilValue::Kind::Blob && declared)
+      return blob_bytes(v, *declared);
+    return 0;
+  }
+
+  void constant(const MilOp &o) {
+    const MilValue *val = o.attribute("val");
+    if (!val)
+      val = o.input("val");
+    if (o.outputs.size() != 1 || !val)
+      throw Error("ANEC-MIL-002", source_ + ":" + at(o.pos) + ": const takes one output and a val");
+    define(o.outputs[0].name, o.pos);
+    Constant c;
+    c.type = o.outputs[0].type;
+    c.value = val;
+    c.stored_bytes = stored(*val, &c.type);
+    constants_[o.outputs[0].name] = c;
+  }
+
+  // A compression op (constexpr_*): its dense outputs are constants whose stored size is the sum of
+  // its parts (quantized data, palette and indices, mask and values, scales and offsets).
+  void compressed(const MilOp &o) {
+    int64_t bytes = 0;
+    for (const auto *list : {&o.inputs, &o.attributes})
+      for (const MilNamed &n : *list)
+        if (n.name != "name")
+          bytes = add_or_throw(bytes, stored(n.value, nullptr), "ANEC-GRAPH-003",
+                               source_ + ": " + o.name() + " stored bytes");
+    for (size_t k = 0; k < o.outputs.size(); ++k) {
+      define(o.outputs[k].name, o.pos);
+      Constant c;
+      c.type = o.outputs[k].type;
+      c.stored_bytes = k + 1 == o.outputs.size() ? bytes : 0; // the last output holds the dense values
+      c.compression = o.type;
+      constants_[o.outputs[k].name] = c;
+    }
+  }
+
+  // ---- operations ----
+  const MilValue *resolved(const MilValue *v) const {
+    if (v && v->kind == MilValue::Kind::Name)
+      if (auto c = constants_.find(v->text); c != constants_.end() && c->second.value)
+        return c->second.value;
+    return v;
+  }
+  std::optional<std::vector<double>> numbers(const MilOp &o, const char *name) const {
+    const MilValue *v = resolved(o.input(name));
+    std::vector<double> out;
+    if (!v || !v->numbers(out))
+      return std::nullopt;
+    return out;
+  }
+  std::optional<std::string> text(const MilOp &o, const char *name) const {
+    const MilValue *v = resolved(o.input(name));
+    if (!v || v->unwrapped().kind != MilValue::Kind::String)
+      return std::nullopt;
+    return v->unwrapped().text;
+  }
+  const MilType *type_of(const std::string &name) const {
+    if (auto t = types_.find(name); t != types_.end())
+      return &t->second;
+    if (auto c = constants_.find(name); c != constants_.end())
+      return &c->second.type;
+    return nullptr;
+  }
+  size_t rank_of(const Op &op) const {
+    const MilType *t = op.inputs.empty() ? nullptr : type_of(op.inputs[0]);
+    return t ? t->dims.size() : 0;
+  }
+  static Doc ints(const std::vector<int64_t> &v) {
+    Doc a = Doc::array();
+    for (int64_t x : v)
+      a.push(Doc::integer(x));
+    return a;
+  }
+  std::string letters(const std::vector<double> &axes, size_t rank) const {
+    std::string out;
+    for (double a : axes)
+      if (char l = kAxisNames[map_axis(int64_t(a), rank)]; out.find(l) == std::string::npos)
+        out += l;
+    return out;
+  }
+
+  void op(const MilOp &o) {
+    if (o.type == "const") {
+      constant(o);
+      return;
+    }
+    if (o.type.rfind("constexpr_", 0) == 0) {
+      compressed(o);
+      return;
+    }
+    const FrontEndOp *row = catalog_.front_end("mil", o.type);
+    Op op;
+    op.name = o.name();
+    if (row) {
+      op.type = row->op;
+    } else {
+      op.type = "mil:" + o.type;
+      ++unmapped_[o.type];
+    }
+    int64_t weight_elements = 0, weight_stored = 0;
+    bool compressed_weights = false;
+    auto operand = [&](const MilNamed &n, const MilValue &v) {
+      if (row && row->params.count(n.name))
+        return; // read as an attribute below
+      if (v.kind == MilValue::Kind::Name) {
+        if (g_.tensor(v.text) && !constants_.count(v.text)) {
+          if (std::find(op.inputs.begin(), op.inputs.end(), v.text) == op.inputs.end())
+            op.inputs.push_back(v.text);
+          return;
+        }
+        auto c = constants_.find(v.text);
+        if (c == constants_.end())
+          throw Error("ANEC-MIL-006", source_ + ":" + at(v.pos) + ": '" + o.type + "' reads '" + v.text +
+                                          "', which nothing defines before it");
+        if (weight_like(c->second.type) || !c->second.compression.empty()) {
+          weight_elements += c->second.type.elements();
+          weight_stored += c->second.stored_bytes;
+          compressed_weights |= !c->second.compression.empty();
+        }
+        return;
+      }
+      if (v.kind == MilValue::Kind::Typed && v.type && weight_like(*v.type)) {
+        weight_elements += v.type->elements();
+        weight_stored += stored(v, nullptr);
+      }
+    };
+    for (const MilNamed &n : o.inputs) {
+      if (n.value.kind == MilValue::Kind::List) // concat(values = (a, b)), ...
+        for (const MilValue &x : n.value.items)
+          operand(n, x);
+      else
+        operand(n, n.value);
+    }
+    for (const MilVar &out : o.outputs) {
+      define(out.name, o.pos);
+      types_[out.name] = out.type;
+      op.outputs.push_back(g_.add(tensor_of(out.name, out.type)).name);
+    }
+    if (row)
+      attributes(o, *row, op);
+    if (weight_elements > 0) {
+      if (op.type == "matmul") // x @ W with a constant W: a linear layer
+        op.type = "linear";
+      op.attrs.set("weight_elements", Doc::integer(weight_elements));
+      if (weight_stored > 0 && (compressed_weights || weight_stored != weight_elements * 2))
+        op.attrs.set("stored_weight_bytes", Doc::integer(weight_stored));
+    }
+    if (const MilType *out = o.outputs.empty() ? nullptr : &o.outputs[0].type;
+        op.type == "linear" && out && !out->dims.empty() && out->dims.back() > 0)
+      op.attrs.set("out_features", Doc::integer(out->dims.back()));
+    // The text's types are the contraction's result (MIL's type inference wrote them).
+    if (op.type == "matmul")
+      op.attrs.set("contraction_checked", Doc::boolean(true));
+    g_.ops.push_back(std::move(op));
+  }
+
+  // The attributes of a mapped op, by the map row's handler and its renamed parameters.
+  void attributes(const MilOp &o, const FrontEndOp &row, Op &op) {
+    size_t rank = rank_of(op);
+    const MilType *out = op.outputs.empty() ? nullptr : type_of(op.outputs[0]);
+    const Tensor *y = op.outputs.empty() ? nullptr : g_.tensor(op.outputs[0]);
+    const std::string &h = row.attrs;
+    if (h == "window")
+      window(o, op);
+    if (h == "gemm" && y && !op.inputs.empty()) {
+      const MilType *a = type_of(op.inputs[0]);
+      if (a && !a->dims.empty() && out && out->elements() > 0 && a->dims.back() > 0) {
+        int64_t k = a->dims.back();
+        if (auto tx = o.input("transpose_x"); tx && tx->unwrapped().i && a->dims.size() >= 2)
+          k = a->dims[a->dims.size() - 2];
+        if (auto f = checked_mul(out->elements(), 2 * k))
+          op.attrs.set("flops", Doc::integer(*f));
+      }
+    }
+    if ((h == "axis" || h == "axis_last") && !op.inputs.empty()) {
+      auto axis = numbers(o, "axis");
+      op.attrs.set("axis",
+                   Doc::string(std::string(
+                       1, kAxisNames[map_axis(axis && !axis->empty() ? int64_t((*axis)[0]) : -1, rank)])));
+    }
+    if (h == "reduce") {
+      auto axes = numbers(o, "axes");
+      op.attrs.set("axes", Doc::string(axes ? letters(*axes, rank) : "NDCHW"));
+    }
+    if (h == "perm" && rank >= 1 && rank <= 5) {
+      auto perm = numbers(o, "perm");
+      std::vector<int64_t> p5 = {0, 1, 2, 3, 4};
+      if (perm && perm->size() == rank)
+        for (size_t i = 0; i < rank; ++i) {
+          int64_t from = int64_t((*perm)[i]);
+          from = from < 0 ? from + int64_t(rank) : from;
+          if (from >= 0 && from < int64_t(rank))
+            p5[size_t(kLayout[rank][i])] = kLayout[rank][from];
+        }
+      op.attrs.set("perm", ints(p5));
+    }
+    if (h == "slice" && rank >= 1) {
+      std::vector<int64_t> begin(5, 0);
+      if (auto b = numbers(o, "begin"); b && b->size() == rank)
+        for (size_t i = 0; i < rank; ++i)
+          begin[size_t(map_axis(int64_t(i), rank))] = int64_t((*b)[i]);
+      op.attrs.set("begin", ints(begin));
+    }
+    if (op.type == "reshape" && y)
+      op.attrs.set("shape", ints(std::vector<int64_t>(y->shape.d.begin(), y->shape.d.end())));
+    // Renamed parameters: numbers as the declared type, strings as strings.
+    const OpSpec *spec = catalog_.find(op.type);
+    for (const auto &[from, to] : row.params) {
+      const AttrDecl *decl = spec ? find_attr(spec->attrs, to) : nullptr;
+      if (auto v = numbers(o, from.c_str()); v && !v->empty()) {
+        if (decl && decl->type == AttrType::ints) {
+          std::vector<int64_t> x;
+          for (double d : *v)
+            x.push_back(int64_t(d));
+          op.attrs.set(to, ints(x));
+        } else if (decl && decl->type == AttrType::integer) {
+          op.attrs.set(to, Doc::integer(int64_t((*v)[0])));
+        } else if (decl && decl->type == AttrType::flag) {
+          op.attrs.set(to, Doc::boolean((*v)[0] != 0));
+        } else if (!decl || decl->type == AttrType::number) {
+          op.attrs.set(to, Doc::number((*v)[0]));
+        }
+      } else if (auto s = text(o, from.c_str()); s && (!decl || decl->type == AttrType::text)) {
+        op.attrs.set(to, Doc::string(*s));
+      }
+    }
+    if (op.type == "layer_norm") {
+      auto axes = numbers(o, "axes");
+      op.attrs.set("axes", Doc::string(axes ? letters(*axes, rank) : "C"));
+    }
+  }
+
+  void window(const MilOp &o, Op &op) {
+    const MilValue *w = o.input("weight");
+    const MilType *wt = nullptr;
+    if (w && w->kind == MilValue::Kind::Name)
+      wt = type_of(w->text);
+    else if (w && w->kind == MilValue::Kind::Typed && w->type)
+      wt = &*w->type;
+    std::vector<int64_t> k;
+    if (wt && wt->dims.size() >= 3)
+      k.assign(wt->dims.begin() + 2, wt->dims.end());
+    else if (auto ks = numbers(o, "kernel_sizes"))
+      for (double d : *ks)
+        k.push_back(int64_t(d));
+    auto pairs = [](std::vector<int64_t> v, int64_t fill) {
+      if (v.size() == 1)
+        v.insert(v.begin(), fill);
+      if (v.size() > 2)
+        v.erase(v.begin(), v.end() - 2);
+      return v;
+    };
+    auto list = [&](const char *name) {
+      std::vector<int64_t> v;
+      if (auto n = numbers(o, name))
+        for (double d : *n)
+          v.push_back(int64_t(d));
+      return v;
+    };
+    k = pairs(k, 1);
+    std::vector<int64_t> s = pairs(list("strides"), 1), d = pairs(list("dilations"), 1), p = list("pad");
+    if (s.size() != 2)
+      s = {1, 1};
+    if (d.size() != 2)
+      d = {1, 1};
+    std::string pad_type = text(o, "pad_type").value_or("valid");
+    if (p.size() == 2)
+      p = {0, 0, p[0], p[1]};
+    if (pad_type != "custom" || p.size() != 4)
+      p = {0, 0, 0, 0};
+    if ((pad_type == "same" || pad_type == "same_lower") && k.size() == 2 && !op.inputs.empty()) {
+      const Shape &in = g_.tensor(op.inputs[0])->shape;
+      int64_t extent[2] = {in.d[kH], in.d[kW]};
+      for (int a = 0; a < 2; ++a) {
+        if (extent[a] <= 0)
+          continue;
+        int64_t outn = (extent[a] + s[a] - 1) / s[a];
+        int64_t total = std::max<int64_t>(0, (outn - 1) * s[a] + (k[a] - 1) * d[a] + 1 - extent[a]);
+        int64_t small = total / 2, large = total - small;
+        p[2 * a] = pad_type == "same" ? small : large;
+        p[2 * a + 1] = pad_type == "same" ? large : small;
+      }
+    }
+    if (k.size() == 2)
+      op.attrs.set("kernel", ints(k));
+    op.attrs.set("stride", ints(s));
+    op.attrs.set("pad", ints(p));
+    op.attrs.set("dilation", ints(d));
+    if (op.type == "conv" || op.type == "deconv") {
+      auto groups = numbers(o, "groups");
+      op.attrs.set("groups", Doc::integer(groups && !groups->empty() ? int64_t((*groups)[0]) : 1));
+      if (const Tensor *y = g_.tensor(op.outputs[0]); y && y->shape.d[kC] > 0)
+        op.attrs.set("out_channels", Doc::integer(y->shape.d[kC]));
+      if (w && w->kind == MilValue::Kind::Name && g_.tensor(w->text) && !constants_.count(w->text))
+        op.attrs.set("weight", Doc::string("runtime"));
+    }
+  }
+
+  const MilProgram &p_;
+  const std::string &source_;
+  const OpCatalog &catalog_;
+  const DimBindings &dims_;
+  const MilContext &context_;
+  const MilFunction *fn_ = nullptr;
+  Graph g_;
+  std::set<std::string> defined_;
+  std::map<std::string, MilType> types_;
+  std::map<std::string, Constant> constants_;
+  std::map<std::string, size_t> unmapped_;
+  size_t blob_refs_ = 0, blob_absent_ = 0;
+  std::set<std::string> absent_files_;
+};
+
+} // namespace
+
+Graph mil_to_graph(const MilProgram &program, const std::string &source, const OpCatalog &catalog,
+                   const DimBindings &dims, const MilContext &context) {
+  return Converter(program, source, catalog, dims, context).run();
+}
+
+Graph read_mil(std::string_view text, const std::string &source, const OpCatalog &catalog,
+               const DimBindings &dims, const MilContext &context) {
+  return mil_to_graph(parse_mil(text, source), source, catalog, dims, context);
+}
+
+} // namespace anec::compiler
