@@ -182,6 +182,9 @@ Tensor &Graph::add(Tensor t) {
 
 double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
   OpAttrs attrs(op, catalog);
+  if (attrs.given("weight_bytes")) // as stored (fp32, fp16, quantized): a Core ML layer's
+    if (int64_t n = attrs.integer("weight_bytes"); n >= 0)
+      return double(n);
   if (attrs.given("weight_elements"))
     if (int64_t n = attrs.integer("weight_elements"); n >= 0)
       return double(n) * 2;

@@ -142,8 +142,8 @@ void check_size(const Tensor &t, const std::string &where);
 // The axis a one-letter name ("N", "D", "C", "H", "W") names, else `fallback`.
 int axis_index(const std::string &letter, int fallback);
 
-// The weight bytes an op embeds (attrs.weight_elements when a front-end set it, else a conv, deconv or
-// linear without a weight input; fp16), 0 otherwise.
+// The weight bytes an op embeds: attrs.weight_bytes (their stored size) or weight_elements x 2 when a
+// front-end set them, else a conv, deconv or linear without a weight input (fp16); 0 otherwise.
 double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog);
 
 // How to bind a dimension symbol on the command line: "--dim batch=N" for a named symbol (every
