@@ -102,6 +102,7 @@ public:
     for (const Feature &f : m.inputs)
       add_input(f);
     model(m, "");
+    g_.outputs.clear(); // the description's outputs, in its order
     for (const Feature &f : m.outputs)
       if (g_.tensor(f.name))
         g_.outputs.push_back(f.name);
