@@ -355,6 +355,23 @@ TEST(CoreML, MalformedFilesGiveReasonCodes) {
   write(version_only, std::string("\x08\x04", 2));
   EXPECT_EQ(code_of([&] { load_model(version_only, catalog()); }), "ANEC-COREML-002");
 
+  // A feature of rank 17: past the reader's cap.
+  std::string array = "\x0a\x11" + std::string(17, '\x01');                      // ArrayType.shape, packed
+  std::string type = "\x2a" + std::string(1, char(array.size())) + array;        // FeatureType.multiArrayType
+  std::string feature = std::string("\x0a\x01x\x1a") + char(type.size()) + type; // Feature name, type
+  std::string description = "\x0a" + std::string(1, char(feature.size())) + feature;
+  fs::path deep = scratch("rank17.mlmodel");
+  write(deep, std::string("\x08\x04\x12", 3) + char(description.size()) + description +
+                  std::string("\xa2\x1f\x00", 3));
+  EXPECT_EQ(code_of([&] { load_model(deep, catalog()); }), "ANEC-COREML-003");
+
+  // Specification 10 is read with a warning (ANEC-COREML-006).
+  fs::path newer = scratch("spec10.mlmodel");
+  write(newer, std::string("\x08\x0a\xa2\x1f\x00", 5));
+  Graph g = load_model(newer, catalog());
+  ASSERT_FALSE(g.notes.empty());
+  EXPECT_EQ(g.notes[0].rfind("ANEC-COREML-006 warning", 0), 0u) << g.notes[0];
+
   // Every prefix of a real file is refused with a reason, never a crash.
   for (size_t n = 1; n < 400; n += 7) {
     fs::path cut = scratch("cut.mlmodel");
