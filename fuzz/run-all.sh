@@ -22,7 +22,7 @@ seconds=$1
 fuzz_build=${2:-$root/build-fuzz}
 seed_build=${3:-$root/build}
 shift $(($# < 3 ? $# : 3))
-targets=${*:-hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p npy eval mil}
+targets=${*:-hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p npy eval mil coreml}
 out=${ANEC_FUZZ_OUT:-$(mktemp -d /tmp/anec-fuzz.XXXXXX)}
 mkdir -p "$out"
 

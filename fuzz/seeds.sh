@@ -5,7 +5,7 @@
 # with tests on: BUILD_DIR/tools/anec-hal, anec-desc, anec-fw and BUILD_DIR/tests/fixtures.
 #
 #   fuzz/seeds.sh BUILD_DIR OUT_DIR TARGET      TARGET: hal_blob hal_toml schema binary td_chain hwx
-#                                               anec model command package im4p npy mil (or all: one
+#                                               anec model command package im4p npy mil coreml (or all: one
 #                                               OUT_DIR/TARGET per target)
 #
 # A tool that fails to make a seed is an error (exit 2), its messages shown; so is a target left
@@ -23,7 +23,7 @@ out=$2
 target=$3
 shared=$root/../shared/testdata
 external=$shared/external
-targets="hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p npy mil"
+targets="hal_blob hal_toml schema binary td_chain hwx anec model measurements command package im4p npy mil coreml"
 
 if [ "$target" = all ]; then
   for t in $targets; do "$0" "$build" "$out/$t" "$t"; done
@@ -99,6 +99,9 @@ model) # committed graphs, the real network plist, and the plist in binary form 
     python3 -c 'import plistlib, sys; plistlib.dump(plistlib.load(open(sys.argv[1], "rb")), open(sys.argv[2], "wb"), fmt=plistlib.FMT_BINARY)' \
       "$external"/tinygrad/net.plist "$out"/net-binary.plist
   fi
+  ;;
+coreml) # the real Core ML models of the shared test data, and the root models of its packages
+  find "$root"/../shared/testdata/coreml -name '*.mlmodel' -size -512k -exec cp {} "$out"/ \;
   ;;
 eval) # the committed graphs, and the graphs the evaluator's and the tuner's tests are built on
   cp "$root"/fuzz/corpus/model/* "$root"/fuzz/corpus/eval/* "$out"/

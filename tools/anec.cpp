@@ -42,6 +42,9 @@ using namespace anec::compiler;
 
 namespace {
 
+// Folders that are one model, not a corpus: Core ML bundles.
+const std::set<std::string> kModelBundles = {".mlpackage", ".mlmodelc"};
+
 // `explain CODE` or `explain --markdown`: the reason catalogue.
 int explain(const fs::path &tables, const tools::Args &args) {
   bool markdown = args.given("markdown");
@@ -514,10 +517,10 @@ int run(const Ctx &ctx, const tools::Args &args) {
   std::optional<Calibration> calibration; // only `estimate` uses the calibrated model
   if (cmd == "estimate" && cost_model == "calibrated")
     calibration = ctx.calibration(calibration_file);
-  if (models.size() > 1 || fs::is_directory(model)) {
+  if (models.size() > 1 || (fs::is_directory(model) && !is_bundle_dir(model, kModelBundles))) {
     if (cmd == "place") throw Error("ANEC-CLI-001", "place takes one MODEL");
-    return corpus(ctx, cmd, input_files(models, {".json", ".plist", ".onnx"}), target, format, dims,
-                  calibration);
+    return corpus(ctx, cmd, input_files(models, {".json", ".plist", ".onnx", ".mlmodel"}, kModelBundles),
+                  target, format, dims, calibration);
   }
   std::string chip;
   auto targets = ctx.targets(target, &chip);

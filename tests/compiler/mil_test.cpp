@@ -186,7 +186,7 @@ TEST(Mil, CompressedWeightsCarryTheirStoredSize) {
   Graph g = load_model(kShared / "testdata/coreml/mil/milhwx/w8a8_conv_chain.mil", test::catalog());
   const Op &c0 = op_named(g, "c0");
   EXPECT_EQ(c0.attrs.find("weight_elements")->as_int(), 64 * 64);
-  EXPECT_EQ(c0.attrs.find("stored_weight_bytes")->as_int(), 64 * 64); // int8: one byte each
+  EXPECT_EQ(c0.attrs.find("weight_bytes")->as_int(), 64 * 64); // int8: one byte each
   EXPECT_EQ(weight_bytes(g, c0, test::catalog()), 4096);
   const Op &q0 = op_named(g, "q0");
   EXPECT_EQ(q0.type, "quantize");
@@ -216,8 +216,8 @@ TEST(Mil, PalettizedAndSparseWeights) {
 })";
   Graph g = read_mil(text, "lut.mil", test::catalog());
   // 4-bit palette: 512 bytes of indices, a 16-entry fp16 table, the shape (4 x uint32)
-  EXPECT_EQ(op_named(g, "y").attrs.find("stored_weight_bytes")->as_int(), 512 + 32 + 16);
-  EXPECT_EQ(op_named(g, "z").attrs.find("stored_weight_bytes")->as_int(), 512 + 200 + 16);
+  EXPECT_EQ(op_named(g, "y").attrs.find("weight_bytes")->as_int(), 512 + 32 + 16);
+  EXPECT_EQ(op_named(g, "z").attrs.find("weight_bytes")->as_int(), 512 + 200 + 16);
   EXPECT_EQ(op_named(g, "z").attrs.find("weight_elements")->as_int(), 64 * 64);
 }
 

@@ -23,8 +23,8 @@ set(clean ${CMAKE_COMMAND} -E env --unset=ANEC_TABLES --unset=ANEC_COMPILED_TABL
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 file(GLOB_RECURSE modules ${prefix}/*/anec/anec_*_backend*.so)
 list(LENGTH modules count)
-if(NOT count EQUAL 3)
-  message(FATAL_ERROR "the install holds ${count} of the 3 modules: ${modules}")
+if(NOT count EQUAL 4)
+  message(FATAL_ERROR "the install holds ${count} of the 4 modules: ${modules}")
 endif()
 foreach(file bin/anec bin/anec-hal bin/anec-desc bin/anec-fw share/anec/tables/schema/hal.toml
              share/anec/tables/targets/h16.toml)

@@ -1,6 +1,7 @@
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/frontends/mil.hpp"
+#include "anec/compiler/frontends/coreml.hpp"
 #include "anec/compiler/frontends/onnx.hpp"
 #include "anec/compiler/frontends/plist.hpp"
 #include "anec/compiler/ir/shapes.hpp"
@@ -9,6 +10,8 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/plist.hpp"
+
+#include <optional>
 
 namespace anec::compiler {
 
@@ -75,6 +78,9 @@ Graph read_mil_program(const ReadRequest &r) {
 Graph read_onnx_model(const ReadRequest &r) {
   return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values);
 }
+Graph read_coreml_model(const ReadRequest &r) {
+  return read_coreml(r.bytes, r.source, r.catalog);
+}
 
 // The formats a front-end reads, each as "FORMAT KIND" (for ANEC-MODEL-001).
 std::string known(const char *FrontEnd::*name) {
@@ -100,6 +106,8 @@ const std::vector<FrontEnd> &front_ends() {
       {"onnx", ".onnx", "", 1ull << 30, true, true, read_onnx_model},
       // Shapes are the text's own types (bound by --dim in the reader), so only skip marking remains.
       {"mil", ".mil", "program", kMilMaxBytes, false, true, read_mil_program},
+      // Mapped, not copied, as ONNX; bundles (.mlpackage, .mlmodelc) are folders: load_model.
+      {"coreml", ".mlmodel", "", 1ull << 30, true, false, read_coreml_model},
   };
   return table;
 }
@@ -121,8 +129,46 @@ Graph read_model(std::string_view bytes, std::string_view format, const std::str
                                     "' models (known: " + known(&FrontEnd::format) + ")");
 }
 
+namespace {
+const FrontEnd *front_end_named(std::string_view format) {
+  for (const FrontEnd &f : front_ends())
+    if (format == f.format)
+      return &f;
+  return nullptr;
+}
+
+// A Core ML bundle is one model: the model its manifest (.mlpackage) or its files (.mlmodelc) name,
+// read by the front-end of that model's format.
+Graph load_bundle(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
+                  bool keep_values) {
+  BundleModel b = resolve_bundle(path);
+  const FrontEnd *coreml = front_end_named("coreml");
+  if (b.format == "espresso") {
+    Graph g = read_espresso(path, catalog);
+    normalise(g, *coreml, catalog, dims);
+    return g;
+  }
+  const FrontEnd *f = front_end_named(b.format);
+  if (!f)
+    throw Error("ANEC-MODEL-001", path.string() + ": the bundle holds " + b.file.filename().string() +
+                                      " and no front-end reads '" + b.format +
+                                      "' models (known: " + known(&FrontEnd::format) + ")");
+  std::string text = f->mapped ? std::string() : read_text_file(b.file, f->max_bytes);
+  std::optional<InputFile> mapped;
+  if (f->mapped)
+    mapped.emplace(InputFile::open(b.file, f->max_bytes));
+  Graph g = read_normalised(*f, f->mapped ? mapped->text() : std::string_view(text), b.file.string(), catalog,
+                            dims, keep_values);
+  g.notes.insert(g.notes.begin(), "bundle " + path.filename().string() + ": " +
+                                      b.file.lexically_relative(path).generic_string());
+  return g;
+}
+} // namespace
+
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
                  bool keep_values) {
+  if (is_bundle(path))
+    return load_bundle(path, catalog, dims, keep_values);
   std::string ext = path.extension().string(), source = path.string();
   for (const FrontEnd &f : front_ends()) {
     if (ext != f.extension)

@@ -423,7 +423,7 @@ private:
         op.type = "linear";
       op.attrs.set("weight_elements", Doc::integer(weight_elements));
       if (weight_stored > 0 && (compressed_weights || weight_stored != weight_elements * 2))
-        op.attrs.set("stored_weight_bytes", Doc::integer(weight_stored));
+        op.attrs.set("weight_bytes", Doc::integer(weight_stored));
     }
     if (const MilType *out = o.outputs.empty() ? nullptr : &o.outputs[0].type;
         op.type == "linear" && out && !out->dims.empty() && out->dims.back() > 0)

@@ -182,8 +182,8 @@ Tensor &Graph::add(Tensor t) {
 
 double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
   OpAttrs attrs(op, catalog);
-  if (attrs.given("stored_weight_bytes"))
-    if (int64_t n = attrs.integer("stored_weight_bytes"); n >= 0)
+  if (attrs.given("weight_bytes")) // as stored (fp32, fp16, quantized): a Core ML layer's
+    if (int64_t n = attrs.integer("weight_bytes"); n >= 0)
       return double(n);
   if (attrs.given("weight_elements"))
     if (int64_t n = attrs.integer("weight_elements"); n >= 0)

@@ -205,7 +205,8 @@ void OpCatalog::add_front_end(const Doc &doc, const std::string &source) {
   if (top.req("schema", Doc::Kind::String).as_string() != "anec-frontend")
     top.fail(doc, "not an anec-frontend map");
   top.req("version", Doc::Kind::String);
-  auto &map = front_ends_[top.req("front_end", Doc::Kind::String).as_string()];
+  std::string format = top.req("front_end", Doc::Kind::String).as_string();
+  auto &map = front_ends_[format];
   for (const Doc &md : top.req("map", Doc::Kind::Array).items()) {
     Strict r(md, source, "ANEC-OPS-001", "map");
     FrontEndOp row;
@@ -234,7 +235,29 @@ void OpCatalog::add_front_end(const Doc &doc, const std::string &source) {
     }
     r.finish();
   }
+  // Names the front-end knows and maps to nothing, each with the reason.
+  if (const Doc *un = top.opt("unmapped", Doc::Kind::Array))
+    for (const Doc &ud : un->items()) {
+      Strict r(ud, source, "ANEC-OPS-001", "unmapped");
+      std::string reason = r.req("reason", Doc::Kind::String).as_string();
+      for (const Doc &name : r.req("from", Doc::Kind::Array).items()) {
+        if (!name.is(Doc::Kind::String))
+          r.fail(name, "from lists operator names");
+        if (map.count(folded(name.as_string())) ||
+            !unmapped_[format].emplace(folded(name.as_string()), reason).second)
+          r.fail(name, "'" + name.as_string() + "' is mapped twice");
+      }
+      r.finish();
+    }
   top.finish();
+}
+
+const std::string *OpCatalog::unmapped_reason(const std::string &format, const std::string &name) const {
+  auto f = unmapped_.find(format);
+  if (f == unmapped_.end())
+    return nullptr;
+  auto it = f->second.find(folded(name));
+  return it == f->second.end() ? nullptr : &it->second;
 }
 
 const FrontEndOp *OpCatalog::front_end(const std::string &format, const std::string &name) const {
@@ -279,9 +302,15 @@ void OpCatalog::set_backends(const Doc &doc, const std::string &source) {
 OpCatalog OpCatalog::load(const std::filesystem::path &path) {
   OpCatalog c = from_doc(toml::parse_file(path), path.string());
   std::filesystem::path dir = path.parent_path() / "frontend";
-  for (const char *name : {"onnx.toml", "plist.toml", "mil.toml"})
-    if (std::filesystem::exists(dir / name))
-      c.add_front_end(toml::parse_file(dir / name), (dir / name).string());
+  // Every front-end map in the folder, in name order (coreml.toml, onnx.toml, plist.toml, ...).
+  std::vector<std::filesystem::path> maps;
+  if (std::filesystem::is_directory(dir))
+    for (const auto &e : std::filesystem::directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".toml")
+        maps.push_back(e.path());
+  std::sort(maps.begin(), maps.end());
+  for (const std::filesystem::path &m : maps)
+    c.add_front_end(toml::parse_file(m), m.string());
   if (std::filesystem::path p = path.parent_path() / "placement.toml"; std::filesystem::exists(p))
     c.set_backends(toml::parse_file(p), p.string());
   return c;

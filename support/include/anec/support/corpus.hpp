@@ -14,20 +14,29 @@
 
 namespace anec {
 
-// Files as given; for a directory, its regular files whose extension is one of `extensions`
-// (not recursive), sorted.
+// A folder that is one input, not a corpus: its name ends in one of `bundles` (a Core ML
+// .mlpackage or .mlmodelc).
+inline bool is_bundle_dir(const std::filesystem::path &p, const std::set<std::string> &bundles) {
+  std::filesystem::path name = p.filename().empty() ? p.parent_path() : p;
+  return bundles.count(name.extension().string()) && std::filesystem::is_directory(p);
+}
+
+// Files as given; for a directory, its regular files whose extension is one of `extensions` and its
+// folders whose extension is one of `bundles` (not recursive), sorted. A bundle given is one input.
 inline std::vector<std::filesystem::path> input_files(const std::vector<std::string> &paths,
-                                                      const std::set<std::string> &extensions) {
+                                                      const std::set<std::string> &extensions,
+                                                      const std::set<std::string> &bundles = {}) {
   namespace fs = std::filesystem;
   std::vector<fs::path> out;
   for (const std::string &p : paths) {
-    if (!fs::is_directory(p)) {
+    if (!fs::is_directory(p) || is_bundle_dir(p, bundles)) {
       out.push_back(p);
       continue;
     }
     std::vector<fs::path> in;
     for (const auto &e : fs::directory_iterator(p))
-      if (e.is_regular_file() && extensions.count(e.path().extension().string()))
+      if ((e.is_regular_file() && extensions.count(e.path().extension().string())) ||
+          is_bundle_dir(e.path(), bundles))
         in.push_back(e.path());
     std::sort(in.begin(), in.end());
     out.insert(out.end(), in.begin(), in.end());

@@ -116,7 +116,7 @@ struct MilContext {
 // shape and type is the one the text gives it (symbols bound there too). Operations map through the
 // front-end map "mil"; an unmapped one stays as "mil:<op>" with a note. `const` and the
 // compression ops (constexpr_*) are weights: an op reading one carries weight_elements and, where
-// the stored form is smaller than fp16 (int8, n-bit palettes, sparse), stored_weight_bytes.
+// the stored form is smaller than fp16 (int8, n-bit palettes, sparse), weight_bytes.
 Graph mil_to_graph(const MilProgram &program, const std::string &source, const OpCatalog &catalog,
                    const DimBindings &dims, const MilContext &context = {});
 

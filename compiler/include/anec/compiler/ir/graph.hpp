@@ -142,8 +142,8 @@ void check_size(const Tensor &t, const std::string &where);
 // The axis a one-letter name ("N", "D", "C", "H", "W") names, else `fallback`.
 int axis_index(const std::string &letter, int fallback);
 
-// The weight bytes an op embeds: attrs.stored_weight_bytes when a front-end set it (weights stored
-// compressed: int8, n-bit palettes, sparse), else attrs.weight_elements x 2 (fp16), else a conv,
+// The weight bytes an op embeds: attrs.weight_bytes when a front-end set it (their stored size:
+// fp32, fp16, int8, n-bit palettes, sparse), else attrs.weight_elements x 2 (fp16), else a conv,
 // deconv or linear without a weight input (fp16); 0 otherwise.
 double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog);
 

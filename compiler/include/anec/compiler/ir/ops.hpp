@@ -82,6 +82,8 @@ public:
   // The row for an operator name in a front-end's map ("onnx", "plist"), or nullptr. Names match
   // without regard to case or underscores.
   const FrontEndOp *front_end(const std::string &format, const std::string &name) const;
+  // Why a front-end's operator maps to nothing (a map's [[unmapped]] rows), or nullptr.
+  const std::string *unmapped_reason(const std::string &format, const std::string &name) const;
   // Reads one front-end map (strict, ANEC-OPS-001); every row must name a catalogue operation.
   void add_front_end(const Doc &doc, const std::string &source);
   // The placement model's backends, engine first (strict, ANEC-OPS-001).
@@ -92,6 +94,7 @@ private:
   std::map<std::string, OpSpec> ops_;
   AttrDecls common_attrs_;
   std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
+  std::map<std::string, std::map<std::string, std::string>> unmapped_;  // format -> folded name -> reason
   std::vector<Backend> backends_;
 };
 
