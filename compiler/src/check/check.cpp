@@ -648,7 +648,11 @@ void GraphCheck::add(const Op &op) {
 }
 
 std::vector<CheckResult> GraphCheck::finish() {
-  return std::move(state_->results);
+  State &s = *state_;
+  if (s.detail == Detail::Full)
+    for (size_t k = 0; k < s.results.size(); ++k)
+      s.results[k].wire = wire_of(s.g, s.checkers[k].t);
+  return std::move(s.results);
 }
 
 std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,

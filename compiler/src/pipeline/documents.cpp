@@ -25,6 +25,56 @@ void print_check_summary(Printer &p, const Graph &g, const CheckResult &r, const
   p.text(" warning(s)\n");
 }
 
+// A size the wire gives, or null while the shape is symbolic.
+Doc known(int64_t v) {
+  return v < 0 ? Doc() : Doc::integer(v);
+}
+
+void print_port(Printer &p, const WirePort &port) {
+  Object x(p);
+  p.text(port.input ? "  input " : "  output ");
+  p.data("direction", port.input ? "input" : "output");
+  p.field("tensor", port.tensor);
+  p.text(" ");
+  p.field("shape", port.shape.str());
+  p.text(" ");
+  p.field("dtype", port.dtype);
+  p.text(port.dtype == "fp16" ? ": " : ", cast to fp16 at the boundary: ");
+  for (auto [key, value] : {std::pair{"channels", port.channels},
+                            {"padded_channels", port.padded_channels},
+                            {"row_bytes", port.row_bytes},
+                            {"padded_row_bytes", port.padded_row_bytes},
+                            {"bytes", port.bytes}})
+    p.data(key, known(value));
+  if (port.bytes < 0) {
+    p.text("unknown until its dimensions are bound\n");
+    return;
+  }
+  auto padded = [](int64_t v, int64_t to, const char *unit) {
+    return std::to_string(v) + unit + (to == v ? "" : " padded to " + std::to_string(to));
+  };
+  p.text(padded(port.channels, port.padded_channels, " channels") + ", rows of " +
+         padded(port.row_bytes, port.padded_row_bytes, " bytes") + ", " + std::to_string(port.bytes) +
+         " bytes on the engine\n");
+}
+
+// The inputs and outputs as the engine holds them.
+void print_wire(Printer &p, const Wire &w) {
+  Object wire(p, "wire");
+  p.text("wire: fp16, channel-interleaved (guide ch.23); channels pad to the interleave ");
+  p.field("interleave", w.interleave);
+  p.text(" (");
+  p.field("interleave_confidence", w.interleave_provenance);
+  p.text("), rows to the ");
+  p.field("granule_bytes", w.granule);
+  p.text("-byte DMA granule (");
+  p.field("granule_confidence", w.granule_provenance);
+  p.text(")\n");
+  List ports(p, "ports");
+  for (const WirePort &port : w.ports)
+    print_port(p, port);
+}
+
 // The text form lists each object's findings under it (those of no op first); the document form
 // lists them after the ops.
 void print_findings_of(Printer &p, const std::vector<const Finding *> *findings) {
@@ -48,6 +98,7 @@ void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &
     auto found = by_object.find(object);
     return found == by_object.end() ? nullptr : &found->second;
   };
+  print_wire(p, r.wire);
   print_findings_of(p, of(""));
   {
     List ops(p, "ops");

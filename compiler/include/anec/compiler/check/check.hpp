@@ -3,6 +3,7 @@
 // comes from and a fix where one exists; padding, group/core and working-set warnings; the
 // direct-path pitfall scan (seed ch.19). Everything is keyed on target-table fields.
 #pragma once
+#include "anec/compiler/check/wire.hpp"
 #include "anec/compiler/ir/detail.hpp"
 #include "anec/compiler/ir/graph.hpp"
 #include "anec/hal/target.hpp"
@@ -35,6 +36,7 @@ struct CheckResult {
   std::vector<OpVerdict> ops;        // empty in a summary
   std::vector<Finding> findings;     // empty in a summary
   std::array<size_t, 5> counts{};    // findings by severity, in a summary too
+  Wire wire;                         // the inputs and outputs on the engine; empty in a summary
   size_t count(Severity s) const { return counts[size_t(s)]; }
 };
 
