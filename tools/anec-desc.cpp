@@ -64,8 +64,6 @@ int dump(const std::filesystem::path &tables, const tools::Args &args) {
   const std::string &format = args.value("format");
   int td = option_number(args.value("td"), kMaxTd, "--td");
   int generation = option_number(args.value("generation"), kMaxGeneration, "--generation");
-  if (args.positional().empty())
-    throw Error("ANEC-CLI-001", "dump needs a FILE");
   const std::string &file = args.positional()[0];
   Databases databases = databases_of(tables);
   Program p = load(databases, file, generation);
@@ -164,8 +162,6 @@ int audit(const std::filesystem::path &tables, const tools::Args &args) {
   const std::vector<std::string> &files = args.positional();
   const std::string &format = args.value("format");
   int generation = option_number(args.value("generation"), kMaxGeneration, "--generation");
-  if (files.empty())
-    throw Error("ANEC-CLI-001", "audit needs a FILE");
   Databases databases = databases_of(tables);
   if (files.size() == 1 && !std::filesystem::is_directory(files[0]))
     return audit_one(databases, files[0], generation, format);
@@ -175,7 +171,6 @@ int audit(const std::filesystem::path &tables, const tools::Args &args) {
 int explain(const std::filesystem::path &tables, const tools::Args &args) {
   const std::vector<std::string> &pos = args.positional();
   int generation = option_number(args.value("generation"), kMaxGeneration, "--generation");
-  if (pos.size() != 2) throw Error("ANEC-CLI-001", "explain needs FILE and OFFSET");
   // Strict: stoull read "-1" as 2^64-1 and a leading 0 as octal.
   uint64_t offset = parse_uint(pos[1], 0, UINT64_MAX, "OFFSET");
   Databases databases = databases_of(tables);
@@ -193,8 +188,6 @@ int explain(const std::filesystem::path &tables, const tools::Args &args) {
 
 int convert(const std::filesystem::path &tables, const tools::Args &args) {
   const std::string &out = args.value("output"), &header = args.value("header-bytes");
-  if (args.positional().empty() || out.empty())
-    throw Error("ANEC-CLI-001", "convert needs FILE.hwx and -o FILE.anec");
   const std::string &file = args.positional()[0];
   Databases databases = databases_of(tables);
   Program p = load(databases, file, -1);
@@ -207,8 +200,6 @@ int convert(const std::filesystem::path &tables, const tools::Args &args) {
 
 int encode(const std::filesystem::path &tables, const tools::Args &args) {
   const std::string &out = args.value("output");
-  if (args.positional().empty() || out.empty())
-    throw Error("ANEC-CLI-001", "encode needs DUMP.json and -o FILE");
   const std::string &file = args.positional()[0];
   auto bytes = desc::encode_program(tables, json::parse(read_text_file(file), file), file);
   write_output(out, bytes);
