@@ -519,8 +519,8 @@ int run(const Ctx &ctx, const tools::Args &args) {
     calibration = ctx.calibration(calibration_file);
   if (models.size() > 1 || (fs::is_directory(model) && !is_bundle_dir(model, kModelBundles))) {
     if (cmd == "place") throw Error("ANEC-CLI-001", "place takes one MODEL");
-    return corpus(ctx, cmd, input_files(models, {".json", ".plist", ".onnx", ".mlmodel"}, kModelBundles),
-                  target, format, dims, calibration);
+    return corpus(ctx, cmd, input_files(models, model_extensions(), kModelBundles), target, format, dims,
+                  calibration);
   }
   std::string chip;
   auto targets = ctx.targets(target, &chip);

@@ -112,6 +112,13 @@ const std::vector<FrontEnd> &front_ends() {
   return table;
 }
 
+std::set<std::string> model_extensions() {
+  std::set<std::string> out;
+  for (const FrontEnd &f : front_ends())
+    out.insert(f.extension);
+  return out;
+}
+
 void normalise(Graph &g, const FrontEnd &front_end, const OpCatalog &catalog, const DimBindings &dims) {
   if (!front_end.binds_and_infers) {
     bind_dimensions(g, dims);

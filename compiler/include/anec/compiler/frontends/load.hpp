@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,8 @@ struct FrontEnd {
   Graph (*read)(const ReadRequest &request);
 };
 const std::vector<FrontEnd> &front_ends();
+// The file extensions the front-ends read (".json", ".plist", ...): the files a corpus folder holds.
+std::set<std::string> model_extensions();
 
 // Binds symbolic input dimensions by name, or by "INPUT:AXIS" with the axis counted in the shape the
 // model gives (4-D N,C,H,W or 5-D N,D,C,H,W); ANEC-MODEL-003 as below.
