@@ -73,6 +73,7 @@ Graph read_mil_program(const ReadRequest &r) {
   std::error_code ec;
   if (!r.source.empty() && std::filesystem::is_regular_file(p, ec))
     context.model_path = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  context.keep_values = r.keep_values;
   return read_mil(r.bytes, r.source, r.catalog, r.dims, context);
 }
 Graph read_onnx_model(const ReadRequest &r) {
