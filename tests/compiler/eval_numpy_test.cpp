@@ -89,6 +89,7 @@ protected:
     }
     compare(name, dir, args);
   }
+};
 
 } // namespace
 

@@ -74,8 +74,8 @@ class Program:
             if dtype == 'string':
                 return body.strip('"')
             body = body.replace('true', '1').replace('false', '0')
-            vals = [float.fromhex(v) if 'x' in v else float(v)
-                    for v in re.findall(r'[-+]?(?:0x[0-9a-fA-F.]+p[-+]?\d+|inf|nan|[\d.]+(?:e[-+]?\d+)?)', body)]
+            number = r'[-+]?(?:0x[0-9a-fA-F.]+p[-+]?\d+|inf|nan|[\d.]+(?:e[-+]?\d+)?)'
+            vals = [float.fromhex(v) if 'x' in v else float(v) for v in re.findall(number, body)]
             return np.array(vals, dtype=np.float64).reshape(dims)
         if text.startswith('('):
             return [self.literal(x) for x in split_top(text[1:-1])]
@@ -152,8 +152,8 @@ class Program:
         if op == 'conv':
             return conv1d(x, a)
         if op in ('add', 'sub', 'mul', 'pow', 'real_div', 'maximum', 'minimum'):
-            f = {'add': np.add, 'sub': np.subtract, 'mul': np.multiply, 'pow': np.power, 'real_div': np.divide,
-                 'maximum': np.maximum, 'minimum': np.minimum}[op]
+            f = {'add': np.add, 'sub': np.subtract, 'mul': np.multiply, 'pow': np.power,
+                 'real_div': np.divide, 'maximum': np.maximum, 'minimum': np.minimum}[op]
             return f(a['x'], a['y'])
         if op == 'sqrt':
             return np.sqrt(x)

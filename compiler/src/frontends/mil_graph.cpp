@@ -200,7 +200,7 @@ private:
     for (Tensor &t : g_.tensors)
       for (int a = 0; a < 5; ++a)
         if (t.shape.d[a] < 0)
-          for (const DimBindings *b : {&dims_, &defaulted_})
+          for (const DimBindings *b : {&dims_, static_cast<const DimBindings *>(&defaulted_)})
             if (auto it = b->find(t.shape.symbol[a]); it != b->end()) {
               t.shape.d[a] = it->second;
               t.shape.symbol[a].clear();

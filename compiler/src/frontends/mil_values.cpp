@@ -132,7 +132,7 @@ std::optional<std::vector<double>> read_blob(const std::filesystem::path &file, 
           std::to_string(need);
     return std::nullopt;
   }
-  std::vector<uint8_t> bytes(size_t(need));
+  std::vector<uint8_t> bytes(static_cast<size_t>(need));
   in.seekg(std::streamoff(data));
   if (!in.read(reinterpret_cast<char *>(bytes.data()), std::streamsize(need))) {
     why = "cannot read the blob's data";
