@@ -223,7 +223,15 @@ private:
       std::vector<std::string> dtypes;
       for (const std::string &n : op.outputs)
         dtypes.push_back(g_.tensor(n)->dtype);
-      infer_shapes(g_, op, catalog_);
+      std::vector<Shape> before;
+      for (const std::string &n : op.outputs)
+        before.push_back(g_.tensor(n)->shape);
+      try {
+        infer_shapes(g_, op, catalog_);
+      } catch (const Error &) { // the catalogue cannot tell (an attribute absent): the text's `?` stays
+        for (size_t k = 0; k < op.outputs.size(); ++k)
+          g_.tensor(op.outputs[k])->shape = before[k];
+      }
       for (size_t k = 0; k < op.outputs.size(); ++k)
         g_.tensor(op.outputs[k])->dtype = dtypes[k];
     }
