@@ -39,6 +39,11 @@ protected:
       size_t eq = line.find('=');
       args += " --input " + line.substr(0, eq) + "=" + (dir / line.substr(eq + 1)).string();
     }
+    compare(name, dir, args);
+  }
+
+  // Runs `anec ARGS` and compares every expected output with the one it wrote.
+  void compare(const std::string &name, const fs::path &dir, const std::string &args) {
     test::ToolRun r = test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR, args);
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_EQ(r.out.find("seeded"), std::string::npos) << r.out; // every value came from the files
@@ -65,6 +70,25 @@ protected:
     }
     EXPECT_GT(outputs, 0u);
   }
+
+  // A real MIL program with its weights (mil_eval_reference.py copies the bundle, cuts the program
+  // at the case's output and computes it in float64 with a reader of its own), evaluated on the
+  // reference GEMM path.
+  void check_mil(const std::string &name) {
+    fs::path dir = dir_ / name;
+    std::string script = std::string(ANEC_TEST_NUMPY_PYTHON) + " " + ANEC_TEST_MIL_EVAL_REFERENCE + " ";
+    ASSERT_EQ(
+        std::system((script + dir.string() + " " + name + " " + ANEC_TEST_SHARED_DIR "/testdata").c_str()),
+        0);
+    std::string args =
+        "eval " + (dir / "model.mlmodelc").string() + " --gemm reference -o " + (dir / "got").string();
+    std::ifstream inputs(dir / "inputs.txt");
+    for (std::string line; std::getline(inputs, line);) {
+      size_t eq = line.find('=');
+      args += " --input " + line.substr(0, eq) + "=" + (dir / line.substr(eq + 1)).string();
+    }
+    compare(name, dir, args);
+  }
 };
 
 } // namespace
@@ -80,3 +104,17 @@ TEST_F(EvalNumpy, Mlp) { check("mlp"); }
 // Two heads along H, 6 queries and 5 keys: matmul(q, transpose(k)), scale, softmax over W, matmul
 // with v; the fused sdpa; layer_norm over W with gamma and beta, and (the default) over C of the scores.
 TEST_F(EvalNumpy, Attention) { check("attention"); }
+
+// Real compiled Core ML programs (.mlmodelc, model.mil with weights/weight.bin) against an independent
+// NumPy reading: coremltools' add_model (a mul of two inputs), and the Silero VAD encoder (reflect
+// pad, STFT as a conv, magnitude by pow/add/sqrt, four conv + relu + clip layers, with biases) with
+// fp16 weights and with int8 weights (constexpr_affine_dequantize per output channel).
+TEST_F(EvalNumpy, MilAddModel) {
+  check_mil("add_model");
+}
+TEST_F(EvalNumpy, MilSileroFp16Weights) {
+  check_mil("silero_fp16");
+}
+TEST_F(EvalNumpy, MilSileroInt8Weights) {
+  check_mil("silero_int8");
+}

@@ -23,13 +23,14 @@ void bind_dimension(Graph &g, const std::string &name, int64_t value, const std:
   bool used = false;
   for (const std::string &in : g.inputs) {
     Tensor &t = *g.tensor(in);
+    bool named = false; // a symbol of that name ("x:1", as the MIL reader names an unnamed `?`)
     for (int a = 0; a < 5; ++a)
       if (t.shape.d[a] < 0 && t.shape.symbol[a] == name) {
         t.shape.d[a] = value;
         t.shape.symbol[a].clear();
-        t.dynamic = used = true;
+        t.dynamic = used = named = true;
       }
-    if (colon == std::string::npos || name.substr(0, colon) != in)
+    if (named || colon == std::string::npos || name.substr(0, colon) != in)
       continue;
     std::string axis = name.substr(colon + 1);
     int rank = t.source_rank == 4 ? 4 : 5;
@@ -73,6 +74,7 @@ Graph read_mil_program(const ReadRequest &r) {
   std::error_code ec;
   if (!r.source.empty() && std::filesystem::is_regular_file(p, ec))
     context.model_path = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  context.keep_values = r.keep_values;
   return read_mil(r.bytes, r.source, r.catalog, r.dims, context);
 }
 Graph read_onnx_model(const ReadRequest &r) {

@@ -1,8 +1,8 @@
 // MIL text as a program: a lexer and a recursive-descent parser with a nesting limit. The grammar,
 // as coremltools prints a program (facts from its MIL printer's output in the test files):
 //   program   := "program" "(" VERSION ")" [ "[" named { "," named } "]" ] "{" { function } "}"
-//   function  := "func" NAME [ "<" OPSET ">" ] "(" [ var { "," var } ] ")" "{" { op } "}"
-//                "->" "(" [ NAME { "," NAME } ] ")" ";"
+//   function  := "func" NAME [ "<" OPSET ">" ] "(" [ var { "," var } ] ")" [ "[" named... "]" ]
+//                "{" { op } "}" "->" "(" [ NAME { "," NAME } ] ")" ";"
 //   op        := var { "," var } "=" NAME "(" [ named { "," named } ] ")" [ "[" named... "]" ] ";"
 //   var       := type NAME
 //   named     := NAME "=" value
@@ -475,6 +475,8 @@ private:
       next();
     }
     expect(")");
+    if (is("[")) // [FlexibleShapeInformation = tuple<...>(...)] for flexible or enumerated input shapes
+      f.attributes = named_list("[", "]", 0);
     expect("{");
     while (!is("}")) {
       if (f.ops.size() >= kMaxOps)

@@ -84,6 +84,7 @@ struct MilOp {
 struct MilFunction {
   std::string name, opset; // "main", "ios18"
   std::vector<MilVar> inputs;
+  std::vector<MilNamed> attributes; // [FlexibleShapeInformation = ...] after the signature
   std::vector<MilOp> ops;
   std::vector<std::string> outputs;
   MilPos pos;
@@ -108,6 +109,10 @@ MilProgram parse_mil(std::string_view text, const std::string &source);
 struct MilContext {
   std::filesystem::path model_path;
   std::string function = "main"; // the function read; another is listed in the notes
+  // For the evaluator: constants' values read (inline literals, BLOBFILE blobs, the compression ops
+  // expanded), a conv, deconv or linear layer's as Graph::values "<op>/weight" and "<op>/bias", a
+  // broadcasting op's constant operands as constant input tensors with their values.
+  bool keep_values = false;
 };
 
 // One function of a parsed program as a graph (ANEC-MIL-005..008). Its inputs' shapes are its
