@@ -256,21 +256,78 @@ compiler::Precision precision_of(const std::string &p) {
   return p == "fp16" ? compiler::Precision::fp16 : compiler::Precision::fp32;
 }
 
+// The top-level field numbers of a protobuf message (at most `cap` fields; stops at the first key or
+// length that does not parse).
+std::vector<uint64_t> top_fields(std::string_view b, size_t cap = 64) {
+  std::vector<uint64_t> out;
+  size_t i = 0;
+  auto varint = [&](uint64_t &v) {
+    v = 0;
+    for (int shift = 0; shift < 64 && i < b.size(); shift += 7) {
+      auto c = static_cast<unsigned char>(b[i++]);
+      v |= uint64_t(c & 0x7f) << shift;
+      if (!(c & 0x80))
+        return true;
+    }
+    return false;
+  };
+  while (i < b.size() && out.size() < cap) {
+    uint64_t key = 0, n = 0;
+    if (!varint(key) || key >> 3 == 0)
+      break;
+    out.push_back(key >> 3);
+    switch (key & 7) {
+    case 0:
+      if (!varint(n))
+        return out;
+      break;
+    case 1:
+      i += 8;
+      break;
+    case 5:
+      i += 4;
+      break;
+    case 2:
+      if (!varint(n) || n > b.size() - std::min(i, b.size()))
+        return out;
+      i += size_t(n);
+      break;
+    default:
+      return out;
+    }
+  }
+  return out;
+}
+
 // The front-end of a model given as bytes, by its first bytes: an anec-graph document opens with '{',
-// a network plist with "bplist" or XML's '<'; anything else is taken for ONNX (protobuf has no magic,
-// and neither byte opens a valid ONNX model).
+// a network plist with "bplist" or XML's '<', a MIL program with `program(` (after comments); a
+// protobuf is a Core ML model when a top-level field is 200 or above (the model kinds of Model.proto)
+// and ONNX otherwise (ModelProto's fields are below 30; both open with field 1, a version).
 std::string_view format_of(std::string_view bytes) {
   size_t first = bytes.find_first_not_of(" \t\r\n");
   std::string_view head = first == std::string_view::npos ? std::string_view() : bytes.substr(first);
+  while (head.starts_with("//")) { // MIL comments
+    size_t eol = head.find('\n');
+    head = eol == std::string_view::npos ? std::string_view() : head.substr(eol + 1);
+    size_t k = head.find_first_not_of(" \t\r\n");
+    head = k == std::string_view::npos ? std::string_view() : head.substr(k);
+  }
   if (head.starts_with("{"))
     return "json";
   if (head.starts_with("bplist") || head.starts_with("<"))
     return "plist";
+  if (head.starts_with("program"))
+    return "mil";
+  for (uint64_t f : top_fields(bytes))
+    if (f >= 200)
+      return "coreml";
   return "onnx";
 }
 
-// A model as Python gives it: a path (str or os.PathLike), its bytes (bytes, bytearray, memoryview:
-// an anec-graph JSON document, a network plist or an ONNX model, told apart by their first bytes) or
+// A model as Python gives it: a path (str or os.PathLike; a .mlpackage or .mlmodelc bundle is one
+// model), its bytes (bytes, bytearray, memoryview: an anec-graph JSON document, a network plist, MIL
+// text, a Core ML .mlmodel or an ONNX model, told apart by their first bytes; MIL and Core ML weights
+// in BLOBFILEs are then sized from their types) or
 // an object that serializes itself to ONNX bytes (onnx.ModelProto). `base` receives the folder the
 // model's relative files are in (bytes: the current folder).
 compiler::Graph load(const Session &s, const py::object &model, const Dims &dims, bool keep_values,

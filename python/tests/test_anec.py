@@ -246,6 +246,33 @@ def test_network_plist_as_path_and_bytes():
         assert r == tool_json("anec", "check", str(SHARED_PLIST), "--target", "h13", "--format", "json")
 
 
+SHARED_COREML = pathlib.Path(__file__).resolve().parents[3] / "shared/testdata/coreml"
+
+
+@pytest.mark.skipif(not SHARED_COREML.is_dir(), reason="no ../shared/testdata beside the project")
+def test_coreml_and_mil_as_path_bytes_and_bundle():
+    # a NeuralNetwork .mlmodel and an mlProgram .mlmodel: the bytes read as the file
+    for name in ("mlmodel/coremltools/TinyDrawingEmbedding.mlmodel",
+                 "mlmodel/bisenet/bisenet_mlprogram_spec_no_weights.mlmodel"):
+        spec = SHARED_COREML / name
+        r = anec.check(spec, target="h16")
+        assert r["ops"] and r == anec.check(spec.read_bytes(), target="h16"), name
+    # MIL text: its bytes read as the file (this program has no weights to find beside it)
+    bundle = SHARED_COREML / "mlmodelc/coremltools/add_model.mlmodelc"
+    mil = bundle / "model.mil"
+    r = anec.check(mil, target="h16")
+    assert [o["type"] for o in r["ops"]] == ["mul"]  # add_model.mlmodelc multiplies
+    assert r["ops"] == anec.check(mil.read_bytes(), target="h16")["ops"]
+    assert r["ops"] == anec.check(b"// a comment\n" + mil.read_bytes(), target="h16")["ops"]
+    # a bundle is one model, by its path
+    assert anec.check(bundle, target="h16")["ops"] == r["ops"]
+    package = SHARED_COREML / "mlpackage/mobius-silero/silero-vad-stft-v6.0.0.mlpackage"
+    assert len(anec.check(package, target="h16")["ops"]) == 12
+    with pytest.raises(anec.Error) as e:
+        anec.check(b"program(1.0) { func main<ios15>(", target="h16")
+    assert e.value.code.startswith("ANEC-MIL-")
+
+
 def test_onnx_model_objects():
     class ModelProto:  # onnx.ModelProto's one method the module uses
         def SerializeToString(self):

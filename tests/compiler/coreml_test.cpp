@@ -6,6 +6,7 @@
 // mode.
 #include "anec/compiler/frontends/coreml.hpp"
 #include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/frontends/mil.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 
@@ -42,11 +43,26 @@ std::map<std::string, int> histogram(const std::vector<coreml_front::Layer> &lay
     ++h[l.type];
   return h;
 }
-std::map<std::string, int> mil_histogram(const coreml_front::MilFunction &f) {
+std::map<std::string, int> mil_histogram(const MilFunction &f) {
   std::map<std::string, int> h;
-  for (const coreml_front::MilOp &o : f.ops)
+  for (const MilOp &o : f.ops)
     ++h[o.type];
   return h;
+}
+// The BLOBFILE values among an operation's inputs and attributes, by path.
+void blob_files(const MilValue &v, std::map<std::string, int> &out) {
+  if (v.kind == MilValue::Kind::Blob)
+    ++out[v.text];
+  for (const MilValue &x : v.items)
+    blob_files(x, out);
+}
+std::map<std::string, int> blob_files(const MilFunction &f) {
+  std::map<std::string, int> out;
+  for (const MilOp &o : f.ops)
+    for (const auto *list : {&o.inputs, &o.attributes})
+      for (const MilNamed &n : *list)
+        blob_files(n.value, out);
+  return out;
 }
 std::map<std::string, int> op_types(const Graph &g) {
   std::map<std::string, int> h;
@@ -205,13 +221,12 @@ TEST(CoreML, MlProgramSpecWithoutItsWeights) {
   EXPECT_EQ(m.spec_version, 6);
   EXPECT_EQ(m.kind, "mlProgram");
   EXPECT_EQ(m.program_version, 1);
-  ASSERT_EQ(m.functions.size(), 1u);
-  const coreml_front::MilFunction &f = m.functions[0];
+  ASSERT_EQ(m.program.functions.size(), 1u);
+  const MilFunction &f = m.program.functions[0];
   EXPECT_EQ(f.name, "main");
   EXPECT_EQ(f.opset, "CoreML5");
   ASSERT_EQ(f.inputs.size(), 1u);
-  EXPECT_EQ(f.inputs[0].dtype, "fp32");
-  EXPECT_EQ(f.inputs[0].dims, (std::vector<int64_t>{1, 3, 256, 512}));
+  EXPECT_EQ(f.inputs[0].type.str(), "tensor<fp32, [1, 3, 256, 512]>");
   EXPECT_EQ(f.outputs, std::vector<std::string>{"output"});
   EXPECT_EQ(f.ops.size(), 546u);
   std::map<std::string, int> h = mil_histogram(f);
@@ -230,13 +245,7 @@ TEST(CoreML, MlProgramSpecWithoutItsWeights) {
                                            {"reduce_argmax", 1},
                                            {"reduce_mean", 1},
                                            {"upsample_bilinear", 1}}));
-  int64_t blobs = 0;
-  for (const coreml_front::MilOp &o : f.ops) {
-    blobs += o.blob_refs;
-    for (const std::string &file : o.blob_files)
-      EXPECT_EQ(file, "@model_path/weights/weight.bin");
-  }
-  EXPECT_EQ(blobs, 113);
+  EXPECT_EQ(blob_files(f), (std::map<std::string, int>{{"@model_path/weights/weight.bin", 113}}));
 
   Graph g = load_model(p, catalog());
   EXPECT_EQ(g.ops.size(), 123u); // the non-const operations
@@ -259,17 +268,19 @@ TEST(CoreML, Packages) {
   EXPECT_EQ(m.kind, "mlProgram");
   EXPECT_EQ(m.spec_version, 6);
   EXPECT_EQ(m.author, "Fluid Infernece + Silero Team");
-  ASSERT_EQ(m.functions.size(), 1u);
-  EXPECT_EQ(m.functions[0].ops.size(), 33u);
-  EXPECT_EQ(mil_histogram(m.functions[0]), (std::map<std::string, int>{{"const", 21},
-                                                                       {"add", 2},
-                                                                       {"cast", 2},
-                                                                       {"pow", 2},
-                                                                       {"slice_by_index", 2},
-                                                                       {"conv", 1},
-                                                                       {"expand_dims", 1},
-                                                                       {"pad", 1},
-                                                                       {"sqrt", 1}}));
+  ASSERT_EQ(m.program.functions.size(), 1u);
+  EXPECT_EQ(m.program.functions[0].ops.size(), 33u);
+  EXPECT_EQ(blob_files(m.program.functions[0]),
+            (std::map<std::string, int>{{"@model_path/weights/weight.bin", 1}}));
+  EXPECT_EQ(mil_histogram(m.program.functions[0]), (std::map<std::string, int>{{"const", 21},
+                                                                               {"add", 2},
+                                                                               {"cast", 2},
+                                                                               {"pow", 2},
+                                                                               {"slice_by_index", 2},
+                                                                               {"conv", 1},
+                                                                               {"expand_dims", 1},
+                                                                               {"pad", 1},
+                                                                               {"sqrt", 1}}));
   Graph g = load_model(stft, catalog());
   EXPECT_EQ(g.inputs, std::vector<std::string>{"audio_input"});
   EXPECT_EQ(shape(g, "audio_input"), "[1,1,576,1,1]");

@@ -72,7 +72,9 @@ Graph read_mil_program(const ReadRequest &r) {
   MilContext context;
   std::filesystem::path p(r.source);
   std::error_code ec;
-  if (!r.source.empty() && std::filesystem::is_regular_file(p, ec))
+  if (!r.model_folder.empty())
+    context.model_path = r.model_folder;
+  else if (!r.source.empty() && std::filesystem::is_regular_file(p, ec))
     context.model_path = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
   context.keep_values = r.keep_values;
   return read_mil(r.bytes, r.source, r.catalog, r.dims, context);
@@ -81,7 +83,7 @@ Graph read_onnx_model(const ReadRequest &r) {
   return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values);
 }
 Graph read_coreml_model(const ReadRequest &r) {
-  return read_coreml(r.bytes, r.source, r.catalog);
+  return read_coreml(r.bytes, r.source, r.catalog, r.dims, r.model_folder);
 }
 
 // The formats a front-end reads, each as "FORMAT KIND" (for ANEC-MODEL-001).
@@ -93,8 +95,9 @@ std::string known(const char *FrontEnd::*name) {
 }
 
 Graph read_normalised(const FrontEnd &f, std::string_view bytes, const std::string &source,
-                      const OpCatalog &catalog, const DimBindings &dims, bool keep_values) {
-  Graph g = f.read(ReadRequest{bytes, source, catalog, dims, keep_values});
+                      const OpCatalog &catalog, const DimBindings &dims, bool keep_values,
+                      const std::filesystem::path &folder = {}) {
+  Graph g = f.read(ReadRequest{bytes, source, catalog, dims, keep_values, folder});
   normalise(g, f, catalog, dims);
   return g;
 }
@@ -108,8 +111,9 @@ const std::vector<FrontEnd> &front_ends() {
       {"onnx", ".onnx", "", 1ull << 30, true, true, read_onnx_model},
       // Shapes are the text's own types (bound by --dim in the reader), so only skip marking remains.
       {"mil", ".mil", "program", kMilMaxBytes, false, true, read_mil_program},
-      // Mapped, not copied, as ONNX; bundles (.mlpackage, .mlmodelc) are folders: load_model.
-      {"coreml", ".mlmodel", "", 1ull << 30, true, false, read_coreml_model},
+      // Mapped, not copied, as ONNX; bundles (.mlpackage, .mlmodelc) are folders: load_model. The
+      // reader binds and infers (a NeuralNetwork through the catalogue, an mlProgram from its types).
+      {"coreml", ".mlmodel", "", 1ull << 30, true, true, read_coreml_model},
   };
   return table;
 }
@@ -147,29 +151,40 @@ const FrontEnd *front_end_named(std::string_view format) {
 }
 
 // A Core ML bundle is one model: the model its manifest (.mlpackage) or its files (.mlmodelc) name,
-// read by the front-end of that model's format.
+// read by the front-end of that model's format, its weights resolved inside the bundle (the folder
+// that holds the model file: @model_path of its BLOBFILEs), named as the user named the bundle.
 Graph load_bundle(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
                   bool keep_values) {
   BundleModel b = resolve_bundle(path);
-  const FrontEnd *coreml = front_end_named("coreml");
+  std::filesystem::path dir = path.filename().empty() ? path.parent_path() : path;
+  std::error_code ec;
+  std::string inner = b.file.lexically_relative(std::filesystem::weakly_canonical(dir, ec)).generic_string();
+  std::string what =
+      "bundle " + dir.filename().string() + ": reads " + (inner.empty() ? b.file.string() : inner);
+  Graph g;
   if (b.format == "espresso") {
-    Graph g = read_espresso(path, catalog);
-    normalise(g, *coreml, catalog, dims);
-    return g;
+    g = read_espresso(path, catalog);
+    bind_dimensions(g, dims);
+    infer_shapes(g, catalog);
+    mark_skippable(g, catalog);
+    what += " (a NeuralNetwork compiled for Espresso)";
+  } else {
+    const FrontEnd *f = front_end_named(b.format);
+    if (!f)
+      throw Error("ANEC-MODEL-001", path.string() + ": the bundle holds " + b.file.filename().string() +
+                                        " and no front-end reads '" + b.format +
+                                        "' models (known: " + known(&FrontEnd::format) + ")");
+    std::string text = f->mapped ? std::string() : read_text_file(b.file, f->max_bytes);
+    std::optional<InputFile> mapped;
+    if (f->mapped)
+      mapped.emplace(InputFile::open(b.file, f->max_bytes));
+    g = read_normalised(*f, f->mapped ? mapped->text() : std::string_view(text), b.file.string(), catalog,
+                        dims, keep_values, b.file.parent_path());
+    if (!b.weights.empty())
+      what += ", weights in " + b.weights.lexically_relative(b.file.parent_path()).generic_string();
   }
-  const FrontEnd *f = front_end_named(b.format);
-  if (!f)
-    throw Error("ANEC-MODEL-001", path.string() + ": the bundle holds " + b.file.filename().string() +
-                                      " and no front-end reads '" + b.format +
-                                      "' models (known: " + known(&FrontEnd::format) + ")");
-  std::string text = f->mapped ? std::string() : read_text_file(b.file, f->max_bytes);
-  std::optional<InputFile> mapped;
-  if (f->mapped)
-    mapped.emplace(InputFile::open(b.file, f->max_bytes));
-  Graph g = read_normalised(*f, f->mapped ? mapped->text() : std::string_view(text), b.file.string(), catalog,
-                            dims, keep_values);
-  g.notes.insert(g.notes.begin(), "bundle " + path.filename().string() + ": " +
-                                      b.file.lexically_relative(path).generic_string());
+  g.source = dir.string();
+  g.notes.insert(g.notes.begin(), what);
   return g;
 }
 } // namespace

@@ -10,7 +10,10 @@
 #include "coreml.pb.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -66,10 +69,10 @@ std::string array_dtype(int code) {
 
 std::string mil_dtype(int code) {
   static const std::map<int, const char *> names = {
-      {1, "bool"},    {2, "string"},  {10, "fp16"},    {11, "fp32"},   {12, "fp64"},  {13, "bf16"},
-      {21, "int8"},   {22, "int16"},  {23, "int32"},   {24, "int64"},  {25, "int4"},  {31, "uint8"},
-      {32, "uint16"}, {33, "uint32"}, {34, "uint64"},  {35, "uint4"},  {36, "uint2"}, {37, "uint1"},
-      {38, "uint6"},  {39, "uint3"},  {40, "fp8e4m3"}, {41, "fp8e5m2"}};
+      {1, "bool"},    {2, "string"},  {10, "fp16"},      {11, "fp32"},   {12, "fp64"},  {13, "bf16"},
+      {21, "int8"},   {22, "int16"},  {23, "int32"},     {24, "int64"},  {25, "int4"},  {31, "uint8"},
+      {32, "uint16"}, {33, "uint32"}, {34, "uint64"},    {35, "uint4"},  {36, "uint2"}, {37, "uint1"},
+      {38, "uint6"},  {39, "uint3"},  {40, "fp8e4m3fn"}, {41, "fp8e5m2"}};
   auto it = names.find(code);
   return it == names.end() ? "unknown(" + std::to_string(code) + ")" : it->second;
 }
@@ -231,6 +234,16 @@ Layer layer(const coreml::Layer &l) {
         out.params["pad"].push_back(double(e.startedgesize()));
         out.params["pad"].push_back(double(e.endedgesize()));
       }
+    if (l.has_padding()) {
+      for (const coreml::BorderEdge &e : l.padding().paddingamounts().borderamounts()) {
+        out.params["pad"].push_back(double(e.startedgesize()));
+        out.params["pad"].push_back(double(e.endedgesize()));
+      }
+      out.subtype = l.padding().has_reflection()    ? "reflect"
+                    : l.padding().has_replication() ? "replicate"
+                                                    : "constant";
+      out.params["value"] = {double(l.padding().constant().value())};
+    }
     if ((l.has_pooling() && l.pooling().has_same()) || (l.has_convolution() && l.convolution().has_same()))
       out.params["same"] = {1};
   } else {
@@ -241,85 +254,304 @@ Layer layer(const coreml::Layer &l) {
   return out;
 }
 
-MilValue mil_value(const coreml::NamedValueType &v) {
-  MilValue out;
-  out.name = v.name();
-  const coreml::ValueType *t = &v.type();
-  if (t->has_statetype())
-    t = &t->statetype().wrappedtype();
-  if (t->has_tensortype()) {
-    out.tensor = true;
-    out.dtype = mil_dtype(t->tensortype().datatype());
-    for (const coreml::Dimension &d : t->tensortype().dimensions())
-      out.dims.push_back(d.has_constant() ? int64_t(d.constant().size()) : -1);
+// ---- mlProgram: MIL.proto's program as mil.hpp's records ----
+
+// The first tensor arguments of MIL ops, in the order the op definitions list them (reference/coreml/
+// mil-ops: the primary operand first, then the second operand of a binary op, then the others).
+// Protobuf maps carry no order, so an operation's inputs are put in this order, then by name: the
+// graph's first input is then the op's primary operand, as in the text form.
+int input_rank(const std::string &name) {
+  static const char *const order[] = {"x",        "data",      "query",     "key",    "value",   "cond",
+                                      "a",        "b",         "y",         "values", "indices", "updates",
+                                      "update",   "initial_h", "initial_c", "weight", "bias",    "mean",
+                                      "variance", "gamma",     "beta"};
+  for (size_t i = 0; i < std::size(order); ++i)
+    if (name == order[i])
+      return int(i);
+  return int(std::size(order));
+}
+
+class ProgramReader {
+public:
+  explicit ProgramReader(const std::string &source) : source_(source) {}
+
+  void read(const coreml::Program &p, Model &out) {
+    out.program_version = p.version();
+    out.program.version = std::to_string(p.version());
+    for (const auto &[name, value] : sorted(p.attributes()))
+      out.program.attributes.push_back({name, this->value(*value, 0)});
+    for (const auto &[name, f] : sorted(p.functions())) {
+      if (out.program.functions.size() >= 4096)
+        throw Error("ANEC-COREML-003", source_ + ": more than 4096 functions in the program");
+      out.program.functions.push_back(function(name, *f));
+    }
+    out.nested_ops = nested_;
   }
-  return out;
-}
 
-size_t count_ops(const coreml::Block &b, int depth) {
-  size_t n = size_t(b.operations_size());
-  if (depth < 32)
-    for (const coreml::Operation &op : b.operations())
-      for (const coreml::Block &inner : op.blocks())
-        n += count_ops(inner, depth + 1);
-  return n;
-}
-
-MilOp mil_op(const coreml::Operation &o) {
-  MilOp out;
-  out.type = o.type();
-  auto blob = [&](const coreml::Value &v) {
-    if (!v.has_blobfilevalue())
-      return false;
-    ++out.blob_refs;
-    const std::string &file = v.blobfilevalue().filename();
-    if (std::find(out.blob_files.begin(), out.blob_files.end(), file) == out.blob_files.end())
-      out.blob_files.push_back(file);
-    return true;
-  };
-  std::map<std::string, std::vector<std::string>> inputs; // sorted: protobuf maps have no order
-  for (const auto &[name, arg] : o.inputs()) {
-    std::vector<std::string> &bound = inputs[name];
-    for (const coreml::Binding &b : arg.arguments())
-      bound.push_back(b.has_name() ? b.name() : blob(b.value()) ? "@blob" : "");
+private:
+  template <class Map>
+  static std::vector<std::pair<std::string, const typename Map::mapped_type *>> sorted(const Map &m) {
+    std::vector<std::pair<std::string, const typename Map::mapped_type *>> out;
+    for (const auto &[k, v] : m)
+      out.emplace_back(k, &v);
+    std::sort(out.begin(), out.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+    return out;
   }
-  out.inputs.assign(inputs.begin(), inputs.end());
-  for (const auto &[name, value] : o.attributes())
-    blob(value);
-  for (const coreml::NamedValueType &v : o.outputs())
-    out.outputs.push_back(mil_value(v));
-  for (const coreml::Block &b : o.blocks())
-    out.nested_ops += count_ops(b, 0);
-  return out;
-}
 
-void program(const coreml::Program &p, Model &out) {
-  out.program_version = p.version();
-  std::map<std::string, const coreml::Function *> functions; // sorted: protobuf maps have no order
-  for (const auto &[name, f] : p.functions())
-    functions[name] = &f;
-  for (const auto &[name, f] : functions) {
+  MilType type(const coreml::ValueType &t, int depth) {
+    if (depth > int(kMaxValueDepth))
+      throw Error("ANEC-COREML-003", source_ + ": types nest deeper than " + std::to_string(kMaxValueDepth));
+    MilType out;
+    if (t.has_statetype()) // state<tensor<...>>: the state's tensor type, as the text reader keeps it
+      return type(t.statetype().wrappedtype(), depth + 1);
+    if (t.has_tensortype()) {
+      const coreml::TensorType &tt = t.tensortype();
+      out.dtype = mil_dtype(tt.datatype());
+      if (tt.dimensions().empty() && tt.rank() == 0)
+        return out; // rank 0: a scalar, as `fp16` in the text
+      out.tensor = true;
+      if (tt.dimensions().empty() || size_t(tt.dimensions_size()) > kMaxRank * 4) {
+        if (size_t(tt.dimensions_size()) > kMaxRank * 4)
+          throw Error("ANEC-COREML-003",
+                      source_ + ": a tensor type of " + std::to_string(tt.dimensions_size()) + " dimensions");
+        out.unknown_rank = true; // rank -1 or no dimensions given: tensor<fp16, *>
+        return out;
+      }
+      for (const coreml::Dimension &d : tt.dimensions()) {
+        if (d.has_constant() && d.constant().size() > uint64_t(kMaxDimension))
+          throw Error("ANEC-COREML-003", source_ + ": a dimension of " + std::to_string(d.constant().size()) +
+                                             ", over " + std::to_string(kMaxDimension));
+        out.dims.push_back(d.has_constant() ? int64_t(d.constant().size()) : -1);
+        out.symbols.push_back("");
+      }
+      return out;
+    }
+    out.dtype = t.has_listtype()         ? "list"
+                : t.has_tupletype()      ? "tuple"
+                : t.has_dictionarytype() ? "dict"
+                                         : "";
+    out.unknown_rank = true;
+    return out;
+  }
+
+  void count(size_t n) {
+    total_ += n;
+    if (n > kMaxImmediate || total_ > kMaxProgramImmediates)
+      throw Error("ANEC-COREML-003",
+                  source_ + ": immediate values of more than " +
+                      std::to_string(n > kMaxImmediate ? kMaxImmediate : kMaxProgramImmediates) +
+                      " elements");
+  }
+
+  static MilValue number(double v, bool integral) {
+    MilValue x;
+    if (integral) {
+      x.kind = MilValue::Kind::Int;
+      x.i = int64_t(v);
+    } else {
+      x.kind = MilValue::Kind::Float;
+      x.f = v;
+    }
+    return x;
+  }
+
+  static double half(uint16_t h) {
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 0    ? std::ldexp(double(m), -24)
+               : e == 31 ? (m ? NAN : INFINITY)
+                         : std::ldexp(double(m | 0x400), e - 25);
+    return h & 0x8000 ? -v : v;
+  }
+
+  // A tensor packed in bytes: 8-bit and narrower integers (narrower ones packed from the low bits of
+  // each byte up), fp16 and bf16 little-endian.
+  std::vector<MilValue> unpacked(const std::string &bytes, const std::string &dtype) {
+    std::vector<MilValue> out;
+    auto u8 = [&](size_t i) { return static_cast<unsigned char>(bytes[i]); };
+    if (dtype == "fp16" || dtype == "bf16") {
+      count(bytes.size() / 2);
+      for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
+        uint16_t h = uint16_t(u8(i) | u8(i + 1) << 8);
+        double v = dtype == "fp16" ? half(h) : double(std::bit_cast<float>(uint32_t(h) << 16));
+        out.push_back(number(v, false));
+      }
+      return out;
+    }
+    int bits = dtype == "uint1"                      ? 1
+               : dtype == "uint2"                    ? 2
+               : dtype == "uint3"                    ? 3
+               : dtype == "int4" || dtype == "uint4" ? 4
+               : dtype == "uint6"                    ? 6
+                                                     : 8;
+    bool is_signed = dtype == "int8" || dtype == "int4";
+    count(bytes.size() * 8 / size_t(bits));
+    for (size_t bit = 0; bit + size_t(bits) <= bytes.size() * 8; bit += size_t(bits)) {
+      unsigned v = 0;
+      for (int k = 0; k < bits; ++k)
+        v |= unsigned((u8((bit + size_t(k)) / 8) >> ((bit + size_t(k)) % 8)) & 1u) << k;
+      int64_t x = is_signed && (v >> (bits - 1)) ? int64_t(v) - (int64_t(1) << bits) : int64_t(v);
+      out.push_back(number(double(x), true));
+    }
+    return out;
+  }
+
+  std::vector<MilValue> elements(const coreml::TensorValue &t, const std::string &dtype) {
+    std::vector<MilValue> out;
+    auto all = [&](const auto &values, bool integral) {
+      count(size_t(values.size()));
+      for (const auto &v : values)
+        out.push_back(number(double(v), integral));
+    };
+    if (t.has_floats())
+      all(t.floats().values(), false);
+    else if (t.has_doubles())
+      all(t.doubles().values(), false);
+    else if (t.has_ints())
+      all(t.ints().values(), true);
+    else if (t.has_longints())
+      all(t.longints().values(), true);
+    else if (t.has_bools()) {
+      all(t.bools().values(), true);
+      for (MilValue &v : out)
+        v.kind = MilValue::Kind::Bool;
+    } else if (t.has_strings()) {
+      count(size_t(t.strings().values_size()));
+      for (const std::string &s : t.strings().values()) {
+        MilValue v;
+        v.kind = MilValue::Kind::String;
+        v.text = s;
+        out.push_back(std::move(v));
+      }
+    } else if (t.has_bytes()) {
+      out = unpacked(t.bytes().values(), dtype);
+    }
+    return out;
+  }
+
+  // A value as the text reader gives it: `fp16(0.5)` and `tensor<int32, [2]>([1, 1])` as Typed
+  // values holding a number or a list, a BLOBFILE as a Typed value holding the Blob, a tuple or
+  // list as a List.
+  MilValue value(const coreml::Value &v, int depth) {
+    if (depth > int(kMaxValueDepth))
+      throw Error("ANEC-COREML-003", source_ + ": values nest deeper than " + std::to_string(kMaxValueDepth));
+    MilValue out;
+    MilType t = type(v.type(), 0);
+    if (v.has_blobfilevalue()) {
+      MilValue blob;
+      blob.kind = MilValue::Kind::Blob;
+      blob.text = v.blobfilevalue().filename();
+      blob.i = int64_t(std::min<uint64_t>(v.blobfilevalue().offset(), uint64_t(INT64_MAX)));
+      out.kind = MilValue::Kind::Typed;
+      out.type = std::move(t);
+      out.items.push_back(std::move(blob));
+      return out;
+    }
+    const coreml::Immediate &im = v.immediatevalue();
+    if (im.has_tuple() || im.has_list() || im.has_dictionary()) {
+      out.kind = MilValue::Kind::List;
+      if (im.has_dictionary()) {
+        count(size_t(im.dictionary().values_size()));
+        for (const coreml::KeyValues::Pair &p : im.dictionary().values()) {
+          MilValue pair;
+          pair.kind = MilValue::Kind::List;
+          pair.items.push_back(value(p.key(), depth + 1));
+          pair.items.push_back(value(p.value(), depth + 1));
+          out.items.push_back(std::move(pair));
+        }
+        return out;
+      }
+      const coreml::ValueList &l = im.has_tuple() ? im.tuple() : im.list();
+      count(size_t(l.values_size()));
+      for (const coreml::Value &x : l.values())
+        out.items.push_back(value(x, depth + 1));
+      return out;
+    }
+    std::vector<MilValue> items = elements(im.tensor(), t.dtype);
+    out.kind = MilValue::Kind::Typed;
+    bool scalar = !t.tensor;
+    out.type = std::move(t);
+    if (scalar && items.size() == 1) {
+      out.items.push_back(std::move(items[0]));
+    } else {
+      MilValue list;
+      list.kind = MilValue::Kind::List;
+      list.items = std::move(items);
+      out.items.push_back(std::move(list));
+    }
+    return out;
+  }
+
+  MilVar var(const coreml::NamedValueType &v) { return MilVar{v.name(), type(v.type(), 0)}; }
+
+  static size_t count_ops(const coreml::Block &b, int depth) {
+    size_t n = size_t(b.operations_size());
+    if (depth < 32)
+      for (const coreml::Operation &op : b.operations())
+        for (const coreml::Block &inner : op.blocks())
+          n += count_ops(inner, depth + 1);
+    return n;
+  }
+
+  MilOp op(const coreml::Operation &o) {
+    MilOp out;
+    out.type = o.type();
+    auto in = sorted(o.inputs());
+    std::stable_sort(in.begin(), in.end(),
+                     [](const auto &x, const auto &y) { return input_rank(x.first) < input_rank(y.first); });
+    for (const auto &[name, arg] : in) {
+      std::vector<MilValue> bound;
+      for (const coreml::Binding &b : arg->arguments()) {
+        if (b.has_name()) {
+          MilValue v;
+          v.kind = MilValue::Kind::Name;
+          v.text = b.name();
+          bound.push_back(std::move(v));
+        } else {
+          bound.push_back(value(b.value(), 0));
+        }
+      }
+      if (bound.size() == 1) {
+        out.inputs.push_back({name, std::move(bound[0])});
+      } else { // values = (a, b): a list, as the text writes it
+        MilValue list;
+        list.kind = MilValue::Kind::List;
+        list.items = std::move(bound);
+        out.inputs.push_back({name, std::move(list)});
+      }
+    }
+    for (const auto &[name, v] : sorted(o.attributes()))
+      out.attributes.push_back({name, value(*v, 0)});
+    for (const coreml::NamedValueType &v : o.outputs())
+      out.outputs.push_back(var(v));
+    for (const coreml::Block &b : o.blocks())
+      nested_ += count_ops(b, 0);
+    return out;
+  }
+
+  MilFunction function(const std::string &name, const coreml::Function &f) {
     MilFunction fn;
     fn.name = name;
-    fn.opset = f->opset();
-    for (const coreml::NamedValueType &v : f->inputs())
-      fn.inputs.push_back(mil_value(v));
-    auto it = f->block_specializations().find(f->opset());
-    if (it == f->block_specializations().end() && !f->block_specializations().empty())
-      it = f->block_specializations().begin();
-    if (it != f->block_specializations().end()) {
-      const coreml::Block &b = it->second;
-      fn.outputs.assign(b.outputs().begin(), b.outputs().end());
-      if (size_t(b.operations_size()) > kMaxLayers)
-        throw Error("ANEC-COREML-003", "function '" + name + "' holds " +
-                                           std::to_string(b.operations_size()) +
-                                           " operations, over the cap of " + std::to_string(kMaxLayers));
-      for (const coreml::Operation &o : b.operations())
-        fn.ops.push_back(mil_op(o));
-    }
-    out.functions.push_back(std::move(fn));
+    fn.opset = f.opset();
+    for (const coreml::NamedValueType &v : f.inputs())
+      fn.inputs.push_back(var(v));
+    auto it = f.block_specializations().find(f.opset());
+    if (it == f.block_specializations().end() && !f.block_specializations().empty())
+      it = f.block_specializations().begin();
+    if (it == f.block_specializations().end())
+      return fn;
+    const coreml::Block &b = it->second;
+    fn.outputs.assign(b.outputs().begin(), b.outputs().end());
+    if (size_t(b.operations_size()) > kMaxLayers)
+      throw Error("ANEC-COREML-003", "function '" + name + "' holds " + std::to_string(b.operations_size()) +
+                                         " operations, over the cap of " + std::to_string(kMaxLayers));
+    for (const coreml::Operation &o : b.operations())
+      fn.ops.push_back(op(o));
+    return fn;
   }
-}
+
+  const std::string &source_;
+  size_t total_ = 0, nested_ = 0;
+};
 
 Model model(const coreml::Model &m, const std::string &source, size_t depth) {
   if (depth > kMaxPipelineDepth)
@@ -389,7 +621,7 @@ Model model(const coreml::Model &m, const std::string &source, size_t depth) {
   if (m.has_treeensembleregressor())
     out.tree_nodes = m.treeensembleregressor().treeensemble().nodes_size();
   if (m.has_mlprogram())
-    program(m.mlprogram(), out);
+    ProgramReader(source).read(m.mlprogram(), out);
   return out;
 }
 

@@ -7,9 +7,10 @@
 // The module validates and parses the bytes and copies what the front-end reads into these records:
 // the model's kind (the name of the Model.Type field that is set), its inputs and outputs, the
 // NeuralNetwork layers (type, sub-type, the scalar parameters, the stored size of their weights),
-// the models of a pipeline, and the functions of an mlProgram. What the model means is the
+// the models of a pipeline, and an mlProgram's program (mil.hpp's records). What the model means is the
 // front-end's (coreml_reader.cpp).
 #pragma once
+#include "anec/compiler/frontends/mil.hpp"
 #include "anec/support/plugin.hpp"
 
 #include <cstdint>
@@ -21,12 +22,15 @@
 namespace anec::compiler::coreml_front {
 
 // Raised whenever a record or a function below changes.
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 inline constexpr const char *kModule = "anec_coreml_backend";
 inline constexpr const char *kEntry = "anec_coreml_backend_entry";
 
 // Caps the module checks before copying (ANEC-COREML-003 past them).
 inline constexpr size_t kMaxLayers = 1u << 20, kMaxPipelineDepth = 16, kMaxRank = 16;
+// An mlProgram's immediate values: elements in one value, and in the whole program (as the MIL text
+// reader's 1 << 24 items in one literal), value nesting.
+inline constexpr size_t kMaxImmediate = 1u << 24, kMaxProgramImmediates = 1u << 25, kMaxValueDepth = 64;
 
 // One input, output or state of a model (FeatureDescription).
 struct Feature {
@@ -62,32 +66,6 @@ struct Layer {
   int64_t params_bytes = 0; // the size of the layer's parameters message
 };
 
-// A value of an mlProgram: its name and tensor type.
-struct MilValue {
-  std::string name;
-  std::string dtype;         // "fp16", "fp32", "int32", "bool", ... ("" for a non-tensor type)
-  std::vector<int64_t> dims; // -1 for an unknown dimension
-  bool tensor = false;
-};
-
-struct MilOp {
-  std::string type;
-  // Each named input with the values bound to it ("" for an immediate value, "@blob" for a blob
-  // file reference).
-  std::vector<std::pair<std::string, std::vector<std::string>>> inputs;
-  std::vector<MilValue> outputs;
-  int64_t blob_refs = 0; // BLOBFILE values among its inputs and attributes
-  std::vector<std::string> blob_files;
-  size_t nested_ops = 0; // operations in its nested blocks (cond, while), not copied
-};
-
-struct MilFunction {
-  std::string name, opset; // "main", "CoreML5" / "ios16"
-  std::vector<MilValue> inputs;
-  std::vector<std::string> outputs;
-  std::vector<MilOp> ops;
-};
-
 struct Model {
   int32_t spec_version = 0;
   std::string kind; // the Model.Type field set: "neuralNetwork", "mlProgram", "pipeline", ...
@@ -104,9 +82,11 @@ struct Model {
   std::vector<std::string> model_names;
   // tree ensembles
   int64_t tree_nodes = 0;
-  // mlProgram
+  // mlProgram: the program as the MIL text reader would give it (mil.hpp), so that mil_to_graph reads
+  // both alike; positions are 0:0 (a protobuf has no lines).
   int64_t program_version = 0;
-  std::vector<MilFunction> functions;
+  MilProgram program;
+  size_t nested_ops = 0; // operations in nested blocks (cond, while_loop), not copied
 };
 
 struct Api {

@@ -1,6 +1,8 @@
 // The Core ML front-end (coreml.hpp): the module's records (coreml_model.hpp) to a graph, every
 // layer mapped through tables/schema/frontend/coreml.toml or kept as "coreml:<type>".
 #include "anec/compiler/frontends/coreml.hpp"
+#include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/frontends/mil.hpp"
 
 #include "anec/compiler/ir/shapes.hpp"
 #include "anec/support/error.hpp"
@@ -24,8 +26,6 @@ const Api &api() {
 namespace {
 using coreml_front::Feature;
 using coreml_front::Layer;
-using coreml_front::MilFunction;
-using coreml_front::MilValue;
 using coreml_front::Model;
 
 // A shape of rank r to [N, D, C, H, W]: 1 C, 2 N C, 3 C H W (Core ML's rank-3 array), 4 N C H W,
@@ -90,7 +90,8 @@ Tensor feature_tensor(const Feature &f, const std::string &source) {
 
 class Reader {
 public:
-  Reader(const std::string &source, const OpCatalog &catalog) : source_(source), catalog_(catalog) {
+  Reader(const std::string &source, const OpCatalog &catalog, const MilContext &context)
+      : source_(source), catalog_(catalog), context_(context) {
     g_.source = source;
   }
 
@@ -331,6 +332,7 @@ private:
       else
         op.attrs.set(attr, Doc::number(it->second[0]));
     }
+    shape_attributes(l, op);
     if (op.type == "reshape" && op.inputs.size() == 1) { // flatten: everything but N into channels
       const Shape &in = g_.tensor(op.inputs[0])->shape;
       int64_t c = in.d[kD] * in.d[kC] * in.d[kH] * in.d[kW];
@@ -339,72 +341,174 @@ private:
     }
   }
 
-  // An mlProgram's main function (or its first): const ops as constants, the others mapped through
-  // the "mil" map when there is one.
-  void program(const Model &m, const std::string &prefix) {
-    if (m.functions.empty()) {
-      g_.notes.push_back("the mlProgram holds no function");
-      return;
-    }
-    auto main = std::find_if(m.functions.begin(), m.functions.end(),
-                             [](const MilFunction &f) { return f.name == "main"; });
-    const MilFunction &fn = main == m.functions.end() ? m.functions.front() : *main;
-    std::string names;
-    for (const MilFunction &f : m.functions)
-      names += (names.empty() ? "" : ", ") + f.name + "<" + f.opset + ">";
-    g_.notes.push_back("MIL program version " + std::to_string(m.program_version) + ", functions " + names +
-                       "; read " + fn.name);
-    for (const MilValue &v : fn.inputs)
-      if (!g_.tensor(v.name))
-        g_.inputs.push_back(g_.add(tensor_of(v.name, v.dims, v.dtype, source_)).name);
-    int64_t blobs = 0;
-    for (const coreml_front::MilOp &o : fn.ops) {
-      ++g_.source_nodes;
-      blobs += o.blob_refs;
-      if (o.type == "const") {
-        for (const MilValue &v : o.outputs) {
-          Tensor t = tensor_of(prefix + v.name, v.dims.empty() ? std::vector<int64_t>{1} : v.dims,
-                               v.dtype.empty() ? "fp32" : v.dtype, source_);
-          t.constant = true;
-          g_.try_add(std::move(t));
+  // Where axis `axis` of a rank-`rank` array lands in [N, D, C, H, W] (the layout of tensor_of); C
+  // when the rank is not 1-5 or the axis is outside it.
+  static int nd_axis(int64_t axis, int rank) {
+    if (rank < 1 || rank > 5)
+      return kC;
+    int64_t a = axis < 0 ? axis + rank : axis;
+    return a < 0 || a >= rank ? kC : kLayout[rank][a];
+  }
+  static Doc letter(int axis) { return Doc::string(std::string(1, kAxisNames[axis])); }
+
+  // The layer parameters that set the output's shape, as the catalogue op's attributes
+  // (NeuralNetwork.proto: the legacy layers work on [Seq, Batch, C, H, W], the ND layers on the
+  // array's own rank).
+  void shape_attributes(const Layer &l, Op &op) {
+    const Tensor *x = op.inputs.empty() ? nullptr : g_.tensor(op.inputs[0]);
+    int rank = x ? (x->source_rank > 0 ? x->source_rank : 5) : 5;
+    const std::string &t = l.type;
+    if (t == "concat")
+      op.attrs.set("axis", letter(flag(l, "sequenceConcat") ? kN : kC));
+    if (t == "softmax")
+      op.attrs.set("axis", letter(kC));
+    if (t == "concatND" || t == "softmaxND")
+      op.attrs.set("axis", letter(nd_axis(integer(l, "axis", -1), rank)));
+    if (t == "reshape" || t == "reshapeStatic") {
+      std::vector<int64_t> target = ints(l, "targetShape", {});
+      std::vector<int64_t> v(5, 1);
+      if (t == "reshape" && (target.size() == 3 || target.size() == 4)) {
+        // [C, H, W] keeps the batch; [Seq, C, H, W] sets it
+        v[kN] = target.size() == 3 && x ? x->shape.d[kN] : target[0];
+        for (size_t k = 0; k < 3; ++k)
+          v[size_t(kC + int(k))] = target[target.size() - 3 + k];
+      } else if (t == "reshapeStatic" && !target.empty() && target.size() <= 5) {
+        int64_t known = 1, total = x && !x->shape.symbolic() ? x->shape.elements() : -1;
+        int free = -1;
+        for (size_t k = 0; k < target.size(); ++k) {
+          int a = kLayout[target.size()][k];
+          if (target[k] > 0) {
+            v[size_t(a)] = target[k];
+            known = known * target[k];
+          } else {
+            free = a;
+          }
         }
-        ++g_.folded_nodes;
-        continue;
+        if (free >= 0)
+          v[size_t(free)] = total > 0 && known > 0 ? total / known : -1;
+      } else {
+        v.clear();
       }
-      Op op;
-      op.name =
-          prefix + (o.outputs.empty() ? o.type + "_" + std::to_string(g_.ops.size()) : o.outputs[0].name);
-      const FrontEndOp *row = catalog_.front_end("mil", o.type);
-      op.type = row ? row->op : "mil:" + o.type;
-      if (!row)
-        ++unmapped_["mil:" + o.type];
-      for (const auto &[arg, bound] : o.inputs)
-        for (const std::string &b : bound)
-          if (!b.empty() && b[0] != '@' && g_.tensor(resolve(b, prefix)) &&
-              (arg == "x" || arg == "values" || arg == "y" || arg == "weight" || arg == "input" ||
-               !g_.tensor(resolve(b, prefix))->constant))
-            op.inputs.push_back(resolve(b, prefix));
-      if (o.blob_refs)
-        op.attrs.set("blob_refs", Doc::integer(o.blob_refs));
-      for (const MilValue &v : o.outputs) {
-        Tensor t =
-            v.tensor && !v.dims.empty() ? tensor_of(prefix + v.name, v.dims, v.dtype, source_) : Tensor{};
-        t.name = prefix + v.name;
-        if (g_.try_add(std::move(t)))
-          op.outputs.push_back(prefix + v.name);
-      }
-      if (!op.outputs.empty())
-        push(std::move(op));
+      if (!v.empty() && std::all_of(v.begin(), v.end(), [](int64_t d) { return d > 0; }))
+        op.attrs.set("shape", int_array(v));
     }
-    for (const std::string &o : fn.outputs)
-      if (g_.tensor(prefix + o) &&
-          std::find(g_.outputs.begin(), g_.outputs.end(), prefix + o) == g_.outputs.end())
-        g_.outputs.push_back(prefix + o);
-    if (blobs)
-      g_.notes.push_back(std::to_string(blobs) +
-                         " BLOBFILE weight references (weights/weight.bin of the bundle)");
+    if (t == "permute" || t == "transpose") {
+      // permute: 4 axes over [Seq, C, H, W] (Seq as N); transpose: the array's own axes
+      std::vector<int64_t> axes = ints(l, t == "permute" ? "axis" : "axes", {});
+      std::vector<int64_t> p5 = {0, 1, 2, 3, 4};
+      const int seq[4] = {kN, kC, kH, kW};
+      int r = t == "permute" ? 4 : int(axes.size());
+      bool ok = (t == "permute" ? axes.size() == 4 : r >= 1 && r <= 5);
+      for (size_t i = 0; ok && i < axes.size(); ++i) {
+        if (axes[i] < 0 || axes[i] >= r) {
+          ok = false;
+          break;
+        }
+        int to = t == "permute" ? seq[i] : kLayout[r][i];
+        int from = t == "permute" ? seq[axes[i]] : kLayout[r][axes[i]];
+        p5[size_t(to)] = from;
+      }
+      if (ok)
+        op.attrs.set("perm", int_array(p5));
+    }
+    if (t == "padding") { // [top, bottom, left, right] from the H and W border amounts
+      std::vector<int64_t> pad = ints(l, "pad", {0, 0, 0, 0});
+      pad.resize(4, 0);
+      op.attrs.set("pad", int_array(pad));
+      op.attrs.set("mode", Doc::string(l.subtype.empty() ? "constant" : l.subtype));
+      op.attrs.set("value", Doc::number(l.params.count("value") ? l.params.at("value")[0] : 0.0));
+    }
+    if (t == "constantPad") { // a start and an end amount per axis of the array
+      std::vector<int64_t> amounts = ints(l, "padAmounts", {});
+      std::vector<int64_t> pad(4, 0), channel(2, 0);
+      if (amounts.size() == size_t(2 * rank) && !flag(l, "padToGivenOutputSizeMode"))
+        for (int k = 0; k < rank; ++k) {
+          int a = kLayout[rank][k];
+          int64_t *dst = a == kH ? &pad[0] : a == kW ? &pad[2] : a == kC ? &channel[0] : nullptr;
+          if (dst) {
+            dst[0] = amounts[size_t(2 * k)];
+            dst[1] = amounts[size_t(2 * k + 1)];
+          }
+        }
+      op.attrs.set("pad", int_array(pad));
+      op.attrs.set("channel_pad", int_array(channel));
+      op.attrs.set("value", Doc::number(l.params.count("value") ? l.params.at("value")[0] : 0.0));
+    }
+    if (t == "upsample") {
+      std::vector<int64_t> scale = ints(l, "scalingFactor", {});
+      auto frac = l.params.find("fractionalScalingFactor");
+      if (scale.size() == 2 && scale[0] > 0 && scale[1] > 0) {
+        op.attrs.set("scale", int_array(scale));
+      } else if (frac != l.params.end() && frac->second.size() == 2 && x && x->shape.d[kH] > 0 &&
+                 x->shape.d[kW] > 0) {
+        op.attrs.set("size", int_array({int64_t(std::floor(double(x->shape.d[kH]) * frac->second[0])),
+                                        int64_t(std::floor(double(x->shape.d[kW]) * frac->second[1]))}));
+      } else {
+        op.attrs.set("scale", int_array({1, 1}));
+      }
+      op.attrs.set("mode", Doc::string(integer(l, "mode", 0) == 1 ? "bilinear" : "nearest"));
+    }
   }
 
+  // A pipeline's mlProgram model: its program read as MIL (mil_to_graph), its tensors and operations
+  // named under the model's prefix, its inputs the pipeline's tensors of those names.
+  void program(const Model &m, const std::string &prefix) {
+    Graph sub = program_graph(m, source_, catalog_, {}, context_);
+    std::map<std::string, std::string> rename;
+    for (const std::string &in : sub.inputs)
+      if (std::string r = resolve(in, prefix); g_.tensor(r))
+        rename[in] = r;
+    for (Tensor t : sub.tensors) {
+      if (rename.count(t.name))
+        continue;
+      rename[t.name] = prefix + t.name;
+      t.name = prefix + t.name;
+      g_.try_add(std::move(t));
+    }
+    for (Op op : sub.ops) {
+      op.name = prefix + op.name;
+      for (auto *list : {&op.inputs, &op.outputs})
+        for (std::string &x : *list)
+          if (auto it = rename.find(x); it != rename.end())
+            x = it->second;
+      g_.ops.push_back(std::move(op));
+    }
+    for (const std::string &n : sub.notes)
+      g_.notes.push_back(prefix + ": " + n);
+    g_.source_nodes += sub.source_nodes;
+    g_.folded_nodes += sub.folded_nodes;
+  }
+
+public:
+  // An mlProgram: its program read as its MIL text would be (mil_to_graph: shapes from the declared
+  // types, const and constexpr ops as weights, BLOBFILEs under `context.model_path`), then what the
+  // model description adds (images, flexible shapes, the outputs' order).
+  static Graph program_graph(const Model &m, const std::string &source, const OpCatalog &catalog,
+                             const DimBindings &dims, const MilContext &context) {
+    if (m.program.functions.empty())
+      throw Error("ANEC-MIL-005", source + ": the mlProgram holds no function");
+    Graph g = mil_to_graph(m.program, source, catalog, dims, context);
+    g.front_end = "coreml mlProgram spec " + std::to_string(m.spec_version) + " (" + g.front_end + ")";
+    g.notes.insert(g.notes.begin(), "MIL program version " + std::to_string(m.program_version) +
+                                        " in the spec, read as MIL text would be");
+    if (m.nested_ops)
+      g.notes.push_back(std::to_string(m.nested_ops) +
+                        " operations in nested blocks (cond, while_loop) not read; their op stays unmapped");
+    for (const Feature &f : m.inputs)
+      if (f.kind == "image")
+        g.notes.push_back("input '" + f.name + "' is an image [" + std::to_string(f.shape[1]) + "x" +
+                          std::to_string(f.shape[2]) + "x" + std::to_string(f.shape[3]) +
+                          "] in the description; Core ML hands the program its pixels as the typed input");
+    std::vector<std::string> described;
+    for (const Feature &f : m.outputs)
+      if (std::find(g.outputs.begin(), g.outputs.end(), f.name) != g.outputs.end())
+        described.push_back(f.name);
+    if (described.size() == g.outputs.size())
+      g.outputs = described;
+    return g;
+  }
+
+private:
   // Adds an operation and infers its outputs' shapes at once, so that a later layer's attributes
   // (global pooling, "same" padding, flatten) can read its input's shape.
   void push(Op op) {
@@ -424,14 +528,28 @@ private:
 
   const std::string &source_;
   const OpCatalog &catalog_;
+  const MilContext &context_;
   Graph g_;
   std::map<std::string, size_t> unmapped_;
 };
 } // namespace
 
-Graph read_coreml(std::string_view bytes, const std::string &source, const OpCatalog &catalog) {
+Graph read_coreml(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
+                  const DimBindings &dims, const std::filesystem::path &model_path) {
   Model m = coreml_front::api().read(bytes, source);
-  return Reader(source, catalog).read(m);
+  MilContext context;
+  context.model_path = model_path;
+  if (m.kind == "mlProgram") {
+    Graph g = Reader::program_graph(m, source, catalog, dims, context);
+    if (m.spec_version < 1 || m.spec_version > 9)
+      g.notes.push_back("ANEC-COREML-006 warning: specification version " + std::to_string(m.spec_version) +
+                        " is outside 1-9, the versions this reader knows; read with its schema");
+    return g;
+  }
+  Graph g = Reader(source, catalog, context).read(m);
+  bind_dimensions(g, dims);
+  infer_shapes(g, catalog);
+  return g;
 }
 
 } // namespace anec::compiler

@@ -10,10 +10,13 @@
 // "coreml:<type>[/<subtype>]" and the checker reports it unmapped. Each op carries its weights'
 // stored size (weight_elements, weight_bytes). A pipeline is read model by model into one graph. A
 // model with no neural network (tree ensembles, GLMs, text classifiers, ...) becomes one host
-// operation ("model:<kind>" in the map): Core ML runs it on the CPU. An mlProgram's main function
-// becomes a graph whose operations are mapped through the "mil" front-end map when there is one,
-// else stay "mil:<type>" (unmapped), its const operations as constants.
-// Errors: ANEC-COREML-001 the bytes do not parse as a Model, 002 no model type set, 003 past a cap.
+// operation ("model:<kind>" in the map): Core ML runs it on the CPU. An mlProgram's program is read
+// as its MIL text would be (mil.hpp's records, then mil_to_graph): shapes from its declared types,
+// const and compression ops as weights, BLOBFILE references resolved under `model_path` (a
+// .mlpackage's Data/com.apple.CoreML folder; "" for a bare .mlmodel: sizes from the types), unmapped
+// ops as "mil:<type>" with a note.
+// Errors: ANEC-COREML-001 the bytes do not parse as a Model, 002 no model type set, 003 past a cap;
+// an mlProgram's ANEC-MIL-005..008 as mil_to_graph's.
 #pragma once
 #include "anec/compiler/ir/graph.hpp"
 #include "anec/compiler/ir/ops.hpp"
@@ -24,7 +27,10 @@
 
 namespace anec::compiler {
 
-Graph read_coreml(std::string_view bytes, const std::string &source, const OpCatalog &catalog);
+// Binds `dims` and infers the shapes itself (a NeuralNetwork's through the catalogue, an mlProgram's
+// from its types).
+Graph read_coreml(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
+                  const DimBindings &dims = {}, const std::filesystem::path &model_path = {});
 
 // A bundle: a folder whose name ends in .mlpackage or .mlmodelc.
 bool is_bundle(const std::filesystem::path &path);

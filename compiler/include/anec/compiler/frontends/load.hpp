@@ -22,6 +22,9 @@ struct ReadRequest {
   const OpCatalog &catalog;
   const DimBindings &dims;
   bool keep_values = false; // read_onnx's: the weights' values for the evaluator
+  // The folder a model's external weights are resolved in (a bundle's; "" from memory or for a bare
+  // .mlmodel); a MIL file's own folder is used when this is empty.
+  std::filesystem::path model_folder = {};
 };
 
 // One front-end: its format name, its file extension, its largest file, and what its reader does
