@@ -44,6 +44,19 @@ rm -rf "$tmp"
 anec=${bin%/anec-hal}/anec
 "$anec" --tables "$root/tables" check "$ext/tinygrad/net.plist" --target all > "$g/anec-check-net-plist-all.txt"
 "$anec" --tables "$root/tables" estimate "$ext/tinygrad/net.plist" --target all --format csv > "$g/anec-estimate-net-plist-all.csv"
+# every MIL program and Core ML model of the shared test data: check, estimate and place on h16
+# (COREML stands for the test data's folder; a model anec cannot read keeps its error as its report)
+coreml=$(cd "$root/../shared/testdata/coreml" && pwd -P)
+mkdir -p "$g/coreml"
+rm -f "$g/coreml"/*
+for f in "$coreml"/mil/*/*.mil "$coreml"/mlmodel/*/*.mlmodel "$coreml"/mlpackage/*/*.mlpackage \
+  "$coreml"/mlmodelc/*/*.mlmodelc; do
+  n=$(echo "${f#"$coreml"/}" | tr / _)
+  for cmd in check estimate place; do
+    { "$anec" --tables "$root/tables" $cmd "$f" --target h16 2>&1 || true; } | sed "s|$coreml|COREML|g" \
+      > "$g/coreml/$n.$cmd.txt"
+  done
+done
 # golden command encodings, as hex
 fwtool=${bin%/anec-hal}/anec-fw
 mkdir -p "$g/fw"

@@ -18,9 +18,14 @@ int64_t round_up(int64_t v, int64_t to) {
   return to > 1 ? (v + to - 1) / to * to : v;
 }
 
+// The feature kinds a front-end records in Tensor::format that are no tensor (Core ML's).
+bool host_value(const std::string &format) {
+  return format == "string" || format == "dictionary" || format == "sequence";
+}
+
 WirePort port_of(const Tensor &x, bool input, const Wire &w) {
-  WirePort p{x.name, input, x.dtype, x.shape};
-  if (x.shape.symbolic())
+  WirePort p{x.name, input, x.dtype, host_value(x.format) ? x.format : "", x.shape};
+  if (x.shape.symbolic() || !p.host_value.empty())
     return p;
   auto mul = [&](int64_t a, int64_t b) {
     return mul_or_throw(a, b, "ANEC-GRAPH-003", "bytes of '" + x.name + "' on the engine");

@@ -35,6 +35,11 @@ void print_port(Printer &p, const WirePort &port) {
   p.text(port.input ? "  input " : "  output ");
   p.data("direction", port.input ? "input" : "output");
   p.field("tensor", port.tensor);
+  p.data("host_value", port.host_value.empty() ? Doc() : Doc::string(port.host_value));
+  if (!port.host_value.empty()) {
+    p.text(": a " + port.host_value + " the host holds, not a tensor on the engine\n");
+    return;
+  }
   p.text(" ");
   p.field("shape", port.shape.str());
   p.text(" ");

@@ -15,7 +15,8 @@ namespace anec::compiler {
 struct WirePort {
   std::string tensor;
   bool input = true;
-  std::string dtype; // the model's: another than fp16 is cast at the boundary
+  std::string dtype;      // the model's: another than fp16 is cast at the boundary
+  std::string host_value; // a value the host holds, not a tensor: "string", "dictionary", "sequence"
   Shape shape;
   // Unknown (-1) while the shape is symbolic.
   int64_t channels = -1, padded_channels = -1, row_bytes = -1, padded_row_bytes = -1, bytes = -1;
