@@ -1,7 +1,7 @@
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/frontends/anec_graph.hpp"
-#include "anec/compiler/frontends/mil.hpp"
 #include "anec/compiler/frontends/coreml.hpp"
+#include "anec/compiler/frontends/mil.hpp"
 #include "anec/compiler/frontends/onnx.hpp"
 #include "anec/compiler/frontends/plist.hpp"
 #include "anec/compiler/ir/shapes.hpp"
