@@ -654,14 +654,15 @@ void softmax(Call &c) {
   softmax_over(c, c.attrs.text("axis"));
 }
 
-// Normalization over `axes`: (x - mean) / sqrt(var + eps), then a per-element (layer_norm) or
-// per-channel scale and bias from the second and third inputs when given.
-void normalize(Call &c, const std::string &axes) {
+// Normalization over `axes`: (x - mean) / sqrt(var + eps), the mean taken as 0 where not `centred`
+// (a root mean square), then a per-element (layer_norm, rms_norm) or per-channel scale and bias from
+// the second and third inputs when given.
+void normalize(Call &c, const std::string &axes, bool centred = true) {
   keeps_extents(c, {kN, kD, kC, kH, kW});
   const Values &x = c.x();
   double eps = c.attrs.number("epsilon");
   each_group(x, reduced(x.d, axes), [&](int64_t, const std::vector<int64_t> &g) {
-    double mean = sum_of(x, g, [](double v) { return v; }) / double(g.size()), var = 0;
+    double mean = centred ? sum_of(x, g, [](double v) { return v; }) / double(g.size()) : 0, var = 0;
     for (int64_t o : g)
       var += (double(x.v[size_t(o)]) - mean) * (double(x.v[size_t(o)]) - mean);
     double inv = 1 / std::sqrt(var / double(g.size()) + eps);
@@ -680,6 +681,10 @@ void normalize(Call &c, const std::string &axes) {
 }
 void layer_norm(Call &c) {
   normalize(c, c.attrs.text("axes"));
+}
+// ONNX opset 23 RMSNormalization: x / sqrt(mean(x^2) + eps) over `axes`, times the scale (input 1).
+void rms_norm(Call &c) {
+  normalize(c, c.attrs.text("axes"), false);
 }
 void instance_norm(Call &c) {
   normalize(c, "HW");
@@ -1112,6 +1117,7 @@ const std::map<std::string, Kernel> &kernels() {
         {"global_argmax", argreduce},
         {"softmax", softmax},
         {"layer_norm", layer_norm},
+        {"rms_norm", rms_norm},
         {"instance_norm", instance_norm},
         {"batch_norm", batch_norm},
         {"l2_norm", l2_norm},

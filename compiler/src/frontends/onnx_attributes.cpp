@@ -105,6 +105,42 @@ void Translator::map(const FrontEndOp &row) {
     slice();
   else if (h == "pad")
     pad();
+  else if (h == "attention")
+    attention();
+}
+
+// ONNX Attention (opset 23): its scale when the node gives one; the catalogue's default is the
+// standard's, 1 / sqrt(the key width).
+void Translator::attention() {
+  if (const auto *a = attribute(n_, "scale"); a && a->f)
+    op_.attrs.set("scale", Doc::number(double(*a->f)));
+}
+
+// The evaluator's sdpa is softmax(q k^T * scale + mask) v over Q, K, V of rank 4 ([B, heads, S, E],
+// the heads along C): ONNX Attention computes that when it has no causal mask, no past key or value,
+// no softcap, the plain QK output mode, an additive (float) mask if any, and K, V with Q's heads or
+// one head. Otherwise (rank 3 inputs that split heads by q_num_heads, grouped heads, ...) it is left
+// to the evaluator to report.
+bool Translator::attention_evaluable() {
+  if (int_attr(n_, "is_causal", 0) || float_attr(n_, "softcap", 0) != 0 ||
+      int_attr(n_, "qk_matmul_output_mode", 0) != 0 || given(n_, 4) || given(n_, 5))
+    return false;
+  for (size_t k = 1; k < n_.outputs.size(); ++k)
+    if (!n_.outputs[k].empty())
+      return false;
+  if (op_.inputs.size() != (given(n_, 3) ? 4u : 3u))
+    return false; // a constant Q, K, V or mask is not an input the evaluator reads
+  std::vector<Info> x;
+  for (const std::string &i : op_.inputs)
+    x.push_back(facts_.info(i));
+  for (size_t k = 0; k < 3; ++k)
+    if (!x[k].known || x[k].dims.size() != 4 || !x[k].dims[1].positive_integer())
+      return false;
+  double heads = x[0].dims[1].k;
+  for (size_t k = 1; k < 3; ++k)
+    if (x[k].dims[1].k != heads && x[k].dims[1].k != 1)
+      return false;
+  return x.size() == 3 || (x[3].type != kBool && x[3].dims.size() <= 4);
 }
 
 void Translator::window() {
@@ -394,8 +430,11 @@ void Translator::eval_semantics() {
     op_.attrs.set("size", Doc::integer(int_attr(n_, "size", 5)));
   else if (t == "Clip")
     evaluable = clip();
-  else if (t == "BatchNormalization" || t == "InstanceNormalization" || t == "LayerNormalization")
+  else if (t == "BatchNormalization" || t == "InstanceNormalization" || t == "LayerNormalization" ||
+           t == "RMSNormalization")
     evaluable = normalization();
+  else if (t == "Attention")
+    evaluable = attention_evaluable();
   else if (t == "Pad")
     evaluable = pad_value();
   else if (t == "QuantizeLinear" || t == "DequantizeLinear")
@@ -487,8 +526,8 @@ bool Translator::normalization() {
   }
   std::vector<std::string> params;
   for (int k : order) {
-    if (!given(n_, k) && t == "LayerNormalization" && k == 2)
-      continue; // no bias
+    if (!given(n_, k) && (t == "LayerNormalization" || t == "RMSNormalization") && k == 2)
+      continue; // no bias (RMSNormalization has none)
     const Full *f = facts_.full_of(n_, k);
     if (!f || (layout == 1 && (f->dims.size() != 1 || f->dims[0] != int64_t(x.dims[1].k))) ||
         f->dims.size() > layout)

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <set>
 
 namespace anec::compiler::onnx_front {
 namespace {
@@ -202,6 +204,7 @@ Graph graph(const onnx::GraphProto &gp, bool all) {
     Node node;
     node.name = n.name();
     node.op_type = n.op_type();
+    node.domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
     node.inputs.assign(n.input().begin(), n.input().end());
     node.outputs.assign(n.output().begin(), n.output().end());
     for (const auto &a : n.attribute())
@@ -286,6 +289,81 @@ std::set<std::string> bind_dims(onnx::ModelProto &model, const std::map<std::str
   return bound;
 }
 
+// The opset a model imports for `domain` ("" and "ai.onnx" are one), 0 when it imports none.
+int64_t opset_of(const onnx::ModelProto &model, const std::string &domain) {
+  int64_t v = 0;
+  for (const auto &o : model.opset_import())
+    if (o.domain() == domain || ((o.domain().empty() || o.domain() == "ai.onnx") && domain.empty()))
+      v = std::max<int64_t>(v, o.version());
+  return v;
+}
+
+// The nodes of the main graph whose outputs are not tensors (a sequence, a map: ZipMap, the
+// classical-ML operators of ai.onnx.ml that return one, SequenceConstruct...): what the graph declares
+// of their outputs, or else what their schema allows. They are host (CPU) operations; shape inference
+// cannot carry a tensor shape through them. Keyed by position, valued "domain:op_type".
+std::map<int, std::string> non_tensor_nodes(const onnx::ModelProto &model) {
+  std::set<std::string> declared; // values the graph types as something other than a tensor
+  auto note = [&](const onnx::ValueInfoProto &v) {
+    if (v.has_type() && !v.type().has_tensor_type() && !v.type().has_sparse_tensor_type() &&
+        v.type().value_case() != onnx::TypeProto::VALUE_NOT_SET)
+      declared.insert(v.name());
+  };
+  for (const auto &v : model.graph().output())
+    note(v);
+  for (const auto &v : model.graph().value_info())
+    note(v);
+  std::map<int, std::string> out;
+  for (int k = 0; k < model.graph().node_size(); ++k) {
+    const onnx::NodeProto &n = model.graph().node(k);
+    std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
+    bool host = std::any_of(n.output().begin(), n.output().end(),
+                            [&](const std::string &o) { return declared.count(o) > 0; });
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+        n.op_type(), int(std::max<int64_t>(opset_of(model, domain), 1)), domain);
+    if (!host && schema)
+      for (const auto &param : schema->outputs()) {
+        const auto &types = param.GetTypes();
+        host |= !types.empty() && std::none_of(types.begin(), types.end(), [](const std::string *t) {
+          return t->rfind("tensor(", 0) == 0 || t->rfind("sparse_tensor(", 0) == 0;
+        });
+      }
+    if (host)
+      out[k] = (domain.empty() ? "" : domain + ":") + n.op_type();
+  }
+  return out;
+}
+
+// Shape inference on a copy without the nodes whose outputs are not tensors; what it infers is
+// copied back into the model's value_info. Returns the text of the first failure, empty on success.
+std::string infer_around(onnx::ModelProto &model, const std::map<int, std::string> &host) {
+  onnx::ModelProto pruned = model;
+  auto *nodes = pruned.mutable_graph()->mutable_node();
+  for (auto it = host.rbegin(); it != host.rend(); ++it)
+    nodes->erase(nodes->begin() + it->first);
+  auto *outputs = pruned.mutable_graph()->mutable_output();
+  for (int k = outputs->size() - 1; k >= 0; --k)
+    if (!(*outputs)[k].type().has_tensor_type())
+      outputs->erase(outputs->begin() + k);
+  try {
+    onnx::shape_inference::InferShapes(pruned, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+  std::set<std::string> known;
+  for (const auto &v : model.graph().value_info())
+    known.insert(v.name());
+  for (const auto &v : pruned.graph().value_info())
+    if (known.insert(v.name()).second)
+      *model.mutable_graph()->add_value_info() = v;
+  for (auto &o : *model.mutable_graph()->mutable_output())
+    for (const auto &p : pruned.graph().output())
+      if (p.name() == o.name() && o.type().has_tensor_type())
+        o = p;
+  return {};
+}
+
 Model read(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
            bool all_values) {
   onnx::ModelProto model;
@@ -293,11 +371,12 @@ Model read(std::string_view bytes, const std::string &source, const std::map<std
     throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
   Model out;
   out.bound_inputs = bind_dims(model, dims, source);
-  int64_t opset = 0;
-  for (const auto &o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx")
-      opset = std::max<int64_t>(opset, o.version());
+  int64_t opset = opset_of(model, "");
   bool newer = model.ir_version() > onnx::Version::IR_VERSION || opset > library_opset();
+  // IR versions 1 and 2 predate opset_import (IR 3, onnx.proto); exporters of that time wrote it
+  // all the same, and onnxruntime runs such models. The checker's rule is the only objection.
+  bool early = model.ir_version() < 3 && model.opset_import_size() > 0;
+  bool lenient = newer || early;
   if (newer) {
     // The library's checker refuses what it does not know; read the model anyway, without it.
     out.notes.push_back(
@@ -305,6 +384,11 @@ Model read(std::string_view bytes, const std::string &source, const std::map<std
         std::to_string(opset) + " is newer than this build's ONNX library (IR " +
         std::to_string(int(onnx::Version::IR_VERSION)) + ", opset " + std::to_string(library_opset()) +
         "): read without the ONNX checker; shapes inferred where the library knows the operator");
+  } else if (early) {
+    out.notes.push_back("ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) +
+                        " with opset imports (opset " + std::to_string(opset) +
+                        "): the ONNX checker refuses opset_import below IR version 3, onnxruntime runs "
+                        "such models; read without the ONNX checker");
   } else {
     try {
       onnx::checker::check_model(model);
@@ -317,11 +401,24 @@ Model read(std::string_view bytes, const std::string &source, const std::map<std
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(false, 0, true));
   } catch (const std::exception &e) {
-    if (!newer)
-      throw Error("ANEC-ONNX-003",
-                  source + ": ONNX shape inference fails: " + std::string(e.what()).substr(0, 400));
-    out.notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" +
-                        std::string(e.what()).substr(0, 200) + "); shapes it did not reach are unknown");
+    std::map<int, std::string> host = non_tensor_nodes(model);
+    std::string again = host.empty() ? std::string(e.what()) : infer_around(model, host);
+    if (!host.empty()) {
+      std::set<std::string> names;
+      for (const auto &[k, name] : host)
+        names.insert(name);
+      std::string list;
+      for (const auto &name : names)
+        list += (list.empty() ? "" : ", ") + name;
+      out.notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference fails on " + list +
+                          ", whose outputs are not tensors (sequences or maps: host, CPU, operations); "
+                          "shapes inferred without them");
+    }
+    if (!again.empty() && !lenient)
+      throw Error("ANEC-ONNX-003", source + ": ONNX shape inference fails: " + again.substr(0, 400));
+    if (!again.empty())
+      out.notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" + again.substr(0, 200) +
+                          "); shapes it did not reach are unknown");
   }
   out.graph = graph(model.graph(), all_values);
   return out;

@@ -21,7 +21,7 @@
 namespace anec::compiler::onnx_front {
 
 // Raised whenever a record or a function below changes.
-inline constexpr uint32_t kVersion = 3;
+inline constexpr uint32_t kVersion = 4;
 inline constexpr const char *kModule = "anec_onnx_backend";
 inline constexpr const char *kEntry = "anec_onnx_backend_entry";
 
@@ -73,6 +73,7 @@ struct Attribute {
 
 struct Node {
   std::string name, op_type;
+  std::string domain;                       // "" for the default domain (also when the file says "ai.onnx")
   std::vector<std::string> inputs, outputs; // "" for an omitted optional input or output
   std::vector<Attribute> attributes;
 };
@@ -85,7 +86,9 @@ struct Graph {
 
 struct Model {
   Graph graph;
-  std::vector<std::string> notes; // ANEC-ONNX-004 warnings: read without the checker, inference stopped
+  // ANEC-ONNX-004 warnings: read without the checker (a model newer than the library, or of IR
+  // version 1 or 2 with opset imports), inference stopped (at an operator whose output is no tensor).
+  std::vector<std::string> notes;
   // The inputs with a dimension `dims` bound: their shapes are known only at run time.
   std::set<std::string> bound_inputs;
 };

@@ -209,8 +209,15 @@ private:
     if (unknown_shapes_)
       g_.notes.push_back(std::to_string(unknown_shapes_) +
                          " tensor(s) without an inferred shape (marked symbolic)");
-    for (auto &[type, count] : unmapped_)
-      g_.notes.push_back("unmapped ONNX op " + type + " x" + std::to_string(count));
+    for (auto &[type, count] : unmapped_) {
+      // A row for the operator itself, or for its whole domain ("domain:op_type").
+      const std::string *why = catalog_.unmapped_reason("onnx", type);
+      size_t colon = type.rfind(':');
+      if (!why && colon != std::string::npos)
+        why = catalog_.unmapped_reason("onnx", type.substr(0, colon));
+      g_.notes.push_back("unmapped ONNX op " + type + " x" + std::to_string(count) +
+                         (why ? ": " + type + " is " + *why : ""));
+    }
   }
 
   // A value's shape and type as ONNX inference gave it; nullopt for a value not a tensor. An
@@ -318,6 +325,8 @@ private:
 
   void read_node(const Node &n, const std::string &scope) {
     ++source_nodes_;
+    if (!n.domain.empty()) // another domain's operator: never folded, never read as the standard's
+      return map_node(n, scope, std::nullopt);
     if (n.op_type == "If")
       return read_if(n, scope);
     if (n.op_type == "Loop" || n.op_type == "Scan")
@@ -381,11 +390,15 @@ private:
     const std::string &type = n.op_type;
     Op op;
     op.name = scope + (n.name.empty() ? type + "_" + std::to_string(g_.ops.size()) : n.name);
-    bool math = shape_math(n);
-    const FrontEndOp *row = catalog_.front_end("onnx", type);
-    op.type = math ? "shape_math" : row ? row->op : "onnx:" + type;
+    // An operator of another domain (com.microsoft, ai.onnx.ml, ...) is not the default domain's
+    // operator of the same name (com.microsoft Attention is not ONNX Attention): never mapped here.
+    bool standard = n.domain.empty();
+    bool math = standard && shape_math(n);
+    const FrontEndOp *row = standard ? catalog_.front_end("onnx", type) : nullptr;
+    std::string full = standard ? type : n.domain + ":" + type;
+    op.type = math ? "shape_math" : row ? row->op : "onnx:" + full;
     if (!math && !row)
-      ++unmapped_[type];
+      ++unmapped_[full];
     const FrontEndOp *mapped = math ? nullptr : row;
     Translator translate(facts_, g_, n, op);
     std::map<int, std::string> kept;

@@ -152,6 +152,8 @@ private:
   std::optional<double> scalar(int k) const;
   bool clip();
   bool normalization();
+  void attention();
+  bool attention_evaluable();
   bool pad_value();
   bool quantization();
   void resize_mode();

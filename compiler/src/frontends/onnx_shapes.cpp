@@ -248,6 +248,24 @@ std::optional<Syms> gather(Facts &facts, const Node &n, const Info &x) {
   return out;
 }
 
+// ONNX Attention (opset 23), output Y: Q's shape with V's feature width; [B, heads, S, E] at rank 4,
+// [B, S, q_num_heads * (V's width / kv_num_heads)] at rank 3. The library (opset 17) has no rule.
+std::optional<Syms> attention(Facts &facts, const Node &n, const Info &q) {
+  const Info &v = input_info(facts, n, 2);
+  if (!v.known || v.dims.size() != q.dims.size() || (q.dims.size() != 3 && q.dims.size() != 4))
+    return std::nullopt;
+  Syms out = q.dims;
+  if (q.dims.size() == 4) {
+    out[3] = v.dims[3];
+    return out;
+  }
+  int64_t heads = int_attr(n, "q_num_heads", 0), kv = int_attr(n, "kv_num_heads", 0);
+  if (heads <= 0 || kv <= 0 || !v.dims[2].positive_integer() || int64_t(v.dims[2].k) % kv)
+    return std::nullopt;
+  out[2] = Sym::num(double(int64_t(v.dims[2].k) / kv * heads));
+  return out;
+}
+
 const std::map<std::string, Rule> kRules = {
     {"Unsqueeze", unsqueeze}, {"Squeeze", squeeze},   {"Transpose", transpose}, {"Concat", concat},
     {"Add", broadcast},       {"Sub", broadcast},     {"Mul", broadcast},       {"Div", broadcast},
@@ -257,7 +275,7 @@ const std::map<std::string, Rule> kRules = {
     {"AveragePool", window},  {"ReduceMean", reduce}, {"ReduceSum", reduce},    {"ReduceMax", reduce},
     {"ReduceMin", reduce},    {"ReduceProd", reduce}, {"ReduceL2", reduce},     {"Pad", pad},
     {"Slice", slice},         {"MatMul", matmul},     {"Gemm", matmul},         {"Resize", resize},
-    {"Upsample", resize},     {"Flatten", flatten},   {"Gather", gather},
+    {"Upsample", resize},     {"Flatten", flatten},   {"Gather", gather},       {"Attention", attention},
 };
 
 // A reshape's output: the target, 0 copying the input's dimension (unless allowzero), -1 inferred.
@@ -300,7 +318,7 @@ void fill_unknown_shapes(Facts &facts, const std::set<std::string> &input_symbol
   if (n.outputs.empty() || n.inputs.empty())
     return;
   Info &out = facts.info(n.outputs[0]);
-  if (complete(out, input_symbols))
+  if (complete(out, input_symbols) || !n.domain.empty())
     return;
   const Info &x = input_info(facts, n, 0);
   if (n.op_type == "Reshape") {

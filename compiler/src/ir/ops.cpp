@@ -11,9 +11,9 @@ namespace anec::compiler {
 using anec::detail::Strict;
 
 const std::vector<std::string> &known_attr_handlers() {
-  static const std::vector<std::string> h = {"none",   "window", "gemm",  "axis",  "axis_last",
-                                             "reduce", "global", "perm",  "slice", "pad",
-                                             "conv",   "pool",   "linear"};
+  static const std::vector<std::string> h = {"none",   "window", "gemm",   "axis",     "axis_last",
+                                             "reduce", "global", "perm",   "slice",    "pad",
+                                             "conv",   "pool",   "linear", "attention"};
   return h;
 }
 const std::vector<std::string> &known_costs() {
