@@ -15,6 +15,7 @@
 #include "../run_tool.hpp"
 #include "tables.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -465,4 +466,19 @@ TEST(CoreML, CheckAndEstimateThroughTheTool) {
   EXPECT_NE(r.out.find("2 file(s): 2 without a reject"), std::string::npos) << r.out;
   r = run("check " + (kData / "mlmodel/bisenet/Manifest.json").string() + " --target h16");
   EXPECT_EQ(r.status, 2);
+}
+
+// The evaluator reads a package's weights from its weight.bin through the spec's BLOBFILE values:
+// nothing but the input is seeded, and the output is computed.
+TEST(CoreML, APackageEvaluatesWithItsOwnWeights) {
+  fs::path stft = kData / "mlpackage/mobius-silero/silero-vad-stft-v6.0.0.mlpackage";
+  Graph g = load_model(stft, catalog(), {}, true);
+  EvalOptions options;
+  options.gemm = Gemm::reference;
+  EvalResult r = evaluate(g, catalog(), anec::test::numerics(), options);
+  EXPECT_EQ(r.report.seeded, std::vector<std::string>{"audio_input (input)"});
+  EXPECT_TRUE(r.report.unevaluated.empty());
+  ASSERT_EQ(r.outputs.count("stft_output"), 1u);
+  for (float v : r.outputs.at("stft_output").v)
+    ASSERT_TRUE(std::isfinite(v));
 }

@@ -83,7 +83,7 @@ Graph read_onnx_model(const ReadRequest &r) {
   return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values);
 }
 Graph read_coreml_model(const ReadRequest &r) {
-  return read_coreml(r.bytes, r.source, r.catalog, r.dims, r.model_folder);
+  return read_coreml(r.bytes, r.source, r.catalog, r.dims, r.model_folder, r.keep_values);
 }
 
 // The formats a front-end reads, each as "FORMAT KIND" (for ANEC-MODEL-001).

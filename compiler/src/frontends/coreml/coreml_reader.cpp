@@ -535,10 +535,11 @@ private:
 } // namespace
 
 Graph read_coreml(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
-                  const DimBindings &dims, const std::filesystem::path &model_path) {
+                  const DimBindings &dims, const std::filesystem::path &model_path, bool keep_values) {
   Model m = coreml_front::api().read(bytes, source);
   MilContext context;
   context.model_path = model_path;
+  context.keep_values = keep_values;
   if (m.kind == "mlProgram") {
     Graph g = Reader::program_graph(m, source, catalog, dims, context);
     if (m.spec_version < 1 || m.spec_version > 9)

@@ -28,9 +28,11 @@
 namespace anec::compiler {
 
 // Binds `dims` and infers the shapes itself (a NeuralNetwork's through the catalogue, an mlProgram's
-// from its types).
+// from its types). With `keep_values` an mlProgram's constants carry their values for the evaluator
+// (MilContext::keep_values).
 Graph read_coreml(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
-                  const DimBindings &dims = {}, const std::filesystem::path &model_path = {});
+                  const DimBindings &dims = {}, const std::filesystem::path &model_path = {},
+                  bool keep_values = false);
 
 // A bundle: a folder whose name ends in .mlpackage or .mlmodelc.
 bool is_bundle(const std::filesystem::path &path);
