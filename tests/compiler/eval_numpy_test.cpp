@@ -34,12 +34,7 @@ protected:
     std::string script = std::string(ANEC_TEST_NUMPY_PYTHON) + " " + ANEC_TEST_EVAL_REFERENCE + " ";
     ASSERT_EQ(std::system((script + dir.string() + " " + name).c_str()), 0);
     std::string args = "eval " + (dir / "graph.json").string() + " -o " + (dir / "got").string();
-    std::ifstream inputs(dir / "inputs.txt");
-    for (std::string line; std::getline(inputs, line);) {
-      size_t eq = line.find('=');
-      args += " --input " + line.substr(0, eq) + "=" + (dir / line.substr(eq + 1)).string();
-    }
-    compare(name, dir, args);
+    compare(name, dir, args + input_args(dir));
   }
 
   // Runs `anec ARGS` and compares every expected output with the one it wrote.
@@ -71,6 +66,17 @@ protected:
     EXPECT_GT(outputs, 0u);
   }
 
+  // The --input arguments the reference's inputs.txt (NAME=FILE.npy a line) names.
+  static std::string input_args(const fs::path &dir) {
+    std::string args;
+    std::ifstream inputs(dir / "inputs.txt");
+    for (std::string line; std::getline(inputs, line);) {
+      size_t eq = line.find('=');
+      args += " --input " + line.substr(0, eq) + "=" + (dir / line.substr(eq + 1)).string();
+    }
+    return args;
+  }
+
   // A real MIL program with its weights (mil_eval_reference.py copies the bundle, cuts the program
   // at the case's output and computes it in float64 with a reader of its own), evaluated on the
   // reference GEMM path.
@@ -82,12 +88,18 @@ protected:
         0);
     std::string args =
         "eval " + (dir / "model.mlmodelc").string() + " --gemm reference -o " + (dir / "got").string();
-    std::ifstream inputs(dir / "inputs.txt");
-    for (std::string line; std::getline(inputs, line);) {
-      size_t eq = line.find('=');
-      args += " --input " + line.substr(0, eq) + "=" + (dir / line.substr(eq + 1)).string();
-    }
-    compare(name, dir, args);
+    compare(name, dir, args + input_args(dir));
+  }
+
+  // A real Core ML NeuralNetwork model with its weights (coreml_eval_reference.py decodes it with
+  // protoc against the Core ML schema and computes it in float64), evaluated on the reference GEMM.
+  void check_coreml(const std::string &name, const fs::path &model) {
+    fs::path dir = dir_ / name;
+    std::string format = std::string(ANEC_TEST_SHARED_DIR) + "/reference/coreml/format";
+    std::string script = std::string(ANEC_TEST_NUMPY_PYTHON) + " " + ANEC_TEST_COREML_EVAL_REFERENCE + " ";
+    ASSERT_EQ(std::system((script + dir.string() + " " + model.string() + " " + format).c_str()), 0);
+    std::string args = "eval " + model.string() + " --gemm reference -o " + (dir / "got").string();
+    compare(name, dir, args + input_args(dir));
   }
 };
 
@@ -117,4 +129,11 @@ TEST_F(EvalNumpy, MilSileroFp16Weights) {
 }
 TEST_F(EvalNumpy, MilSileroInt8Weights) {
   check_mil("silero_int8");
+}
+
+// A NeuralNetwork model with its fp32 weights in the spec: coremltools' TinyDrawingEmbedding (three
+// conv + ReLU + max-pool stages, a channel-last flatten, an inner product).
+TEST_F(EvalNumpy, CoreMlTinyDrawingEmbedding) {
+  check_coreml("tiny_drawing", fs::path(ANEC_TEST_SHARED_DIR) /
+                                   "testdata/coreml/mlmodel/coremltools/TinyDrawingEmbedding.mlmodel");
 }

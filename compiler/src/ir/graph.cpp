@@ -46,8 +46,8 @@ std::string Shape::str() const {
 
 int64_t dtype_bytes(const std::string &t) {
   static constexpr std::pair<std::string_view, int64_t> kSizes[] = {
-      {"fp16", 2},  {"fp32", 4},   {"bf16", 2},  {"int8", 1}, {"uint8", 1},
-      {"int16", 2}, {"uint16", 2}, {"int32", 4}, {"fp8", 1},  {"int4", 1}};
+      {"fp16", 2},   {"fp32", 4},  {"bf16", 2}, {"int8", 1}, {"uint8", 1}, {"int16", 2},
+      {"uint16", 2}, {"int32", 4}, {"fp8", 1},  {"int4", 1}, {"fp64", 8}};
   for (const auto &[name, size] : kSizes)
     if (name == t)
       return size;

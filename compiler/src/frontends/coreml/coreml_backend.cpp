@@ -13,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -126,8 +127,33 @@ void add_weights(const coreml::Weights &w, Weights &out) {
   out.updatable = out.updatable || w.isupdatable();
 }
 
-// Every WeightParams reachable from `m` (a layer's parameters), summed.
-void collect_weights(const pb::Message &m, Weights &out, int depth = 0) {
+// An IEEE binary16 value.
+double half(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double v = e == 0    ? std::ldexp(double(m), -24)
+             : e == 31 ? (m ? NAN : INFINITY)
+                       : std::ldexp(double(m | 0x400), e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+// A WeightParams' float values (fp32, fp16, or unquantized raw fp32 bytes); none when quantized.
+std::vector<float> float_values(const coreml::Weights &w) {
+  std::vector<float> out(w.floatvalue().begin(), w.floatvalue().end());
+  const std::string &halves = w.float16value();
+  for (size_t i = 0; i + 1 < halves.size(); i += 2)
+    out.push_back(float(half(uint16_t(uint8_t(halves[i]) | uint8_t(halves[i + 1]) << 8))));
+  if (!w.has_quantization() && w.rawvalue().size() % 4 == 0)
+    for (size_t i = 0; i < w.rawvalue().size(); i += 4) {
+      float v;
+      std::memcpy(&v, w.rawvalue().data() + i, 4);
+      out.push_back(v);
+    }
+  return out;
+}
+
+// Every WeightParams reachable from `m` (a layer's parameters), summed; with `values`, those that are
+// direct fields of the layer's parameters keep their float values under the field's name.
+void collect_weights(const pb::Message &m, Weights &out, bool values, int depth = 0) {
   if (depth > 8)
     return;
   const pb::Reflection *r = m.GetReflection();
@@ -137,10 +163,12 @@ void collect_weights(const pb::Message &m, Weights &out, int depth = 0) {
     if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE)
       continue;
     auto one = [&](const pb::Message &x) {
-      if (x.GetDescriptor() == coreml::Weights::descriptor())
-        add_weights(static_cast<const coreml::Weights &>(x), out);
-      else
-        collect_weights(x, out, depth + 1);
+      if (x.GetDescriptor() != coreml::Weights::descriptor())
+        return collect_weights(x, out, values, depth + 1);
+      const auto &w = static_cast<const coreml::Weights &>(x);
+      add_weights(w, out);
+      if (values && depth == 0 && !f->is_repeated())
+        out.values[f->name()] = float_values(w);
     };
     if (f->is_repeated())
       for (int i = 0; i < r->FieldSize(m, f); ++i)
@@ -207,7 +235,7 @@ std::string subtype(const coreml::Layer &l) {
   return "";
 }
 
-Layer layer(const coreml::Layer &l) {
+Layer layer(const coreml::Layer &l, bool values) {
   Layer out;
   out.name = l.name();
   out.inputs.assign(l.input().begin(), l.input().end());
@@ -223,7 +251,7 @@ Layer layer(const coreml::Layer &l) {
     const pb::Message &p = r->GetMessage(l, f);
     out.params_bytes = int64_t(p.ByteSizeLong());
     out.params = scalars(p);
-    collect_weights(p, out.weights);
+    collect_weights(p, out.weights, values);
     if (l.has_pooling() && l.pooling().has_valid())
       for (const coreml::BorderEdge &e : l.pooling().valid().paddingamounts().borderamounts()) {
         out.params["pad"].push_back(double(e.startedgesize()));
@@ -353,14 +381,6 @@ private:
       x.f = v;
     }
     return x;
-  }
-
-  static double half(uint16_t h) {
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    double v = e == 0    ? std::ldexp(double(m), -24)
-               : e == 31 ? (m ? NAN : INFINITY)
-                         : std::ldexp(double(m | 0x400), e - 25);
-    return h & 0x8000 ? -v : v;
   }
 
   // A tensor packed in bytes: 8-bit and narrower integers (narrower ones packed from the low bits of
@@ -553,7 +573,7 @@ private:
   size_t total_ = 0, nested_ = 0;
 };
 
-Model model(const coreml::Model &m, const std::string &source, size_t depth) {
+Model model(const coreml::Model &m, const std::string &source, size_t depth, bool values) {
   if (depth > kMaxPipelineDepth)
     throw Error("ANEC-COREML-003",
                 source + ": pipelines nest deeper than " + std::to_string(kMaxPipelineDepth) + " levels");
@@ -599,7 +619,7 @@ Model model(const coreml::Model &m, const std::string &source, size_t depth) {
       throw Error("ANEC-COREML-003", source + ": " + std::to_string(nn->layers_size()) +
                                          " layers, over the cap of " + std::to_string(kMaxLayers));
     for (const coreml::Layer &l : nn->layers())
-      out.layers.push_back(layer(l));
+      out.layers.push_back(layer(l, values));
     for (const coreml::Preprocessing &p : nn->preprocessing())
       out.preprocessing.push_back(std::string(p.has_scaler()      ? "scaler"
                                               : p.has_meanimage() ? "meanImage"
@@ -613,7 +633,7 @@ Model model(const coreml::Model &m, const std::string &source, size_t depth) {
                                                               : nullptr;
   if (pipe) {
     for (const coreml::Model &sub : pipe->models())
-      out.models.push_back(model(sub, source, depth + 1));
+      out.models.push_back(model(sub, source, depth + 1, values));
     out.model_names.assign(pipe->names().begin(), pipe->names().end());
   }
   if (m.has_treeensembleclassifier())
@@ -625,7 +645,7 @@ Model model(const coreml::Model &m, const std::string &source, size_t depth) {
   return out;
 }
 
-Model read(std::string_view bytes, const std::string &source) {
+Model read(std::string_view bytes, const std::string &source, bool values) {
   if (!plausible_key(bytes))
     throw Error("ANEC-COREML-001", source + ": not a Core ML model: " +
                                        (bytes.empty() ? std::string("the file is empty")
@@ -640,7 +660,7 @@ Model read(std::string_view bytes, const std::string &source) {
                     ": not a Core ML model: the Model schema cannot parse it (truncated, or another "
                     "format); " +
                     excerpt(bytes));
-  return model(m, source, 0);
+  return model(m, source, 0, values);
 }
 
 constexpr Api kApi = {

@@ -22,7 +22,7 @@
 namespace anec::compiler::coreml_front {
 
 // Raised whenever a record or a function below changes.
-inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kVersion = 3;
 inline constexpr const char *kModule = "anec_coreml_backend";
 inline constexpr const char *kEntry = "anec_coreml_backend_entry";
 
@@ -50,6 +50,9 @@ struct Weights {
   int64_t bytes = 0;    // bytes stored
   std::string storage;  // "fp32", "fp16", "int8", "quantized<N>", "mixed", "" (none)
   bool updatable = false;
+  // When values are asked for: the layer's own float weights ("weights", "bias": fp32, fp16 or raw
+  // fp32 values, in the schema's layout), for the evaluator; quantized ones are not expanded.
+  std::map<std::string, std::vector<float>> values;
 };
 
 // One NeuralNetwork layer.
@@ -93,7 +96,8 @@ struct Api {
   plugin::Header header;
   // Validates and parses `bytes` (a Model protobuf). Errors: ANEC-COREML-001 the schema cannot parse
   // the bytes (with an excerpt), ANEC-COREML-002 no model kind set, ANEC-COREML-003 past a cap.
-  Model (*read)(std::string_view bytes, const std::string &source);
+  // With `values`, each layer's float weights are kept (Weights::values).
+  Model (*read)(std::string_view bytes, const std::string &source, bool values);
 };
 
 // The module's table, loaded on first use (ANEC-PLUGIN-* when it cannot be).

@@ -95,6 +95,36 @@ public:
     g_.source = source;
   }
 
+  // A conv, deconv or linear layer's float weight and bias as the evaluator reads them (Graph::values
+  // "<op>/weight", "<op>/bias"): the schema's layouts are the evaluator's (convolution [O, C/groups,
+  // kH, kW], deconvolution [C, O/groups, kH, kW], innerProduct [out, in]).
+  void record_weights(const Layer &l, const Op &op) {
+    if (op.type != "conv" && op.type != "deconv" && op.type != "linear")
+      return;
+    auto w = l.weights.values.find("weights"), b = l.weights.values.find("bias");
+    if (w == l.weights.values.end() || w->second.empty())
+      return;
+    g_.values[op.name + "/weight"].data = w->second;
+    if (b != l.weights.values.end() && !b->second.empty())
+      g_.values[op.name + "/bias"].data = b->second;
+  }
+
+  // A channel-last flatten (FlattenLayerParams CHANNEL_LAST) orders its input as [H, W, C]: a
+  // transpose moving C last comes first, then the flatten.
+  std::string channels_last(const std::string &input, const std::string &flatten) {
+    Op t;
+    t.name = flatten + "/channels_last";
+    t.type = "transpose";
+    t.inputs = {input};
+    t.attrs.set("perm", int_array({0, 1, 3, 4, 2}));
+    Tensor y;
+    y.name = t.name + "_output";
+    t.outputs = {g_.add(std::move(y)).name};
+    std::string out = t.outputs[0];
+    push(std::move(t));
+    return out;
+  }
+
   Graph read(const Model &m) {
     g_.front_end = "coreml " + m.kind + " spec " + std::to_string(m.spec_version);
     if (m.spec_version < 1 || m.spec_version > 9)
@@ -283,6 +313,8 @@ private:
                                           "', which no input or earlier layer defines");
       op.inputs.push_back(n);
     }
+    if (l.type == "flatten" && integer(l, "mode", 0) == 1 && op.inputs.size() == 1)
+      op.inputs[0] = channels_last(op.inputs[0], op.name);
     if (row)
       attributes(l, *row, op);
     if (l.weights.elements > 0) {
@@ -292,6 +324,7 @@ private:
     }
     if (l.updatable || l.weights.updatable)
       op.attrs.set("trainable", Doc::boolean(true));
+    record_weights(l, op);
     for (const std::string &o : l.outputs) {
       Tensor t;
       t.name = g_.tensor(o) && prefix.empty() ? o : (g_.tensor(o) ? prefix + o : o);
@@ -536,7 +569,7 @@ private:
 
 Graph read_coreml(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
                   const DimBindings &dims, const std::filesystem::path &model_path, bool keep_values) {
-  Model m = coreml_front::api().read(bytes, source);
+  Model m = coreml_front::api().read(bytes, source, keep_values);
   MilContext context;
   context.model_path = model_path;
   context.keep_values = keep_values;
@@ -550,6 +583,10 @@ Graph read_coreml(std::string_view bytes, const std::string &source, const OpCat
   Graph g = Reader(source, catalog, context).read(m);
   bind_dimensions(g, dims);
   infer_shapes(g, catalog);
+  // The outputs' types are the ones the description declares (inference carries the input's along).
+  for (const Feature &f : m.outputs)
+    if (Tensor *t = g.tensor(f.name); t && f.kind == "multiArray" && !f.dtype.empty())
+      t->dtype = f.dtype;
   return g;
 }
 
