@@ -5,6 +5,7 @@
 #include "anec/compiler/cost/cost.hpp"
 #include "anec/compiler/eval/eval.hpp"
 #include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/frontends/coreml.hpp"
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/ir/shapes.hpp"
 #include "anec/compiler/passes/place.hpp"
@@ -41,9 +42,6 @@ using namespace anec;
 using namespace anec::compiler;
 
 namespace {
-
-// Folders that are one model, not a corpus: Core ML bundles.
-const std::set<std::string> kModelBundles = {".mlpackage", ".mlmodelc"};
 
 // `explain CODE` or `explain --markdown`: the reason catalogue.
 int explain(const fs::path &tables, const tools::Args &args) {
@@ -517,9 +515,9 @@ int run(const Ctx &ctx, const tools::Args &args) {
   std::optional<Calibration> calibration; // only `estimate` uses the calibrated model
   if (cmd == "estimate" && cost_model == "calibrated")
     calibration = ctx.calibration(calibration_file);
-  if (models.size() > 1 || (fs::is_directory(model) && !is_bundle_dir(model, kModelBundles))) {
+  if (models.size() > 1 || (fs::is_directory(model) && !is_bundle(model))) {
     if (cmd == "place") throw Error("ANEC-CLI-001", "place takes one MODEL");
-    return corpus(ctx, cmd, input_files(models, model_extensions(), kModelBundles), target, format, dims,
+    return corpus(ctx, cmd, input_files(models, model_extensions(), kBundleExtensions), target, format, dims,
                   calibration);
   }
   std::string chip;

@@ -6,6 +6,7 @@
 #include "anec/compiler/frontends/coreml.hpp"
 
 #include "anec/compiler/ir/shapes.hpp"
+#include "anec/support/corpus.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
@@ -46,10 +47,7 @@ fs::path inside(const fs::path &bundle, const fs::path &root, const std::string 
 } // namespace
 
 bool is_bundle(const fs::path &path) {
-  std::string ext = path.extension().string();
-  if (ext.empty() && path.filename().empty()) // "X.mlpackage/": the name is the parent's
-    ext = path.parent_path().extension().string();
-  return (ext == ".mlpackage" || ext == ".mlmodelc") && fs::is_directory(path);
+  return is_bundle_dir(path, kBundleExtensions);
 }
 
 BundleModel resolve_bundle(const fs::path &bundle) {

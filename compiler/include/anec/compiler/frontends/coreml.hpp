@@ -22,6 +22,7 @@
 #include "anec/compiler/ir/ops.hpp"
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -34,7 +35,9 @@ Graph read_coreml(std::string_view bytes, const std::string &source, const OpCat
                   const DimBindings &dims = {}, const std::filesystem::path &model_path = {},
                   bool keep_values = false);
 
-// A bundle: a folder whose name ends in .mlpackage or .mlmodelc.
+// The folders that are one model: Core ML bundles.
+inline const std::set<std::string> kBundleExtensions = {".mlpackage", ".mlmodelc"};
+// A bundle: a folder whose name ends in one of kBundleExtensions.
 bool is_bundle(const std::filesystem::path &path);
 
 // What a bundle holds, resolved inside it. A path a manifest names that leaves the bundle is an
