@@ -484,3 +484,16 @@ TEST(CoreML, APackageEvaluatesWithItsOwnWeights) {
   for (float v : r.outputs.at("stft_output").v)
     ASSERT_TRUE(std::isfinite(v));
 }
+
+// A spec whose input name is not UTF-8: protobuf's parse fails, and the user sees anec's reason code
+// alone, not protobuf's log line before it.
+TEST(CoreML, AStringThatIsNotUtf8IsOneErrorLine) {
+  fs::path bad = fs::temp_directory_path() / ("anec-coreml-utf8-" + std::to_string(getpid()) + ".mlmodel");
+  std::ofstream(bad, std::ios::binary) << std::string("\x12\x06\x0a\x04\x0a\x02\xff\xfe", 8);
+  test::ToolRun r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR,
+                                         "check " + bad.string() + " --target h16");
+  fs::remove(bad);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.err.starts_with("anec: error: ANEC-COREML-001")) << r.err;
+  EXPECT_EQ(r.err.find("libprotobuf"), std::string::npos) << r.err;
+}

@@ -645,7 +645,18 @@ Model model(const coreml::Model &m, const std::string &source, size_t depth, boo
   return out;
 }
 
+// protobuf logs a malformed field (a string that is not UTF-8) on stderr before its parse fails; the
+// failure is reported as ANEC-COREML-001, so that log is not shown.
+void quiet_protobuf() {
+  static const bool quiet = [] {
+    pb::SetLogHandler([](pb::LogLevel, const char *, int, const std::string &) {});
+    return true;
+  }();
+  (void)quiet;
+}
+
 Model read(std::string_view bytes, const std::string &source, bool values) {
+  quiet_protobuf();
   if (!plausible_key(bytes))
     throw Error("ANEC-COREML-001", source + ": not a Core ML model: " +
                                        (bytes.empty() ? std::string("the file is empty")
