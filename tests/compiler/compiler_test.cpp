@@ -1069,3 +1069,43 @@ TEST(PlistNet, DeclaredInterleavePadsChannels) {
     EXPECT_EQ(codes(r, Severity::Warning).count("ANEC-CHK-040"), interleave == 4 ? 1u : 0u) << interleave;
   }
 }
+
+// A conv that reads no input (a Core ML layer with its input list emptied, found by the coreml fuzz
+// target) is a bad model, ANEC-GRAPH-003, not an internal error out of the kernel rule.
+TEST(Check, AConvWithoutItsInputIsABadModel) {
+  Graph g;
+  g.source = "no-input";
+  Tensor y;
+  y.name = "y";
+  y.shape.d = {1, 1, 8, 4, 4};
+  g.add(y);
+  Op conv;
+  conv.name = "c";
+  conv.type = "conv";
+  conv.outputs = {"y"};
+  g.ops.push_back(conv);
+  g.outputs = {"y"};
+  EXPECT_EQ(code_of([&] { check(g, catalog(), registry().get("h13")); }), "ANEC-GRAPH-003");
+}
+
+// A window op whose kernel or pad is shorter than a 2-D window is a bad model, not a read past them.
+TEST(Check, AWindowShorterThanTwoDimensionsIsABadModel) {
+  Graph g;
+  g.source = "short-kernel";
+  for (const char *n : {"x", "y"}) {
+    Tensor t;
+    t.name = n;
+    t.shape.d = {1, 1, 8, 4, 4};
+    g.add(t);
+  }
+  Op pool;
+  pool.name = "p";
+  pool.type = "max_pool";
+  pool.inputs = {"x"};
+  pool.outputs = {"y"};
+  pool.attrs.set("kernel", Doc::array());
+  g.ops.push_back(pool);
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  EXPECT_EQ(code_of([&] { check(g, catalog(), registry().get("h13")); }), "ANEC-GRAPH-003");
+}

@@ -45,6 +45,11 @@ struct Operands {
     if (attrs->declares("kernel")) {
       attrs->ints("kernel", kernel);
       attrs->ints("pad", pad);
+      // The window rules read a height and a width, and a pad before and after each.
+      if (kernel.size() < 2 || pad.size() < 4)
+        throw Error("ANEC-GRAPH-003", g.source + ": op '" + o.name + "' (" + o.type + "): kernel has " +
+                                          std::to_string(kernel.size()) + " value(s) and pad " +
+                                          std::to_string(pad.size()) + "; a window needs 2 and 4");
     }
   }
 };
@@ -142,7 +147,14 @@ struct Checker {
     operands = &x;
     verdict = &v;
   }
-  const Tensor &in(size_t i) const { return *operands->ins.at(i); }
+  // The op's input `i`; a model whose op lacks it is bad (ANEC-GRAPH-003), as a missing attribute is.
+  const Tensor &in(size_t i) const {
+    if (i >= operands->ins.size())
+      throw Error("ANEC-GRAPH-003", g.source + ": op '" + op->name + "' (" + op->type + "): needs input " +
+                                        std::to_string(i + 1) + ", has " +
+                                        std::to_string(operands->ins.size()));
+    return *operands->ins[i];
+  }
   const OpAttrs &attrs() const { return *operands->attrs; }
   // Extent plus pads, and other sums and products of extents and attribute values: an overflow is
   // a bad model (ANEC-GRAPH-003), never a wrapped comparison.
