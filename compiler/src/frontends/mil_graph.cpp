@@ -853,7 +853,7 @@ private:
         }
       op.attrs.set("perm", ints(p5));
     }
-    if (h == "slice" && rank >= 1) {
+    if (h == "slice" && rank >= 1 && !op.inputs.empty()) {
       // slice_by_index: a begin_mask entry starts the axis at 0; a negative begin counts from the end
       std::vector<int64_t> begin(5, 0);
       auto mask = numbers(o, "begin_mask");
@@ -973,7 +973,7 @@ private:
     if (op.type == "conv" || op.type == "deconv") {
       auto groups = numbers(o, "groups");
       op.attrs.set("groups", Doc::integer(groups && !groups->empty() ? int64_t((*groups)[0]) : 1));
-      if (const Tensor *y = g_.tensor(op.outputs[0]); y && y->shape.d[kC] > 0)
+      if (const Tensor *y = op.outputs.empty() ? nullptr : g_.tensor(op.outputs[0]); y && y->shape.d[kC] > 0)
         op.attrs.set("out_channels", Doc::integer(y->shape.d[kC]));
       if (w && w->kind == MilValue::Kind::Name && g_.tensor(w->text) && !constants_.count(w->text))
         op.attrs.set("weight", Doc::string("runtime"));
