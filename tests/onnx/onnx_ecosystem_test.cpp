@@ -13,6 +13,7 @@
 
 #include "../compiler/tables.hpp"
 #include "../errors.hpp"
+#include "node_attributes.hpp"
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
@@ -24,6 +25,9 @@ using anec::test::catalog;
 using anec::test::code_of;
 using anec::test::numerics;
 using anec::test::registry;
+using anec::test::set_integer;
+using anec::test::set_ints;
+using anec::test::set_real;
 
 namespace {
 
@@ -68,25 +72,6 @@ public:
     for (auto &o : out)
       n->add_output(o);
     return n;
-  }
-  static void attr(onnx::NodeProto *n, const std::string &name, int64_t v) {
-    auto *a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto_AttributeType_INT);
-    a->set_i(v);
-  }
-  static void attr(onnx::NodeProto *n, const std::string &name, float v) {
-    auto *a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
-    a->set_f(v);
-  }
-  static void ints(onnx::NodeProto *n, const std::string &name, std::vector<int64_t> v) {
-    auto *a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto_AttributeType_INTS);
-    for (int64_t x : v)
-      a->add_ints(x);
   }
   onnx::ModelProto &proto() { return m_; }
   std::string bytes() const {
@@ -159,7 +144,7 @@ TEST(OnnxEcosystem, CustomDomainOperatorsAreUnmappedWithTheirReason) {
   m.init("beta", {16}, ramp(16, 2));
   m.init("qkv", {16, 48}, ramp(16 * 48, 3));
   m.node("SkipLayerNormalization", "skip_ln", {"x", "x", "gamma", "beta"}, {"s"}, "com.microsoft");
-  Model::attr(m.node("Attention", "attn", {"s", "qkv"}, {"a"}, "com.microsoft"), "num_heads", int64_t(2));
+  set_integer(m.node("Attention", "attn", {"s", "qkv"}, {"a"}, "com.microsoft"), "num_heads", int64_t(2));
   m.node("Relu", "relu", {"a"}, {"y"});
   Graph g = read_onnx(m.bytes(), "contrib.onnx", catalog());
   ASSERT_EQ(g.ops.size(), 3u);
@@ -186,8 +171,8 @@ TEST(OnnxEcosystem, ZipMapIsAHostOperationNotAFailedInference) {
   m.init("w", {4, 3}, ramp(12, 1));
   m.node("MatMul", "fc", {"x", "w"}, {"logits"});
   m.node("Softmax", "softmax", {"logits"}, {"probabilities"});
-  Model::ints(m.node("ZipMap", "zipmap", {"probabilities"}, {"output_probability"}, "ai.onnx.ml"),
-              "classlabels_int64s", {0, 1, 2});
+  set_ints(m.node("ZipMap", "zipmap", {"probabilities"}, {"output_probability"}, "ai.onnx.ml"),
+           "classlabels_int64s", {0, 1, 2});
   auto *out = m.proto().mutable_graph()->add_output();
   out->set_name("output_probability");
   auto *map = out->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_map_type();
@@ -216,7 +201,7 @@ TEST(OnnxEcosystem, Opset23OperatorsAreMapped) {
   m.init("scale", {4}, ramp(4, 1));
   m.init("cos", {8, 2}, ramp(16, 2));
   m.init("sin", {8, 2}, ramp(16, 3));
-  Model::attr(m.node("Attention", "attn", {"q", "k", "v"}, {"y"}), "scale", 0.5f);
+  set_real(m.node("Attention", "attn", {"q", "k", "v"}, {"y"}), "scale", 0.5f);
   m.node("RotaryEmbedding", "rope", {"q", "cos", "sin", "pos"}, {"r"});
   m.node("RMSNormalization", "rms", {"q", "scale"}, {"n"});
   Graph g = read_onnx(m.bytes(), "opset23.onnx", catalog());
@@ -247,7 +232,7 @@ TEST(OnnxEcosystem, RmsNormalizationAndAttentionEvaluate) {
   m.io(false, "y", {1, H, S, F});
   std::vector<float> scale = ramp(size_t(E), 1);
   m.init("scale", {E}, scale);
-  Model::attr(m.node("RMSNormalization", "rms", {"x", "scale"}, {"n"}), "epsilon", 1e-3f);
+  set_real(m.node("RMSNormalization", "rms", {"x", "scale"}, {"n"}), "epsilon", 1e-3f);
   m.node("Attention", "attn", {"n", "k", "v"}, {"y"});
   Graph g = read_onnx(m.bytes(), "eval.onnx", catalog(), {}, true);
   EvalOptions options;
@@ -301,8 +286,8 @@ TEST(OnnxEcosystem, RmsNormalizationAndAttentionEvaluate) {
   split.io(true, "q", {1, S, 4});
   split.io(false, "y", {1, S, 4});
   auto *a = split.node("Attention", "attn", {"q", "q", "q"}, {"y"});
-  Model::attr(a, "q_num_heads", int64_t(2));
-  Model::attr(a, "kv_num_heads", int64_t(2));
+  set_integer(a, "q_num_heads", int64_t(2));
+  set_integer(a, "kv_num_heads", int64_t(2));
   Graph sg = read_onnx(split.bytes(), "split.onnx", catalog(), {}, true);
   EXPECT_EQ(op_named(sg, "attn")->type, "onnx:Attention");
   Graph lean = read_onnx(split.bytes(), "split.onnx", catalog());

@@ -12,6 +12,7 @@
 #include "anec/compiler/ir/attrs.hpp"
 
 #include "../compiler/tables.hpp"
+#include "node_attributes.hpp"
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -25,6 +26,10 @@ using namespace anec;
 using namespace anec::compiler;
 using anec::test::catalog;
 using anec::test::numerics;
+using anec::test::set_integer;
+using anec::test::set_ints;
+using anec::test::set_real;
+using anec::test::set_text;
 namespace fs = std::filesystem;
 
 namespace {
@@ -96,31 +101,6 @@ public:
     n->add_output(out);
     return n;
   }
-  static void ints(onnx::NodeProto *n, const std::string &name, std::vector<int64_t> v) {
-    auto *a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto_AttributeType_INTS);
-    for (int64_t x : v)
-      a->add_ints(x);
-  }
-  static void integer(onnx::NodeProto *n, const std::string &name, int64_t v) {
-    auto *a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto_AttributeType_INT);
-    a->set_i(v);
-  }
-  static void real(onnx::NodeProto *n, const std::string &name, float v) {
-    auto *a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
-    a->set_f(v);
-  }
-  static void text(onnx::NodeProto *n, const std::string &name, const std::string &v) {
-    auto *a = n->add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto_AttributeType_STRING);
-    a->set_s(v);
-  }
   std::string bytes() const {
     std::string b;
     EXPECT_TRUE(m_.SerializeToString(&b));
@@ -182,11 +162,11 @@ TEST(OnnxEval, ConvAndGemmReadTheirInitializers) {
   m.init("fc.w", {F, L}, gw);
   m.init("fc.b", {F}, gb, true);
   auto *conv = m.node("Conv", "conv", {"x", "conv.w", "conv.b"}, "c");
-  Builder::ints(conv, "pads", {1, 1, 1, 1});
-  Builder::ints(conv, "kernel_shape", {K, K});
+  set_ints(conv, "pads", {1, 1, 1, 1});
+  set_ints(conv, "kernel_shape", {K, K});
   m.node("Relu", "relu", {"c"}, "r");
   m.node("Flatten", "flatten", {"r"}, "f");
-  Builder::integer(m.node("Gemm", "fc", {"f", "fc.w", "fc.b"}, "y"), "transB", 1);
+  set_integer(m.node("Gemm", "fc", {"f", "fc.w", "fc.b"}, "y"), "transB", 1);
 
   // The reference: plain loops in double over the same values.
   std::vector<double> act(static_cast<size_t>(L)), want(static_cast<size_t>(F));
@@ -239,7 +219,7 @@ TEST(OnnxEval, GemmLayoutsAndHalfWeights) {
   m.init("C", {1, N}, bc);
   m.init("W16", {N, P}, hw, true, true);
   m.node("Gemm", "gemm", {"x", "B", "C"}, "h");
-  Builder::integer(m.node("Cast", "cast", {"W16"}, "W"), "to", onnx::TensorProto_DataType_FLOAT);
+  set_integer(m.node("Cast", "cast", {"W16"}, "W"), "to", onnx::TensorProto_DataType_FLOAT);
   m.node("MatMul", "matmul", {"h", "W"}, "y");
   std::vector<double> h(size_t(M * N)), want(size_t(M * P));
   for (int64_t i = 0; i < M; ++i)
@@ -268,7 +248,7 @@ TEST(OnnxEval, GemmLayoutsAndHalfWeights) {
   scaled.io(true, "x", {M, K});
   scaled.io(false, "y", {M, N});
   scaled.init("B", {K, N}, bw);
-  Builder::real(scaled.node("Gemm", "scaled", {"x", "B"}, "y"), "alpha", 0.5f);
+  set_real(scaled.node("Gemm", "scaled", {"x", "B"}, "y"), "alpha", 0.5f);
   EvalResult s = run(scaled.bytes(), "x", x, true);
   ASSERT_EQ(s.report.seeded.size(), 1u);
   EXPECT_EQ(s.report.seeded[0], "scaled (weights, 24 values)");
@@ -290,7 +270,7 @@ TEST(OnnxEval, BroadcastConstantsAreKept) {
   m.init("scale", {}, {scale});
   m.init("row", {W}, row, true);
   auto *conv = m.node("Conv", "conv", {"x", "conv.w"}, "c");
-  Builder::ints(conv, "pads", {1, 1, 1, 1});
+  set_ints(conv, "pads", {1, 1, 1, 1});
   m.node("Add", "add", {"c", "bias"}, "a");
   m.node("Mul", "mul", {"a", "scale"}, "s");
   m.node("Relu", "relu", {"s"}, "r");
@@ -427,14 +407,14 @@ TEST(OnnxEval, ActivationAttributes) {
   for (const char *o : {"leaky", "leaky_default", "elu", "selu", "hard_sigmoid", "thresholded", "celu",
                         "celu2", "log_softmax"})
     m.io(false, o, {1, C, H, W});
-  Builder::real(m.node("LeakyRelu", "leaky", {"x"}, "leaky"), "alpha", 0.25f);
+  set_real(m.node("LeakyRelu", "leaky", {"x"}, "leaky"), "alpha", 0.25f);
   m.node("LeakyRelu", "leaky_default", {"x"}, "leaky_default");
-  Builder::real(m.node("Elu", "elu", {"x"}, "elu"), "alpha", 0.5f);
+  set_real(m.node("Elu", "elu", {"x"}, "elu"), "alpha", 0.5f);
   m.node("Selu", "selu", {"x"}, "selu");
-  Builder::real(m.node("HardSigmoid", "hard_sigmoid", {"x"}, "hard_sigmoid"), "alpha", 1.0f / 6);
-  Builder::real(m.node("ThresholdedRelu", "thresholded", {"x"}, "thresholded"), "alpha", 0.25f);
+  set_real(m.node("HardSigmoid", "hard_sigmoid", {"x"}, "hard_sigmoid"), "alpha", 1.0f / 6);
+  set_real(m.node("ThresholdedRelu", "thresholded", {"x"}, "thresholded"), "alpha", 0.25f);
   m.node("Celu", "celu", {"x"}, "celu");
-  Builder::real(m.node("Celu", "celu2", {"x"}, "celu2"), "alpha", 2.0f);
+  set_real(m.node("Celu", "celu2", {"x"}, "celu2"), "alpha", 2.0f);
   m.node("LogSoftmax", "log_softmax", {"x"}, "log_softmax");
 
   // ONNX's Selu defaults are these floats
@@ -491,8 +471,8 @@ TEST(OnnxEval, ClipBoundsFromInputs) {
   old.io(true, "x", {1, C, H, W});
   old.io(false, "y", {1, C, H, W});
   auto *clip6 = old.node("Clip", "clip6", {"x"}, "y");
-  Builder::real(clip6, "min", -0.5f);
-  Builder::real(clip6, "max", 0.25f);
+  set_real(clip6, "min", -0.5f);
+  set_real(clip6, "max", 0.25f);
 
   std::map<std::string, std::vector<double>> want;
   for (float f : xv) {
@@ -536,7 +516,7 @@ TEST(OnnxEval, BatchNormalizationReadsItsConstants) {
   m.init("B", {C}, bias, true);
   m.init("mean", {C}, mean);
   m.init("var", {C}, var, true);
-  Builder::real(m.node("BatchNormalization", "bn", {"x", "scale", "B", "mean", "var"}, "y"), "epsilon", eps);
+  set_real(m.node("BatchNormalization", "bn", {"x", "scale", "B", "mean", "var"}, "y"), "epsilon", eps);
 
   Graph g = read_onnx(m.bytes(), "built.onnx", catalog(), {}, true);
   const Op *bn = op_named(g, "bn");
@@ -650,15 +630,15 @@ TEST(OnnxEval, ResizeModes) {
   m.init("lin_scales", {4}, {1, 1, 2, 1.5f});
   m.init("up", {4}, {1, 1, 2, 2});
   m.init("half", {4}, {1, 1, 0.5f, 0.5f});
-  Builder::text(m.node("Resize", "lin", {"x", "", "lin_scales"}, "lin"), "mode", "linear");
+  set_text(m.node("Resize", "lin", {"x", "", "lin_scales"}, "lin"), "mode", "linear");
   for (const char *name : {"near", "down"}) {
     auto *n = m.node("Resize", name, {"x", "", name == std::string("near") ? "up" : "half"}, name);
-    Builder::text(n, "coordinate_transformation_mode", "asymmetric");
-    Builder::text(n, "nearest_mode", "floor");
+    set_text(n, "coordinate_transformation_mode", "asymmetric");
+    set_text(n, "nearest_mode", "floor");
   }
   auto *corners = m.node("Resize", "corners", {"x", "", "up"}, "corners");
-  Builder::text(corners, "mode", "linear");
-  Builder::text(corners, "coordinate_transformation_mode", "align_corners");
+  set_text(corners, "mode", "linear");
+  set_text(corners, "coordinate_transformation_mode", "align_corners");
   Builder old(10);
   old.io(true, "x", {1, C, H, W});
   old.io(false, "r10", {1, C, 2 * H, 2 * W});
