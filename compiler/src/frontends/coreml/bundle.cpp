@@ -50,6 +50,16 @@ bool is_bundle(const fs::path &path) {
   return is_bundle_dir(path, kBundleExtensions);
 }
 
+namespace {
+// What a compiled bundle (.mlmodelc) holds, by the file that marks it: an mlProgram's MIL text, or a
+// NeuralNetwork compiled for Espresso; and where its weights are.
+struct CompiledModel {
+  const char *file, *format, *weights;
+};
+constexpr CompiledModel kCompiledModels[] = {{"model.mil", "mil", "weights"},
+                                             {"model.espresso.net", "espresso", "model.espresso.weights"}};
+} // namespace
+
 BundleModel resolve_bundle(const fs::path &bundle) {
   BundleModel out;
   fs::path dir = bundle.filename().empty() ? bundle.parent_path() : bundle;
@@ -74,18 +84,13 @@ BundleModel resolve_bundle(const fs::path &bundle) {
                   dir.string() + ": the root model '" + text(*item, "path") + "' is missing");
     return out;
   }
-  if (fs::exists(dir / "model.mil")) {
-    out.file = inside(dir, dir, "model.mil");
-    out.format = "mil";
-    if (fs::exists(dir / "weights"))
-      out.weights = inside(dir, dir, "weights");
-    return out;
-  }
-  if (fs::exists(dir / "model.espresso.net")) {
-    out.file = inside(dir, dir, "model.espresso.net");
-    out.format = "espresso";
-    if (fs::exists(dir / "model.espresso.weights"))
-      out.weights = inside(dir, dir, "model.espresso.weights");
+  for (const CompiledModel &c : kCompiledModels) {
+    if (!fs::exists(dir / c.file))
+      continue;
+    out.file = inside(dir, dir, c.file);
+    out.format = c.format;
+    if (fs::exists(dir / c.weights))
+      out.weights = inside(dir, dir, c.weights);
     return out;
   }
   throw Error("ANEC-COREML-005", dir.string() + ": the bundle holds no model (no Manifest.json, model.mil "
