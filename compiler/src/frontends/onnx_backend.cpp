@@ -5,6 +5,7 @@
 #include "onnx_model.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/half.hpp"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -32,18 +33,7 @@ static_assert(kFloat == TensorProto_DataType::TensorProto_DataType_FLOAT &&
               kDouble == TensorProto_DataType::TensorProto_DataType_DOUBLE &&
               kBfloat16 == TensorProto_DataType::TensorProto_DataType_BFLOAT16);
 
-// An IEEE half's value, and a bfloat16's.
-float half_value(uint16_t h) {
-  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (exp == 0) { // zero or subnormal: mant x 2^-24
-    float v = std::ldexp(float(mant), -24);
-    return sign ? -v : v;
-  }
-  uint32_t bits = sign | (exp == 0x1f ? 0x7f800000u : (exp + 112) << 23) | mant << 13;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+// A bfloat16's value (an IEEE half's is anec::from_half).
 float bfloat16_value(uint16_t h) {
   uint32_t bits = uint32_t(h) << 16;
   float f;
@@ -104,7 +94,7 @@ template <class Out> bool elements(const onnx::TensorProto &t, std::vector<Out> 
     if (!halves)
       return false;
     auto value =
-        t.data_type() == TensorProto_DataType::TensorProto_DataType_FLOAT16 ? half_value : bfloat16_value;
+        t.data_type() == TensorProto_DataType::TensorProto_DataType_FLOAT16 ? from_half : bfloat16_value;
     if (!raw.empty())
       from_raw<uint16_t>(raw, out, value);
     for (int32_t v : t.int32_data()) // the bit patterns (onnx.proto)

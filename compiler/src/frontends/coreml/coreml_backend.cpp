@@ -6,6 +6,7 @@
 #include "coreml_model.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/half.hpp"
 
 #include "coreml.pb.h"
 
@@ -127,21 +128,12 @@ void add_weights(const coreml::Weights &w, Weights &out) {
   out.updatable = out.updatable || w.isupdatable();
 }
 
-// An IEEE binary16 value.
-double half(uint16_t h) {
-  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  double v = e == 0    ? std::ldexp(double(m), -24)
-             : e == 31 ? (m ? NAN : INFINITY)
-                       : std::ldexp(double(m | 0x400), e - 25);
-  return h & 0x8000 ? -v : v;
-}
-
 // A WeightParams' float values (fp32, fp16, or unquantized raw fp32 bytes); none when quantized.
 std::vector<float> float_values(const coreml::Weights &w) {
   std::vector<float> out(w.floatvalue().begin(), w.floatvalue().end());
   const std::string &halves = w.float16value();
   for (size_t i = 0; i + 1 < halves.size(); i += 2)
-    out.push_back(float(half(uint16_t(uint8_t(halves[i]) | uint8_t(halves[i + 1]) << 8))));
+    out.push_back(from_half(uint16_t(uint8_t(halves[i]) | uint8_t(halves[i + 1]) << 8)));
   if (!w.has_quantization() && w.rawvalue().size() % 4 == 0)
     for (size_t i = 0; i < w.rawvalue().size(); i += 4) {
       float v;
@@ -392,7 +384,7 @@ private:
       count(bytes.size() / 2);
       for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
         uint16_t h = uint16_t(u8(i) | u8(i + 1) << 8);
-        double v = dtype == "fp16" ? half(h) : double(std::bit_cast<float>(uint32_t(h) << 16));
+        double v = dtype == "fp16" ? from_half(h) : double(std::bit_cast<float>(uint32_t(h) << 16));
         out.push_back(number(v, false));
       }
       return out;
