@@ -7,9 +7,12 @@
 #include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/frontends/coreml.hpp"
 #include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/frontends/mil.hpp"
 #include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/ir/skip.hpp"
 #include "anec/compiler/passes/place.hpp"
 #include "anec/compiler/passes/tune.hpp"
+#include "anec/compiler/passes/tune_mil.hpp"
 #include "anec/compiler/pipeline/context.hpp"
 #include "anec/compiler/pipeline/documents.hpp"
 #include "anec/compiler/pipeline/summary.hpp"
@@ -33,6 +36,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -375,22 +379,73 @@ int eval_command(const Ctx &ctx, const tools::Args &args) {
   return r.outputs.size() == g.outputs.size() ? 0 : 1;
 }
 
-// Whether BEST.json reads back with the tuned graph's shapes: a front-end (ONNX) may give shapes the
-// format's shape functions do not reproduce. "same", or what differs.
-std::string read_back(const std::string &text, const std::string &file, const Graph &best,
-                      const OpCatalog &catalog) {
+// The written graph read back: whether it has the tuned graph's shapes (a front-end such as ONNX may
+// give shapes the format's shape functions do not reproduce; "same", or what differs) and its
+// estimate summed over the targets (a MIL program may need ops the tuned graph does without).
+struct ReadBack {
+  std::string shapes;
+  double estimate_us = NAN;
+};
+
+ReadBack read_back(const std::function<Graph()> &read, const Graph &best, const Ctx &ctx,
+                   const std::vector<const hal::Target *> &targets, const Calibration &calibration) {
   try {
-    Graph back = read_graph_json(text, file);
-    infer_shapes(back, catalog);
+    Graph back = read();
+    infer_shapes(back, ctx.catalog);
+    mark_skippable(back, ctx.catalog);
     size_t differ = 0;
     std::string first;
     for (const Tensor &t : best.tensors)
       if (const Tensor *b = back.tensor(t.name); b && b->shape.d != t.shape.d && !differ++)
         first = t.name + " " + t.shape.str() + " reads back as " + b->shape.str();
-    return differ ? std::to_string(differ) + " tensor shape(s) differ, first " + first : "same";
+    ReadBack r{differ ? std::to_string(differ) + " tensor shape(s) differ, first " + first : "same", 0};
+    for (const Estimate &e : estimate(back, ctx.catalog, targets, &calibration, "", Detail::Summary))
+      r.estimate_us += e.complete() ? e.latency_us : INFINITY;
+    return r;
   } catch (const Error &e) {
-    return std::string("it does not read back: ") + e.what();
+    return ReadBack{std::string("it does not read back: ") + e.what()};
   }
+}
+
+// A copy of `from` at `to` (its folders made), written beside it and renamed into place.
+void copy_output(const fs::path &from, const fs::path &to) {
+  std::error_code ec;
+  fs::create_directories(to.parent_path().empty() ? fs::path(".") : to.parent_path(), ec);
+  fs::path part = to;
+  part += ".part";
+  if (ec || !fs::copy_file(from, part, fs::copy_options::overwrite_existing, ec) || ec) {
+    fs::remove(part, ec);
+    throw Error("ANEC-IO-003", "cannot write " + to.string() + ": " + ec.message());
+  }
+  fs::rename(part, to, ec);
+  if (ec)
+    throw Error("ANEC-IO-003", "cannot write " + to.string() + ": " + ec.message());
+}
+
+// BEST.mil: the MIL text `model` was read from (a .mil file, or a .mlmodelc bundle's model.mil) with
+// the kept rewrites written in; written to another folder, the weight files it names are copied
+// beside it (at the same paths under @model_path), so it reads again with its weights.
+void write_tuned_mil(const fs::path &model, const fs::path &out, const TuneResult &r,
+                     const std::vector<Rewrite> &rules) {
+  fs::path mil = model;
+  if (is_bundle(model)) {
+    BundleModel b = resolve_bundle(model);
+    mil = b.format == "mil" ? b.file : fs::path();
+  }
+  if (mil.extension() != ".mil")
+    throw Error("ANEC-CLI-002", out.string() +
+                                    ": MIL text is written for a model read from MIL text (a .mil file or a "
+                                    "compiled .mlmodelc bundle), and " +
+                                    model.string() + " is not one; write BEST.json");
+  TunedMil tuned = tuned_mil(read_text_file(mil, kMilMaxBytes), mil.string(), "main", r, rules);
+  fs::path from = mil.parent_path().empty() ? "." : mil.parent_path(),
+           to = out.parent_path().empty() ? "." : out.parent_path();
+  std::error_code ec;
+  if (!fs::equivalent(from, to, ec))
+    for (const std::string &blob : tuned.blobs) // one the reader found absent stays absent
+      if (std::optional<fs::path> file = mil_blob_file(from, blob, mil.string()))
+        copy_output(*file, to / fs::path(blob.starts_with("@model_path/") ? blob.substr(12) : blob));
+  write_output(out, tuned.text);
 }
 
 std::string shortest(double v) {
@@ -420,7 +475,7 @@ void print_tune_step(Printer &p, const TuneStep &s) {
 // `anec tune`: the latency before and after, each rewrite tried and why it was kept or not, whether
 // the written graph reads back as the tuned one, and the outputs whose accuracy is not checked.
 void print_tune(Printer &p, const Graph &g, const TuneResult &r, const TuneOptions &o,
-                const std::string &target, const std::string &read_back) {
+                const std::string &target, const ReadBack &back) {
   p.text("tune ");
   p.field("model", g.source);
   p.text(" on ");
@@ -438,11 +493,15 @@ void print_tune(Printer &p, const Graph &g, const TuneResult &r, const TuneOptio
     for (const TuneStep &s : r.steps)
       print_tune_step(p, s);
   }
-  p.data("read_back", read_back);
-  if (read_back != "same")
+  p.data("read_back", back.shapes);
+  if (back.shapes != "same")
     p.text("  warning: the written graph, read back, is not the tuned one (the format's shape functions "
            "do not reproduce the front-end's): " +
-           read_back + "\n");
+           back.shapes + "\n");
+  p.data("written_us", std::isfinite(back.estimate_us) ? Doc::number(back.estimate_us) : Doc());
+  if (std::isfinite(back.estimate_us) && fixed(back.estimate_us) != fixed(r.after_us))
+    p.text("  the written graph, read back, estimates " + fixed(back.estimate_us) +
+           " us: the ops its format needs around the rewrites cost what the tuned graph does without\n");
   List unchecked(p, "unchecked_outputs");
   for (const std::string &n : r.unchecked) {
     p.text("  output ");
@@ -471,9 +530,17 @@ int tune_command(const Ctx &ctx, const tools::Args &args) {
   Calibration calibration = ctx.calibration("");
   TuneResult r = tune(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), rewrites,
                       targets, &calibration, options);
-  std::string best = json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path()));
-  write_output(out, best);
-  std::string back = read_back(best, out, r.best, ctx.catalog);
+  std::function<Graph()> written;
+  std::string best;
+  if (fs::path(out).extension() == ".mil") {
+    write_tuned_mil(models[0], out, r, rewrites);
+    written = [&] { return load_model(out, ctx.catalog, dim_bindings(dim_args)); };
+  } else {
+    best = json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path()));
+    write_output(out, best);
+    written = [&] { return read_graph_json(best, out); };
+  }
+  ReadBack back = read_back(written, r.best, ctx, targets, calibration);
   render_to_stdout(format, "anec.tune", [&](Printer &p) { print_tune(p, g, r, options, target, back); });
   return 0;
 }
@@ -644,7 +711,7 @@ const Option kTuneOptions[] = {
      .value = "BEST.json",
      .required = true,
      .completes = Completion::files,
-     .help = "the best graph written"},
+     .help = "the best graph written: anec-graph JSON, or MIL text (.mil) for a MIL model"},
     {.name = "tolerance", .value = "X", .fallback = "0", .help = "the largest error a kept rewrite may make"},
     {.name = "metric",
      .choices = "max_abs|cosine",
@@ -726,8 +793,9 @@ match, evaluates each rewritten graph against the original on the same inputs (s
 given, always with the reference GEMM, so the verdict is the same on every host), and keeps it when
 its error is within --tolerance (default 0; --metric max_abs, or cosine: 1 minus the cosine
 similarity), the checker rejects nothing more and the calibrated estimate, summed over the targets,
-falls; it writes the best graph to BEST.json (anec-graph) and reports each rewrite: where, its
-error, the estimate before and after, kept or why not.
+falls; it writes the best graph to BEST.json (anec-graph), or for a model read from MIL text to
+BEST.mil (the source program with the kept rewrites written in, its weight files copied beside it),
+and reports each rewrite: where, its error, the estimate before and after, kept or why not.
 )",
      on_model<tune_command>},
     {"report", kModel, kReportOptions,

@@ -358,37 +358,17 @@ private:
   int64_t blob_bytes(const MilValue &blob, const MilType &type) {
     ++blob_refs_;
     int64_t expected = stored_bytes_of(type);
-    std::string path = blob.text, rel = path;
-    const std::string prefix = "@model_path/";
-    if (path.rfind(prefix, 0) == 0)
-      rel = path.substr(prefix.size());
-    std::filesystem::path r(rel);
-    bool escapes = r.is_absolute() || r.has_root_name() || rel.empty();
-    for (const auto &part : r)
-      if (part == "..")
-        escapes = true;
-    if (escapes)
-      throw Error("ANEC-MIL-007",
-                  source_ + ":" + at(blob.pos) + ": BLOBFILE path '" + path + "' leaves the model's folder");
-    if (context_.model_path.empty()) {
+    const std::string &path = blob.text;
+    std::optional<std::filesystem::path> real =
+        mil_blob_file(context_.model_path, path, source_ + ":" + at(blob.pos));
+    if (!real) {
       ++blob_absent_;
+      if (!context_.model_path.empty())
+        absent_files_.insert(path);
       return expected;
     }
-    std::error_code ec;
-    std::filesystem::path file = context_.model_path / r;
-    if (!std::filesystem::exists(file, ec)) {
-      ++blob_absent_;
-      absent_files_.insert(path);
-      return expected;
-    }
-    std::filesystem::path root = std::filesystem::canonical(context_.model_path, ec);
-    std::filesystem::path real = std::filesystem::canonical(file, ec);
-    auto [a, b] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-    if (ec || a != root.end())
-      throw Error("ANEC-MIL-007", source_ + ":" + at(blob.pos) + ": BLOBFILE path '" + path +
-                                      "' resolves outside the model's folder");
-    int64_t bytes = checked_blob(real, blob, path, expected);
-    blob_files_[&blob] = real;
+    int64_t bytes = checked_blob(*real, blob, path, expected);
+    blob_files_[&blob] = *real;
     return bytes;
   }
 
@@ -1003,6 +983,27 @@ private:
 };
 
 } // namespace
+
+std::optional<std::filesystem::path> mil_blob_file(const std::filesystem::path &model_path,
+                                                   const std::string &path, const std::string &where) {
+  const std::string prefix = "@model_path/";
+  std::filesystem::path r(path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : path);
+  bool escapes = r.is_absolute() || r.has_root_name() || r.empty();
+  for (const auto &part : r)
+    if (part == "..")
+      escapes = true;
+  if (escapes)
+    throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + path + "' leaves the model's folder");
+  std::error_code ec;
+  if (model_path.empty() || !std::filesystem::exists(model_path / r, ec))
+    return std::nullopt;
+  std::filesystem::path root = std::filesystem::canonical(model_path, ec);
+  std::filesystem::path real = std::filesystem::canonical(model_path / r, ec);
+  auto [a, b] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  if (ec || a != root.end())
+    throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + path + "' resolves outside the model's folder");
+  return real;
+}
 
 Graph mil_to_graph(const MilProgram &program, const std::string &source, const OpCatalog &catalog,
                    const DimBindings &dims, const MilContext &context) {

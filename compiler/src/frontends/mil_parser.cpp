@@ -98,9 +98,10 @@ private:
       ++k;
     return k < s_.size() ? s_[k] : '\0';
   }
-  MilPos here() const { return MilPos{uint32_t(line_), uint32_t(i_ - line_start_ + 1)}; }
+  MilPos here() const { return MilPos{uint32_t(line_), uint32_t(i_ - line_start_ + 1), uint32_t(i_)}; }
 
   void next() {
+    previous_end_ = i_;
     skip_space();
     t_ = Token{};
     t_.pos = here();
@@ -331,6 +332,11 @@ private:
   }
 
   MilValue value(int depth) {
+    MilValue v = value_as_written(depth);
+    v.end = uint32_t(previous_end_);
+    return v;
+  }
+  MilValue value_as_written(int depth) {
     deeper(depth);
     MilValue v;
     v.pos = t_.pos;
@@ -514,12 +520,14 @@ private:
     if (is("["))
       o.attributes = named_list("[", "]", 0);
     expect(";");
+    o.end = uint32_t(previous_end_);
     return o;
   }
 
   std::string_view s_;
   const std::string &source_;
   size_t i_ = 0, line_ = 1, line_start_ = 0;
+  size_t previous_end_ = 0; // the offset just past the token before the current one
   Token t_;
 };
 

@@ -25,9 +25,10 @@
 
 namespace anec::compiler {
 
-// Where in the text (1-based).
+// Where in the text: line and column (1-based) and the byte offset (the text is at most
+// kMilMaxBytes long).
 struct MilPos {
-  uint32_t line = 0, column = 0;
+  uint32_t line = 0, column = 0, offset = 0;
 };
 
 // A type: "fp16", "int32", "string", "bool", ... for a scalar; a tensor (its element type, and its
@@ -50,6 +51,7 @@ struct MilValue {
   enum class Kind { Name, Int, Float, Bool, String, Typed, List, Blob };
   Kind kind = Kind::Int;
   MilPos pos;
+  uint32_t end = 0;            // the byte offset just past it in the text
   std::string text;            // Name, String; Blob: the path
   int64_t i = 0;               // Int (Bool: 0 or 1); Blob: the offset
   double f = 0;                // Float
@@ -76,6 +78,7 @@ struct MilOp {
   std::vector<MilNamed> inputs;     // op(x = a, weight = W)
   std::vector<MilNamed> attributes; // [name = string("y"), val = ...]
   MilPos pos;
+  uint32_t end = 0;                                   // the byte offset just past its ';'
   std::string name() const;                           // the `name` attribute, else the first output
   const MilValue *input(std::string_view name) const; // nullptr when absent
   const MilValue *attribute(std::string_view name) const;
@@ -124,6 +127,12 @@ struct MilContext {
 // the stored form is smaller than fp16 (int8, n-bit palettes, sparse), weight_bytes.
 Graph mil_to_graph(const MilProgram &program, const std::string &source, const OpCatalog &catalog,
                    const DimBindings &dims, const MilContext &context = {});
+
+// The file a BLOBFILE path ("@model_path/weights/weight.bin", or relative) names under `model_path`,
+// symbolic links followed; nullopt when there is no folder or no such file. ANEC-MIL-007 (`where`
+// prefixing the message) for a path that is absolute, climbs out with "..", or resolves outside.
+std::optional<std::filesystem::path> mil_blob_file(const std::filesystem::path &model_path,
+                                                   const std::string &path, const std::string &where);
 
 // parse_mil then mil_to_graph.
 Graph read_mil(std::string_view text, const std::string &source, const OpCatalog &catalog,
