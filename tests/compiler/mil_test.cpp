@@ -2,6 +2,7 @@
 // SOURCES.tsv row checked (program version, function, inputs and their shapes, outputs, op counts by
 // type, BLOBFILE references); malformed text rejected with its reason code at line:column; BLOBFILE
 // paths kept inside the model's folder; the compression ops carried as stored weight bytes.
+#include "anec/compiler/check/check.hpp"
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/frontends/mil.hpp"
 #include "anec/support/error.hpp"
@@ -301,6 +302,43 @@ TEST(Mil, UnmappedOpsStayWithAReason) {
   for (const std::string &n : g.notes)
     noted |= n.find("unmapped MIL op 'frobnicate'") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+// A program built in memory, as the Core ML reader builds one from a spec, may hold what MIL text
+// cannot: an op with no output, a slice with no input (found by fuzz/coreml_fuzz.cpp: the reader
+// read past the op's lists, which ASan reports). Each is read and checked, or refused with a reason
+// code; neither reads outside the op.
+TEST(Mil, ASpecOpWithoutOutputsOrInputsIsABadModel) {
+  auto program = [](MilOp op) {
+    MilProgram p;
+    p.version = "1.0";
+    MilFunction f;
+    f.name = "main";
+    f.inputs.push_back(MilVar{"x", MilType{"fp16", true, {1, 4, 8, 8}, {"", "", "", ""}, false}});
+    f.ops.push_back(std::move(op));
+    f.outputs.push_back("x");
+    p.functions.push_back(std::move(f));
+    return p;
+  };
+  MilValue x;
+  x.kind = MilValue::Kind::Name;
+  x.text = "x";
+  MilOp conv;
+  conv.type = "conv";
+  conv.inputs.push_back(MilNamed{"x", x});
+  MilOp slice;
+  slice.type = "slice_by_index";
+  slice.outputs.push_back(MilVar{"y", MilType{"fp16", true, {1, 4, 8, 8}, {"", "", "", ""}, false}});
+  for (const MilOp &op : {conv, slice}) {
+    std::string code = "read and checked";
+    try {
+      Graph g = mil_to_graph(program(op), "spec.mlmodel", test::catalog(), {});
+      check(g, test::catalog(), test::registry().get("h16"));
+    } catch (const Error &e) {
+      code = e.code();
+    }
+    EXPECT_TRUE(code == "read and checked" || code.rfind("ANEC-", 0) == 0) << op.type << ": " << code;
+  }
 }
 
 // The reason code and "line:column" of the error `text` raises.

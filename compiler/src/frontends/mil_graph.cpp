@@ -505,6 +505,8 @@ private:
   }
 
   void op(const MilOp &o) {
+    if (o.outputs.empty()) // MIL text always names one; a spec's program may not
+      throw Error("ANEC-MIL-006", source_ + ":" + at(o.pos) + ": '" + o.type + "' defines no output");
     if (o.type == "const") {
       constant(o);
       return;

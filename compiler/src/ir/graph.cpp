@@ -189,7 +189,7 @@ double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
     if (int64_t n = attrs.integer("weight_elements"); n >= 0)
       return double(n) * 2;
   bool conv = op.type == "conv" || op.type == "deconv";
-  if (op.inputs.empty() || !(conv || op.type == "linear"))
+  if (op.inputs.empty() || op.outputs.empty() || !(conv || op.type == "linear"))
     return 0;
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
   if (conv && op.inputs.size() == 1 && attrs.text("weight") != "runtime") {
