@@ -170,6 +170,28 @@ std::string anec_header_field(const Anec &a, uint64_t off) {
   return header_layout().field_at(off);
 }
 
+namespace {
+// What the descriptors address against what the header binds there (the driver programs buffer
+// slot k with slot k's tiles: eiln/ane ane_drv.c, ane_nn_map): an enabled slot with no tiles
+// (ANEC-AUD-008; slot 1 is the kernel data, which the driver places after the chain), and a slot a
+// descriptor writes that the header binds as an input (ANEC-AUD-013).
+void slot_bindings(const Anec &a, std::vector<Finding> &out) {
+  const AnecHeader &h = a.header;
+  for (const Td &td : a.chain.tds)
+    for (const FieldValue &slot : enabled_slots(td)) {
+      std::string what = slot.field->name + " = " + std::to_string(slot.value);
+      if (slot.value != 1 && (slot.value >= AnecHeader::kSlots || !h.tiles[slot.value]))
+        out.push_back(finding_at("ANEC-AUD-008", td.offset,
+                                 what + " is enabled but the header gives slot " +
+                                     std::to_string(slot.value) + " no tiles"));
+      else if (slot.field->access == "write" && slot_role(h, slot.value).starts_with("input"))
+        out.push_back(finding_at("ANEC-AUD-013", td.offset,
+                                 "the descriptor writes slot " + std::to_string(slot.value) + " (" + what +
+                                     "), which the header binds as " + slot_role(h, slot.value)));
+    }
+}
+} // namespace
+
 std::vector<Finding> audit_anec(const Anec &a) {
   const AnecHeader &h = a.header;
   std::vector<Finding> out = audit_chain(a.chain);
@@ -221,6 +243,7 @@ std::vector<Finding> audit_anec(const Anec &a) {
       strides("plane stride " + std::to_string(s[4]) + " holds fewer than H = " + std::to_string(s[2]) +
               " rows");
   }
+  slot_bindings(a, out);
   return out;
 }
 
@@ -267,12 +290,14 @@ std::vector<uint8_t> hwx_to_anec(const Hwx &x, std::span<const uint8_t> file, ui
     bool output = t->direction == 2;
     if (k != AnecHeader::kFirstOutput + h.dst_count + h.src_count || (output && inputs_started) ||
         (t->direction != 1 && !output))
-      throw fail("buffer slot " + std::to_string(k) + " (" + name + ", " +
-                 (output ? "an output" : "an input") +
-                 ") breaks libane's order: the driver format binds outputs from slot 4, then inputs, by "
-                 "position, and the "
-                 "descriptors address the slots the program state gives, so the buffers would be bound to "
-                 "the wrong slots");
+      throw fail(
+          "buffer slot " + std::to_string(k) + " (" + name + ", " + (output ? "an output" : "an input") +
+          ") breaks the anec header's order: it binds outputs from slot 4, then inputs, by position, "
+          "and the driver gives slot k the k-th buffer (eiln/ane ane_drv.c), while the descriptors "
+          "address the slots the program state gives (slot 4: " +
+          (p.bars[AnecHeader::kFirstOutput] ? hwx_what_is(x, p.bars[AnecHeader::kFirstOutput]) : "empty") +
+          "); bound by position, the buffers would swap places (eiln/anecc does so, and audit then "
+          "reports ANEC-AUD-013)");
     inputs_started |= !output;
     ++(output ? h.dst_count : h.src_count);
     const uint64_t nchw[6] = {t->extents[0], t->extents[1], t->extents[2],

@@ -106,6 +106,16 @@ std::vector<Finding> audit_chain(const FlatChain &c, const TdSchema &s) {
   return chain_checks(c.findings, tds, c.sized);
 }
 
+std::vector<FieldValue> enabled_slots(const Td &td) {
+  std::vector<FieldValue> out;
+  for (const Word &w : td.header)
+    for (const FieldValue &slot : w.fields)
+      if (slot.field->role == "slot")
+        if (auto on = header_field(td, slot.field->pair); on && *on)
+          out.push_back(slot);
+  return out;
+}
+
 std::vector<Finding> audit_hwx(const Hwx &h) {
   std::vector<Finding> out = audit_chain(h.chain);
   const std::vector<HwxReloc> none; // relocations are checked against the decoded chain only
@@ -171,20 +181,13 @@ std::vector<Finding> audit_hwx(const Hwx &h) {
       if (p->td_bytes && p->td_bytes != td.size)
         bad("descriptor size " + hex(p->td_bytes) + ", the descriptor at " + hex(td.offset) + " is " +
             hex(td.size));
-    for (const Td &td : h.chain.tds) // the header's buffer-slot fields (role "slot") and their enables
-      for (const Word &w : td.header)
-        for (const FieldValue &slot : w.fields) {
-          if (slot.field->role != "slot")
-            continue;
-          auto on = header_field(td, slot.field->pair);
-          if (!on || !*on)
-            continue;
-          if (slot.value >= HwxProgramState::kBars || !p->bars[slot.value])
-            out.push_back(finding_at("ANEC-AUD-008", td.offset,
-                                     slot.field->name + " = " + std::to_string(slot.value) +
-                                         " is enabled but buffer slot " + std::to_string(slot.value) +
-                                         " holds no address"));
-        }
+    for (const Td &td : h.chain.tds)
+      for (const FieldValue &slot : enabled_slots(td))
+        if (slot.value >= HwxProgramState::kBars || !p->bars[slot.value])
+          out.push_back(finding_at("ANEC-AUD-008", td.offset,
+                                   slot.field->name + " = " + std::to_string(slot.value) +
+                                       " is enabled but buffer slot " + std::to_string(slot.value) +
+                                       " holds no address"));
   }
   for (const HwxTensor &l : h.layouts)
     out_stride_findings(l, out);

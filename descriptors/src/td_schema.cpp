@@ -108,6 +108,11 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
       f.pair = pa->as_string();
     if (!f.pair.empty() && f.role != "address" && f.role != "slot")
       r.fail(fd, "only address and slot fields name a pair");
+    if (const Doc *ac = r.opt("access", Doc::Kind::String)) {
+      f.access = ac->as_string();
+      if (f.role != "slot" || (f.access != "read" && f.access != "write"))
+        r.fail(*ac, "access is read or write, on a slot field");
+    }
     if (const Doc *g = r.opt("generations", Doc::Kind::String)) {
       unsigned lo = 0, hi = 0;
       char dash = 0, tail = 0;

@@ -17,6 +17,8 @@
 #include <filesystem>
 #include <map>
 #include <gtest/gtest.h>
+
+#include <cstring>
 #include <set>
 #include <unistd.h>
 
@@ -330,8 +332,9 @@ TEST(Anec, DamageHasReasonCodes) {
   store_le(tds, 0xc, 2, 4);
   EXPECT_EQ(codes(audit_anec(read_anec(tds, gen7()))), std::set<std::string>{"ANEC-AUD-010"});
   auto tiles = good;
-  store_le(tiles, 0x28 + 4 * 4, 0, 4); // the output slot loses its tiles
-  EXPECT_EQ(codes(audit_anec(read_anec(tiles, gen7()))), std::set<std::string>{"ANEC-AUD-011"});
+  store_le(tiles, 0x28 + 4 * 4, 0, 4); // the output slot loses its tiles, which the descriptor writes
+  EXPECT_EQ(codes(audit_anec(read_anec(tiles, gen7()))),
+            (std::set<std::string>{"ANEC-AUD-008", "ANEC-AUD-011"}));
   auto row = good;
   store_le(row, 0xa8 + 48 * 5 + 40, 100, 4); // input row stride 100: not a 64 multiple, < 77 fp16
   EXPECT_EQ(codes(audit_anec(read_anec(row, gen7()))), std::set<std::string>{"ANEC-AUD-012"});
@@ -479,8 +482,11 @@ TEST(DescCli, NewerProgramsDumpAuditAndRoundTrip) {
     // there (and H15's state gives no descriptor size), so conversion is refused, with the reason.
     EXPECT_EQ(run("convert " + (dir / f).string() + " -o " + back.string(), &err), 2);
     EXPECT_NE(err.find("ANEC-CONV-001"), std::string::npos) << err;
-    EXPECT_NE(err.find(std::string(f) == "matmul_h15.hwx" ? "gives no descriptor size" : "would be bound to the wrong slots"),
-              std::string::npos) << err;
+    EXPECT_NE(err.find(std::string(f) == "matmul_h15.hwx"
+                           ? "gives no descriptor size"
+                           : "bound by position, the buffers would swap places"),
+              std::string::npos)
+        << err;
   }
   fs::remove(json);
   fs::remove(back);
@@ -524,4 +530,31 @@ TEST(DescCli, TruncatedHwxHeaderIsCutShort) {
   EXPECT_EQ(run("dump " + f.string(), &err), 2);
   EXPECT_NE(err.find("ANEC-HWX-001: hwx header cut short: 12 bytes"), std::string::npos) << err;
   fs::remove(f);
+}
+
+// The driver binds buffer slot k to slot k's buffer, so a descriptor that writes a slot the header
+// binds as an input, or enables a slot the header gives no tiles, is a finding: the container eiln/anecc
+// writes for the v7.5.8 matmul_h13.hwx (outputs moved to slot 4 by position) is the first kind.
+TEST(Anec, DescriptorsMustWriteOutputSlotsTheHeaderBinds) {
+  auto hb = read_file(tinygrad("relu.hwx"));
+  auto good = hwx_to_anec(read_hwx(hb, gen7()), hb, 0x1000);
+  ASSERT_TRUE(audit_anec(read_anec(good, gen7())).empty());
+  // WBase: Header[8] bits 16:12 (tables/schema/td/gen7.toml); relu writes slot 4 and reads slot 5
+  auto with_wbase = [&](uint32_t slot) {
+    auto b = good;
+    uint32_t w = 0;
+    std::memcpy(&w, &b[0x1000 + 0x20], 4);
+    w = (w & ~(0x1fu << 12)) | (slot << 12);
+    std::memcpy(&b[0x1000 + 0x20], &w, 4);
+    std::vector<std::string> codes;
+    for (const Finding &f : audit_anec(read_anec(b, gen7())))
+      codes.push_back(f.code + ": " + f.message);
+    return codes;
+  };
+  EXPECT_EQ(with_wbase(5),
+            (std::vector<std::string>{
+                "ANEC-AUD-013: the descriptor writes slot 5 (WBase = 5), which the header binds as "
+                "input 0"}));
+  EXPECT_EQ(with_wbase(9), (std::vector<std::string>{
+                               "ANEC-AUD-008: WBase = 9 is enabled but the header gives slot 9 no tiles"}));
 }

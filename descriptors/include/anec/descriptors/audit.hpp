@@ -27,6 +27,9 @@ std::vector<Finding> audit_chain(const Chain &chain);
 std::vector<Finding> audit_chain(const FlatChain &chain, const TdSchema &schema);
 std::vector<Finding> audit_hwx(const Hwx &hwx);
 
+// The descriptor header's buffer-slot fields (role "slot") whose enable (their pair) is set.
+std::vector<FieldValue> enabled_slots(const Td &td);
+
 // What lies at a byte offset: the header field, load command, section, symbol, relocation or
 // descriptor register word (with its decoded fields), one line each.
 std::string explain(std::span<const uint8_t> file, const Chain &chain, const Hwx *hwx, uint64_t offset);

@@ -25,6 +25,7 @@ struct TdField {
   // units; `pair` names the register holding its size), "size", "slot" (a buffer-slot index; `pair`
   // names the header field that enables it), "enable", or "" (a plain value).
   std::string role, pair;
+  std::string access; // a slot field: "read" or "write" (the buffer it names), "" when not known
   std::string source, confidence;
 
   uint32_t mask() const { return uint32_t((uint64_t{1} << (hi - lo + 1)) - 1) << lo; }
