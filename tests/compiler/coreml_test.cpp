@@ -9,6 +9,7 @@
 #include "anec/compiler/frontends/mil.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/json.hpp"
 
 #include "../../compiler/src/frontends/coreml/coreml_model.hpp"
 #include "../errors.hpp"
@@ -106,6 +107,55 @@ int decoded_count(const fs::path &model, const std::string &needle) {
   return count;
 }
 } // namespace
+
+// A NeuralNetwork spec written as protobuf text and encoded by protoc against the reference schema
+// (an encoder that shares no code with anec): the layer parameters that set a shape are read as
+// their ops' attributes, and every shape follows. x [8, 4, 4] (C, H, W); padding H by (1, 2) and W
+// by (3, 4): [8, 7, 11]; upsample H x2, W x3: [8, 14, 33]; concat of two along C: [16, 14, 33];
+// permute (Seq, C, W, H): [16, 33, 14]; reshape (1, 32, 33, 7); softmax over C.
+TEST(CoreML, NeuralNetworkLayerParametersAreTheirOpsAttributes) {
+  const std::string text = R"(specificationVersion: 4
+description {
+  input { name: "x" type { multiArrayType { shape: 8 shape: 4 shape: 4 dataType: FLOAT32 } } }
+  output { name: "y" type { multiArrayType { dataType: FLOAT32 } } }
+}
+neuralNetwork {
+  layers { name: "pad" input: "x" output: "p" padding { constant { value: 0 } paddingAmounts {
+    borderAmounts { startEdgeSize: 1 endEdgeSize: 2 } borderAmounts { startEdgeSize: 3 endEdgeSize: 4 } } } }
+  layers { name: "up" input: "p" output: "u" upsample { scalingFactor: 2 scalingFactor: 3 } }
+  layers { name: "cat" input: "u" input: "u" output: "c" concat { } }
+  layers { name: "perm" input: "c" output: "t" permute { axis: 0 axis: 1 axis: 3 axis: 2 } }
+  layers { name: "shape" input: "t" output: "r"
+    reshape { targetShape: 1 targetShape: 32 targetShape: 33 targetShape: 7 } }
+  layers { name: "soft" input: "r" output: "y" softmax { } }
+})";
+  fs::path txt = scratch("attrs.txt"), model = scratch("attrs.mlmodel");
+  write(txt, text);
+  std::string cmd = "protoc --encode=CoreML.Specification.Model -I " + kFormat.string() + " " +
+                    (kFormat / "Model.proto").string() + " < " + txt.string() + " > " + model.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  Graph g = load_model(model, catalog());
+  EXPECT_EQ(shape(g, "p"), "[1,1,8,7,11]");
+  EXPECT_EQ(shape(g, "u"), "[1,1,8,14,33]");
+  EXPECT_EQ(shape(g, "c"), "[1,1,16,14,33]");
+  EXPECT_EQ(shape(g, "t"), "[1,1,16,33,14]");
+  EXPECT_EQ(shape(g, "r"), "[1,1,32,33,7]");
+  EXPECT_EQ(shape(g, "y"), "[1,1,32,33,7]");
+  std::map<std::string, std::string> attrs;
+  for (const Op &op : g.ops) {
+    std::string a = json::write(op.attrs);
+    std::erase_if(a, [](char c) { return c == ' ' || c == '\n'; });
+    attrs[op.name] = op.type + " " + a;
+  }
+  EXPECT_EQ(attrs["pad"],
+            R"(pad {"pad":[1,2,3,4],"mode":"constant","value":0.0})"); // top, bottom, left, right
+  EXPECT_EQ(attrs["up"], R"(resize {"scale":[2,3],"mode":"nearest"})");
+  EXPECT_EQ(attrs["cat"], R"(concat {"axis":"C"})");
+  EXPECT_EQ(attrs["perm"], R"(transpose {"perm":[0,1,2,4,3]})"); // [N, D, C, H, W]: H and W swap
+  EXPECT_EQ(attrs["shape"], R"(reshape {"shape":[1,1,32,33,7]})");
+  EXPECT_EQ(attrs["soft"], R"(softmax {"axis":"C"})");
+  fs::remove_all(txt.parent_path());
+}
 
 TEST(CoreML, TinyDrawingEmbeddingSpec1) {
   fs::path p = kData / "mlmodel/coremltools/TinyDrawingEmbedding.mlmodel";
