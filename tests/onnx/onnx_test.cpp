@@ -318,3 +318,82 @@ TEST(Onnx, RuntimeSkipExampleIsSkippedAsItsAnecGraphForm) {
     EXPECT_DOUBLE_EQ(a.latency_us, b.latency_us) << "C=" << c;
   }
 }
+
+namespace {
+// x [1, 1, 8, 8] -> OP (kernel 3x3, `attr` = `values`) -> y, for what the ONNX library divides by.
+std::string window_onnx(const std::string &op, const std::string &attr, std::vector<int64_t> values,
+                        int64_t x_dim = 8) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  onnx::GraphProto *g = m.mutable_graph();
+  g->set_name("window");
+  auto declare = [](onnx::ValueInfoProto *v, const char *name, std::vector<int64_t> dims) {
+    v->set_name(name);
+    auto *t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    for (int64_t d : dims)
+      t->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  declare(g->add_input(), "x", {1, 1, x_dim, 8});
+  declare(g->add_output(), "y", {1, 1, 6, 6});
+  onnx::NodeProto *n = g->add_node();
+  n->set_name("w");
+  n->set_op_type(op);
+  n->add_input("x");
+  if (op == "Conv") {
+    onnx::TensorProto *w = g->add_initializer();
+    w->set_name("k");
+    w->set_data_type(onnx::TensorProto_DataType_FLOAT);
+    for (int64_t d : {1, 1, 3, 3})
+      w->add_dims(d);
+    for (int k = 0; k < 9; ++k)
+      w->add_float_data(1);
+    n->add_input("k");
+  }
+  n->add_output("y");
+  auto ints = [&](const std::string &name, std::vector<int64_t> v) {
+    onnx::AttributeProto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_INTS);
+    for (int64_t x : v)
+      a->add_ints(x);
+  };
+  ints("kernel_shape", attr == "kernel_shape" ? values : std::vector<int64_t>{3, 3});
+  if (attr != "kernel_shape")
+    ints(attr, values);
+  return m.SerializeAsString();
+}
+} // namespace
+
+// Debian's libonnx passes a Conv or pool with strides 0 through its checker, then divides by zero in
+// its shape inference (SIGFPE: the process died with no output). What it divides by or loops over is
+// refused first (ANEC-ONNX-005), as is a negative dimension, which was read as a symbolic one.
+TEST(Onnx, WhatTheLibraryDividesByIsCheckedBeforeItSeesIt) {
+  EXPECT_EQ(read_onnx(window_onnx("Conv", "strides", {1, 1}), "ok.onnx", catalog()).tensor("y")->shape.str(),
+            "[1,1,1,6,6]");
+  for (const char *op : {"Conv", "MaxPool", "AveragePool", "LpPool"}) {
+    SCOPED_TRACE(op);
+    std::string msg;
+    EXPECT_EQ(code_of(
+                  [&] {
+                    read_onnx(window_onnx(op, "strides", {0, 0}), "s.onnx", catalog());
+                  },
+                  &msg),
+              "ANEC-ONNX-005");
+    EXPECT_NE(msg.find("attribute 'strides' of node 'w' (" + std::string(op) + ") is 0"), std::string::npos)
+        << msg;
+  }
+  EXPECT_EQ(code_of([&] {
+              read_onnx(window_onnx("MaxPool", "dilations", {0, 1}), "d.onnx", catalog());
+            }),
+            "ANEC-ONNX-005");
+  EXPECT_EQ(code_of([&] {
+              read_onnx(window_onnx("MaxPool", "kernel_shape", {3, 0}), "k.onnx", catalog());
+            }),
+            "ANEC-ONNX-005");
+  EXPECT_EQ(code_of([&] {
+              read_onnx(window_onnx("MaxPool", "strides", {1, 1}, -5), "n.onnx", catalog());
+            }),
+            "ANEC-ONNX-005");
+}

@@ -5,6 +5,7 @@
 #include "onnx_model.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 #include "anec/support/half.hpp"
 
 #include <onnx/checker.h>
@@ -354,12 +355,52 @@ std::string infer_around(onnx::ModelProto &model, const std::map<int, std::strin
   return {};
 }
 
+// What the ONNX library's checker and shape inference divide by or loop over, checked before they see
+// it (ANEC-ONNX-005): strides, dilations and kernel sizes of 1 or more, a group of 1 or more, no
+// negative dimension in a declared shape or an initializer. Debian's libonnx divides by a zero stride
+// in its convolution and pooling shape inference (SIGFPE), with the checker passing the model.
+void check_library_input(const onnx::GraphProto &gp, const std::string &source) {
+  auto fail = [&](const std::string &what, int64_t v) {
+    throw Error("ANEC-ONNX-005", source + ": " + what + " is " + std::to_string(v) +
+                                     ": the ONNX library would divide by it or loop on it");
+  };
+  auto shape = [&](const onnx::ValueInfoProto &v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      for (const auto &d : v.type().tensor_type().shape().dim())
+        if (d.has_dim_value() && d.dim_value() < 0)
+          fail("a dimension of '" + excerpt(v.name()) + "'", d.dim_value());
+  };
+  for (const auto *list : {&gp.input(), &gp.output(), &gp.value_info()})
+    for (const auto &v : *list)
+      shape(v);
+  for (const auto &t : gp.initializer())
+    for (int64_t d : t.dims())
+      if (d < 0)
+        fail("a dimension of initializer '" + excerpt(t.name()) + "'", d);
+  for (const auto &n : gp.node())
+    for (const auto &a : n.attribute()) {
+      std::string what = "attribute '" + excerpt(a.name()) + "' of node '" + excerpt(n.name()) + "' (" +
+                         excerpt(n.op_type()) + ")";
+      if (a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape")
+        for (int64_t v : a.ints())
+          if (v < 1)
+            fail(what, v);
+      if (a.name() == "group" && a.has_i() && a.i() < 1)
+        fail(what, a.i());
+      if (a.has_g())
+        check_library_input(a.g(), source);
+      for (const auto &sub : a.graphs())
+        check_library_input(sub, source);
+    }
+}
+
 Model read(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
            bool all_values) {
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
     throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
   Model out;
+  check_library_input(model.graph(), source);
   out.bound_inputs = bind_dims(model, dims, source);
   int64_t opset = opset_of(model, "");
   bool newer = model.ir_version() > onnx::Version::IR_VERSION || opset > library_opset();
