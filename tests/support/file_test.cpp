@@ -2,6 +2,7 @@
 // before bytes, outputs never replace what is not a regular file, modes and umask are kept, a set
 // of files is swapped in whole, and temporaries of killed runs are removed.
 #include "../errors.hpp"
+#include "anec/support/corpus.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
@@ -260,4 +261,23 @@ TEST(ErrorMessages, QuoteOnlyAnExcerptOfTheInput) {
   }
   EXPECT_EQ(excerpt("short"), "short");
   EXPECT_EQ(excerpt(std::string(100, 'x'), 10), "xxxxxxxxxx... (90 more bytes)");
+}
+
+// A corpus lists every entry named like an input, whatever it is: a link to itself (which ended every
+// tool's directory run with "Too many levels of symbolic links"), a dangling link, a FIFO, a folder
+// named like a file. Reading each gives its row and reason; others are not inputs.
+TEST_F(FileIo, ACorpusListsEveryEntryNamedLikeAnInput) {
+  fs::create_symlink("loop.json", dir / "loop.json");
+  fs::create_symlink("missing.json", dir / "dangling.json");
+  ASSERT_EQ(::mkfifo((dir / "fifo.json").c_str(), 0600), 0);
+  fs::create_directories(dir / "folder.json");
+  put(dir / "good.json", "{}");
+  put(dir / "notes.txt", "not an input");
+  std::vector<std::string> names;
+  for (const fs::path &p : input_files({dir.string()}, {".json"}))
+    names.push_back(p.filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"dangling.json", "fifo.json", "folder.json", "good.json",
+                                             "loop.json"}));
+  EXPECT_EQ(code_of([&] { read_file(dir / "loop.json"); }), "ANEC-IO-001");
+  EXPECT_EQ(code_of([&] { read_file(dir / "folder.json"); }), "ANEC-IO-004");
 }

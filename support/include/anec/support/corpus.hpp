@@ -18,26 +18,33 @@ namespace anec {
 // .mlpackage or .mlmodelc).
 inline bool is_bundle_dir(const std::filesystem::path &p, const std::set<std::string> &bundles) {
   std::filesystem::path name = p.filename().empty() ? p.parent_path() : p;
-  return bundles.count(name.extension().string()) && std::filesystem::is_directory(p);
+  std::error_code ec;
+  return bundles.count(name.extension().string()) && std::filesystem::is_directory(p, ec);
 }
 
-// Files as given; for a directory, its regular files whose extension is one of `extensions` and its
+// Files as given; for a directory, its entries whose extension is one of `extensions` and its
 // folders whose extension is one of `bundles` (not recursive), sorted. A bundle given is one input.
+// An entry is listed whatever it is (a link that loops or dangles, a FIFO, a folder named like a
+// model): reading it gives its row and its reason, so no entry is skipped unsaid and none ends the
+// run. A directory that cannot be listed is listed as itself, for the same reason.
 inline std::vector<std::filesystem::path> input_files(const std::vector<std::string> &paths,
                                                       const std::set<std::string> &extensions,
                                                       const std::set<std::string> &bundles = {}) {
   namespace fs = std::filesystem;
   std::vector<fs::path> out;
   for (const std::string &p : paths) {
-    if (!fs::is_directory(p) || is_bundle_dir(p, bundles)) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec) || is_bundle_dir(p, bundles)) {
       out.push_back(p);
       continue;
     }
     std::vector<fs::path> in;
-    for (const auto &e : fs::directory_iterator(p))
-      if ((e.is_regular_file() && extensions.count(e.path().extension().string())) ||
-          is_bundle_dir(e.path(), bundles))
-        in.push_back(e.path());
+    fs::directory_iterator it(p, ec), end;
+    if (ec)
+      in.push_back(p);
+    for (; !ec && it != end; it.increment(ec))
+      if (extensions.count(it->path().extension().string()) || is_bundle_dir(it->path(), bundles))
+        in.push_back(it->path());
     std::sort(in.begin(), in.end());
     out.insert(out.end(), in.begin(), in.end());
   }
