@@ -345,13 +345,14 @@ TEST(Anec, DamageHasReasonCodes) {
 }
 
 // Generations 5 (H11) and 8 (H15) walk descriptors as generation 7 does, from the real files of
-// ../shared/testdata/newer, and 11 (H14), 17, 19 and 20 (H16 to H18) from published facts
-// (generations_test.cpp); generation 10 holds what the guide gives (object-field offsets), no stream
-// layout, and anec-desc shows their chains raw. The database is picked from an hwx's cpusubtype.
+// ../shared/testdata/newer, 4 (T0) and 6 (H12) as generation 5 does (more-generations), and 11 (H14), 17, 19
+// and 20 (H16 to H18) from published facts (generations_test.cpp); generation 10 holds what the guide gives
+// (object-field offsets), no stream layout, and anec-desc shows their chains raw. The database is picked from
+// an hwx's cpusubtype.
 TEST(TdSchema, OtherGenerationsAndSelection) {
   fs::path dir = fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "td";
   std::map<int, uint32_t> patch_width = {{7, 0x200}, {8, 0x224}, {10, 0x12c}, {11, 0x21c}, {17, 0x23c}, {19, 0x248}, {20, 0x26c}};
-  for (int g : {5, 7, 8, 10, 11, 17, 19, 20}) {
+  for (int g : {4, 5, 6, 7, 8, 10, 11, 17, 19, 20}) {
     SCOPED_TRACE(g);
     TdSchema s = TdSchema::load(dir / ("gen" + std::to_string(g) + ".toml"));
     EXPECT_EQ(s.generation, g);
@@ -394,9 +395,7 @@ TEST(TdSchema, OtherGenerationsAndSelection) {
   EXPECT_NE(out.find("\nANEC-HWX-103,warn,,,0x4000,the generation-11 database"), std::string::npos) << out;
   fs::path tmp = fs::temp_directory_path() / ("anec-sub-" + std::to_string(::getpid()) + ".hwx");
   auto b = read_file(tinygrad("relu.hwx"));
-  b[8] = 2; // cpusubtype of t0: generation 4, which has no database
-  write_output(tmp, b);
-  EXPECT_EQ(run("audit " + tmp.string(), &err), 0) << err;
+  EXPECT_EQ(run("audit " + tinygrad("relu.hwx").string() + " --generation 9", &err), 0) << err;
   EXPECT_NE(err.find("warning: ANEC-DESC-001"), std::string::npos) << err;
   b[8] = 0x77; // no target's
   write_output(tmp, b);
@@ -456,31 +455,80 @@ TEST(DescCli, DescriptorAndGenerationNumbersAreStrict) {
   }
 }
 
-// Every program of ../shared/testdata/newer (AlexAltea/ane's matmul built by compiler v7.5.8 for
-// H11, H13 and H15) dumps without a warning, its one descriptor walked to the end of __text (H15:
-// after the 16-byte frame), audits clean and encodes back byte for byte from its JSON dump.
-TEST(DescCli, NewerProgramsDumpAuditAndRoundTrip) {
-  fs::path dir = fs::path(ANEC_TEST_SHARED_DIR) / "testdata/newer/alexaltea-ane";
+namespace {
+// Of a dump document: its descriptors, and the header and register words with and without a field.
+struct Counted {
+  size_t tds = 0, bytes = 0, named = 0, unnamed = 0;
+};
+Counted count_words(const Doc &dump) {
+  Counted c;
+  auto word = [&](const Doc &w) { ++(w.find("fields")->members().empty() ? c.unnamed : c.named); };
+  for (const Doc &td : dump.find("tds")->items()) {
+    ++c.tds;
+    c.bytes += size_t(td.find("bytes")->as_int());
+    for (const Doc &w : td.find("header")->items())
+      word(w);
+    for (const Doc &st : td.find("streams")->items())
+      for (const Doc &w : st.find("registers")->items())
+        word(w);
+  }
+  return c;
+}
+} // namespace
+
+// The seven builds of AlexAltea/ane's matmul by compiler v7.5.8 (../shared/testdata/newer and
+// more-generations; the generations their SOURCES.md give) dump without a warning, their one
+// descriptor of the size the program state gives walked to the end of __text (H14, H15: after the
+// 16-byte frame), audit clean and encode back byte for byte from their JSON dumps. Generations 4 to 6
+// (gen4/gen6.toml aligned on gen5.toml) leave only generation 5's four unnamed words unnamed.
+TEST(DescCli, V758ProgramsOfEveryGenerationDumpAuditAndRoundTrip) {
+  fs::path data = fs::path(ANEC_TEST_SHARED_DIR) / "testdata";
   fs::path json = fs::temp_directory_path() / ("anec-newer-" + std::to_string(::getpid()) + ".json");
   fs::path back = fs::temp_directory_path() / ("anec-newer-" + std::to_string(::getpid()) + ".hwx");
-  for (const char *f : {"matmul_h11.hwx", "matmul_h13.hwx", "matmul_h15.hwx"}) {
-    SCOPED_TRACE(f);
+  struct Want {
+    const char *folder, *file;
+    int generation;
+    size_t bytes, unnamed; // unnamed: SIZE_MAX where the database names few words (7, 8, 11)
+    const char *convert;
+  } want[] = {{"more-generations", "matmul_m10.hwx", 5, 0xec, 4, "would be bound to the wrong slots"},
+              {"newer", "matmul_h11.hwx", 5, 0x14c, 4, "would be bound to the wrong slots"},
+              {"more-generations", "matmul_t0.hwx", 4, 0x1cc, 4, "would be bound to the wrong slots"},
+              {"more-generations", "matmul_h12.hwx", 6, 0x14c, 4, "would be bound to the wrong slots"},
+              {"newer", "matmul_h13.hwx", 7, 0x274, SIZE_MAX, "would be bound to the wrong slots"},
+              {"more-generations", "matmul_h14.hwx", 11, 0xf0, SIZE_MAX, "gives no descriptor size"},
+              {"newer", "matmul_h15.hwx", 8, 0x11c, SIZE_MAX, "gives no descriptor size"}};
+  for (const Want &w : want) {
+    SCOPED_TRACE(w.file);
+    fs::path f = data / w.folder / "alexaltea-ane" / w.file;
     std::string err, out;
-    EXPECT_EQ(run("audit " + (dir / f).string(), &err, &out), 0) << err << out;
-    EXPECT_NE(out.find(", 0 finding(s)"), std::string::npos) << out;
-    ASSERT_EQ(run("dump " + (dir / f).string() + " --format json", &err, &out), 0) << err;
+    EXPECT_EQ(run("audit " + f.string(), &err, &out), 0) << err << out;
+    EXPECT_NE(out.find("1 descriptor(s) audited, 0 finding(s)"), std::string::npos) << out;
+    ASSERT_EQ(run("dump " + f.string() + " --format json", &err, &out), 0) << err;
     EXPECT_EQ(err.find("warning"), std::string::npos) << err;
-    EXPECT_NE(out.find("\"tds\""), std::string::npos);
+    Doc dump = json::parse(out, w.file);
+    EXPECT_EQ(dump.find("generation")->as_int(), w.generation);
+    EXPECT_EQ(dump.find("raw_layout"), nullptr);
+    Counted c = count_words(dump);
+    EXPECT_EQ(c.tds, 1u);
+    EXPECT_EQ(c.bytes, w.bytes);
+    EXPECT_EQ(4 * (c.named + c.unnamed) + 4 * dump.find("tds")->items()[0].find("streams")->items().size(),
+              w.bytes);
+    if (w.unnamed != SIZE_MAX) {
+      EXPECT_EQ(c.unnamed, w.unnamed);
+    }
+    std::vector<std::string> tensors;
+    for (const Doc &t : dump.find("tensors")->items())
+      tensors.push_back(t.find("name")->as_string());
+    EXPECT_EQ(tensors, (std::vector<std::string>{"A", "B", "matmul_0"}));
     write_output(json, out);
     ASSERT_EQ(run("encode " + json.string() + " -o " + back.string(), &err), 0) << err;
-    EXPECT_EQ(read_file(back), read_file(dir / f));
+    EXPECT_EQ(read_file(back), read_file(f));
     EXPECT_EQ(err.find("warning"), std::string::npos) << "encode needs no warning";
     // The driver format binds outputs from slot 4 by position: these programs put their inputs
-    // there (and H15's state gives no descriptor size), so conversion is refused, with the reason.
-    EXPECT_EQ(run("convert " + (dir / f).string() + " -o " + back.string(), &err), 2);
+    // there (and a segment state gives no descriptor size), so conversion is refused, with the reason.
+    EXPECT_EQ(run("convert " + f.string() + " -o " + back.string(), &err), 2);
     EXPECT_NE(err.find("ANEC-CONV-001"), std::string::npos) << err;
-    EXPECT_NE(err.find(std::string(f) == "matmul_h15.hwx" ? "gives no descriptor size" : "would be bound to the wrong slots"),
-              std::string::npos) << err;
+    EXPECT_NE(err.find(w.convert), std::string::npos) << err;
   }
   fs::remove(json);
   fs::remove(back);
