@@ -369,14 +369,15 @@ TEST(TdSchema, OtherGenerationsAndSelection) {
   Doc bad = toml::parse("schema = \"anec-td\"\nversion = \"1\"\ngeneration = 9\ncomplete = true\nsource = \"x\"\n", "bad.toml");
   EXPECT_EQ(code_of([&] { TdSchema::from_doc(bad, "bad.toml"); }), "ANEC-TDS-001");
 
-  // An hwx whose generation no database walks is read, its chain shown raw with a warning (these
-  // used to fail dump and audit); a raw chain has nothing else to show and is refused.
+  // An hwx whose generation no database walks is read, its chain walked raw with a warning (these
+  // used to fail dump and audit; UnknownGenerationsWalkRaw below); a raw chain has nothing else to
+  // show and is refused.
   std::string err, out;
   EXPECT_EQ(run("dump " + tinygrad("relu.hwx").string() + " --generation 10", &err, &out), 0) << err;
   EXPECT_NE(err.find("warning: ANEC-DESC-002"), std::string::npos) << err;
-  EXPECT_NE(out.find("not decoded, no register database walks the descriptors of generation 10"),
-            std::string::npos);
-  EXPECT_NE(out.find("0x00004000: "), std::string::npos) << "the raw bytes of __text";
+  EXPECT_NE(out.find("generation 10 (no register map: walked raw with the stream layout of generation 7)"),
+            std::string::npos)
+      << out;
   fs::path relu6 = fs::path(ANEC_TEST_SHARED_DIR) / "testdata/external/eiln-ane/kernels/activation/relu6.bin";
   EXPECT_EQ(run("dump " + relu6.string() + " --generation 10", &err), 2);
   EXPECT_NE(err.find("ANEC-DESC-002"), std::string::npos) << err;
@@ -530,6 +531,90 @@ TEST(DescCli, V758ProgramsOfEveryGenerationDumpAuditAndRoundTrip) {
     EXPECT_NE(err.find("ANEC-CONV-001"), std::string::npos) << err;
     EXPECT_NE(err.find(w.convert), std::string::npos) << err;
   }
+  fs::remove(json);
+  fs::remove(back);
+}
+
+namespace {
+// A copy of a real program with its cpusubtype (hwx header +8) set to `subtype`.
+fs::path patched_copy(const fs::path &from, uint32_t subtype, const std::string &name) {
+  std::vector<uint8_t> b = read_file(from);
+  store_le(b, 8, subtype, 4);
+  fs::path to = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".hwx");
+  write_output(to, b);
+  return to;
+}
+} // namespace
+
+// A program of a generation no database covers still shows its descriptors: walked raw with the
+// nearest layout that walks its __text into the program state's count, every stream and word kept
+// (no register named but the header fields that chain descriptors), and encoded back byte for byte.
+// The T0 matmul with a cpusubtype no target has (0x7f: generation unknown, taken as 0) walks with
+// generation 4's layout; the H13 matmul read as generation 10 (a database without a stream layout)
+// with generation 7's (11 and 8, nearer, do not walk it); the H15 matmul read as generation 9 (no database)
+// with generation 8's.
+TEST(DescCli, UnknownGenerationsWalkRaw) {
+  fs::path data = fs::path(ANEC_TEST_SHARED_DIR) / "testdata";
+  fs::path t0 = patched_copy(data / "more-generations/alexaltea-ane/matmul_t0.hwx", 0x7f, "anec-unknown-t0");
+  fs::path json = fs::temp_directory_path() / ("anec-unknown-" + std::to_string(::getpid()) + ".json");
+  fs::path back = fs::temp_directory_path() / ("anec-unknown-" + std::to_string(::getpid()) + ".hwx");
+  struct Want {
+    fs::path file;
+    std::string args, first_warning;
+    int generation, like;
+    size_t bytes, streams;
+  } want[] = {
+      {t0, "", "ANEC-DESC-003", 0, 4, 0x1cc, 21},
+      {data / "newer/alexaltea-ane/matmul_h13.hwx", " --generation 10", "ANEC-DESC-002", 10, 7, 0x274, 7},
+      {data / "newer/alexaltea-ane/matmul_h15.hwx", " --generation 9", "ANEC-DESC-001", 9, 8, 0x11c, 16}};
+  for (const Want &w : want) {
+    SCOPED_TRACE(w.file.string() + w.args);
+    std::string err, out;
+    ASSERT_EQ(run("dump " + w.file.string() + w.args, &err, &out), 0) << err;
+    EXPECT_NE(err.find("warning: " + w.first_warning), std::string::npos) << err;
+    EXPECT_NE(err.find("ANEC-DESC-004: the descriptors are walked raw with the stream layout of generation " +
+                       std::to_string(w.like)),
+              std::string::npos)
+        << err;
+    EXPECT_NE(out.find("walked raw with the stream layout of generation " + std::to_string(w.like) +
+                       "): 1 descriptor(s)"),
+              std::string::npos)
+        << out;
+    EXPECT_EQ(out.find("not decoded"), std::string::npos) << out;
+    ASSERT_EQ(run("dump " + w.file.string() + w.args + " --format json", &err, &out), 0) << err;
+    Doc dump = json::parse(out, "dump");
+    EXPECT_EQ(dump.find("generation")->as_int(), w.generation);
+    ASSERT_NE(dump.find("raw_layout"), nullptr);
+    EXPECT_EQ(dump.find("raw_layout")->as_int(), w.like);
+    Counted c = count_words(dump);
+    EXPECT_EQ(c.tds, 1u);
+    EXPECT_EQ(c.bytes, w.bytes);
+    const Doc &td = dump.find("tds")->items()[0];
+    EXPECT_EQ(td.find("streams")->items().size(), w.streams);
+    for (const Doc &st : td.find("streams")->items())
+      for (const Doc &r : st.find("registers")->items()) {
+        EXPECT_TRUE(r.find("fields")->members().empty());
+        EXPECT_EQ(r.find("block")->as_string(), "");
+      }
+    EXPECT_EQ(c.named, w.like == 8 ? 1u : 2u); // TaskWords; EON and NextPointer
+    write_output(json, out);
+    ASSERT_EQ(run("encode " + json.string() + " -o " + back.string(), &err), 0) << err;
+    EXPECT_EQ(read_file(back), read_file(w.file));
+    std::string audit_out;
+    EXPECT_EQ(run("audit " + w.file.string() + w.args, &err, &audit_out), 0) << err << audit_out;
+    EXPECT_NE(audit_out.find("1 descriptor(s) audited"), std::string::npos) << audit_out;
+  }
+  // With no layout that walks it (the T0 chain cut inside its last stream, the program state still
+  // counting one descriptor), the chain is shown as bytes, as before.
+  std::vector<uint8_t> cut = read_file(t0);
+  store_le(cut, 0x411c, 0xfc000000, 4); // Common's stream header: 64 words from 0, past __text
+  write_output(t0, cut);
+  std::string err, out;
+  ASSERT_EQ(run("dump " + t0.string(), &err, &out), 0) << err;
+  EXPECT_NE(err.find("ANEC-DESC-003"), std::string::npos) << err;
+  EXPECT_EQ(err.find("ANEC-DESC-004"), std::string::npos) << err;
+  EXPECT_NE(out.find("not decoded"), std::string::npos) << out;
+  fs::remove(t0);
   fs::remove(json);
   fs::remove(back);
 }
