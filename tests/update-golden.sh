@@ -32,6 +32,13 @@ for f in "$newer"/*/*.hwx; do
   "$desc" --tables "$root/tables" dump "$f" > "$g/desc/$n.txt"
   "$desc" --tables "$root/tables" dump "$f" --format json > "$g/desc/$n.json"
 done
+# the same program for the other four targets (more-generations/: M10, T0, H12, H14)
+more=$root/../shared/testdata/more-generations
+for f in "$more"/*/*.hwx; do
+  n=more_$(echo "${f#$more/}" | tr / _)
+  "$desc" --tables "$root/tables" dump "$f" > "$g/desc/$n.txt"
+  "$desc" --tables "$root/tables" dump "$f" --format json > "$g/desc/$n.json"
+done
 # every real hwx converted to an anec container (0x1000-byte header), then dumped
 tmp=$(mktemp -d)
 for f in "$ext"/tinygrad/*.hwx; do

@@ -147,7 +147,12 @@ void print_chain(Printer &p, const Chain &c, const TdSchema &s, std::span<const 
   p.text("raw task-descriptor chain, generation ");
   p.field("generation", s.generation);
   p.data("database_complete", s.complete);
-  p.text(std::string(s.complete ? "" : " (register database incomplete)") + ": " +
+  if (s.raw()) {
+    p.text(" (no register map: walked raw with the stream layout of generation ");
+    p.field("raw_layout", s.raw_like);
+    p.text(")");
+  }
+  p.text(std::string(s.complete || s.raw() ? "" : " (register database incomplete)") + ": " +
          std::to_string(c.tds.size()) + " descriptor(s)");
   {
     Object kernel(p, "kernel_data");

@@ -83,7 +83,7 @@ public:
         throw Error("ANEC-TD-002", "stream header at " + hex(p) + " runs past the end " + hex(b_.size()));
       RecordShape shape = f_.record(le32(b_, p));
       BlockId block = f_.block_at(shape.base);
-      if (chain_walk && (block == kNoBlock || seen_[block]))
+      if (chain_walk && !s_.raw() && (block == kNoBlock || seen_[block]))
         break;
       if (block != kNoBlock)
         seen_[block] = true;
@@ -93,7 +93,7 @@ public:
     td.size = uint32_t(p - offset);
     c_.tds.push_back(td);
     std::span<const FlatWord> header = c_.header(c_.tds.back(), s_);
-    for (size_t k = 0; k < header.size(); ++k)
+    for (size_t k = 0; k < header.size() && !s_.raw(); ++k) // a raw layout knows no reserved bits
       if (uint32_t reserved = FlatChain::reserved(header[k], s_))
         c_.findings.push_back(finding_at("ANEC-TD-103", c_.header_offset(td, k),
                                          "reserved header bits " + hex(reserved) + " set"));
@@ -109,7 +109,7 @@ public:
     while (true) {
       if (off + s_.header_bytes > b_.size())
         throw Error("ANEC-TD-003", "the chain ends at " + hex(off) + " without a descriptor marked EON");
-      uint64_t end = td(off, b_.size(), true);
+      uint64_t end = s_.raw() ? td(off, raw_end(begin, off), false) : td(off, b_.size(), true);
       const FlatTd last = c_.tds.back();
       // The header's NextPointer is the next descriptor's offset from the start of the chain;
       // without one, the next descriptor is assumed at the end rounded up to the alignment.
@@ -140,6 +140,18 @@ public:
       padding(end, next, "between descriptors");
       off = next;
     }
+  }
+
+  // Where a descriptor of a raw layout ends: where its NextPointer points, or, marked EON or without
+  // a NextPointer, at the end of the bytes (a stream running past it is ANEC-TD-002).
+  uint64_t raw_end(uint64_t begin, uint64_t off) const {
+    auto header = [&](const std::optional<HeaderRef> &ref) -> uint64_t {
+      return ref ? ref->extract.get(le32(b_, off + 4 * ref->word)) : 0;
+    };
+    uint64_t next = header(f_.next_pointer);
+    if (header(f_.eon) || !next || next > b_.size() - begin)
+      return b_.size();
+    return std::max(begin + next, off + s_.header_bytes);
   }
 
   // Descriptors that give their own size (TaskWords in the first header word) and follow each
@@ -201,7 +213,7 @@ private:
                                      std::to_string(shape.count) + " words at " + hex(shape.base) +
                                      ") runs past the descriptor end " +
                                      hex(std::min<uint64_t>(end, b_.size())));
-    if (block == kNoBlock)
+    if (block == kNoBlock && !s_.raw())
       c_.findings.push_back(finding_at(
           "ANEC-TD-101", p, "stream at register address " + hex(shape.base) + " is in no known block"));
     if (keep_words_)

@@ -1,5 +1,8 @@
 #include "anec/descriptors/program.hpp"
 
+#include <charconv>
+#include <cstdlib>
+
 namespace anec::desc {
 
 bool is_hwx(std::span<const uint8_t> b) {
@@ -27,6 +30,56 @@ TdSchema database(const std::filesystem::path &tables, int generation) {
   return schema;
 }
 
+std::vector<int> Databases::walkable_near(int generation) {
+  std::vector<int> out;
+  std::error_code ec;
+  for (const auto &e : std::filesystem::directory_iterator(tables_ / "schema" / "td", ec)) {
+    std::string name = e.path().filename().string();
+    int g = 0;
+    if (!name.starts_with("gen") || !name.ends_with(".toml") ||
+        std::from_chars(name.data() + 3, name.data() + name.size() - 5, g).ptr !=
+            name.data() + name.size() - 5)
+      continue;
+    try {
+      get(g);
+      out.push_back(g);
+    } catch (const Error &) { // a database that cannot walk (ANEC-DESC-002) lends no layout
+    }
+  }
+  std::sort(out.begin(), out.end(), [&](int a, int b) {
+    return std::pair(std::abs(a - generation), a) < std::pair(std::abs(b - generation), b);
+  });
+  return out;
+}
+
+namespace {
+// A raw walk that holds: the whole __text walked, no finding of the walk, as many descriptors as
+// the program state counts, and every stream starting on a register word (a layout that reads
+// register words as stream headers lands on odd addresses).
+bool walks_cleanly(const Hwx &h) {
+  if (!h.chain_not_decoded.empty() || (h.program && h.program->td_count != h.chain.tds.size()))
+    return false;
+  for (const Td &td : h.chain.tds)
+    for (const Stream &st : td.streams)
+      if (st.address % 4)
+        return false;
+  return std::none_of(h.chain.findings.begin(), h.chain.findings.end(),
+                      [](const Finding &f) { return f.code.starts_with("ANEC-TD-"); });
+}
+
+// The layout of the nearest generation that walks an hwx of `generation` cleanly, with its reading.
+std::optional<std::pair<std::shared_ptr<const TdSchema>, Hwx>>
+raw_walk(Databases &databases, std::span<const uint8_t> bytes, int generation) {
+  for (int like : databases.walkable_near(generation)) {
+    auto raw = std::make_shared<const TdSchema>(TdSchema::raw_layout(*databases.get(like), generation));
+    Hwx h = read_hwx(bytes, *raw);
+    if (walks_cleanly(h))
+      return std::pair(std::move(raw), std::move(h));
+  }
+  return std::nullopt;
+}
+} // namespace
+
 DescProgram read_program(Databases &databases, std::span<const uint8_t> bytes, int generation, RawChain raw,
                          const Warn &warn) {
   DescProgram p{bytes, nullptr, std::nullopt, std::nullopt, {}};
@@ -37,9 +90,20 @@ DescProgram read_program(Databases &databases, std::span<const uint8_t> bytes, i
   } catch (const Error &e) {
     if (!is_hwx(p.bytes) || !e.code().starts_with("ANEC-DESC-00"))
       throw;
+    generation = std::max(generation, 0);
+    if (auto walked = raw_walk(databases, p.bytes, generation)) {
+      p.schema = std::move(walked->first);
+      p.hwx = std::move(walked->second);
+      p.chain = p.hwx->chain;
+      warn(std::string(e.what()) +
+           "; ANEC-DESC-004: the descriptors are walked raw with the stream layout of "
+           "generation " +
+           std::to_string(p.schema->raw_like) + ", no register named");
+      return p;
+    }
     warn(std::string(e.what()) + "; the descriptors are shown raw");
     auto unwalkable = std::make_shared<TdSchema>();
-    unwalkable->generation = std::max(generation, 0);
+    unwalkable->generation = generation;
     p.schema = std::move(unwalkable);
   }
   if (is_hwx(p.bytes)) {
@@ -74,7 +138,13 @@ std::vector<uint8_t> encode_program(const std::filesystem::path &tables, Doc dum
   if (g->as_int() < 0 || g->as_int() > 255)
     throw Error("ANEC-ENC-003",
                 source + ": 'generation' = " + std::to_string(g->as_int()) + " is out of range");
-  return encode_dump(dump, any_database(tables, int(g->as_int())), source);
+  const Doc *like = dump.find("raw_layout");
+  if (!like)
+    return encode_dump(dump, any_database(tables, int(g->as_int())), source);
+  if (!like->is(Doc::Kind::Int) || like->as_int() < 0 || like->as_int() > 255)
+    throw Error("ANEC-ENC-003", source + ": 'raw_layout' is not a generation");
+  return encode_dump(dump, TdSchema::raw_layout(database(tables, int(like->as_int())), int(g->as_int())),
+                     source);
 }
 
 } // namespace anec::desc

@@ -185,6 +185,23 @@ TdSchema TdSchema::from_doc(const Doc &doc, const std::string &source) {
   return s;
 }
 
+TdSchema TdSchema::raw_layout(const TdSchema &like, int generation) {
+  TdSchema s;
+  s.version = like.version;
+  s.generation = generation;
+  s.raw_like = like.generation;
+  s.header_bytes = like.header_bytes;
+  s.stream_format = like.stream_format;
+  s.chain = like.chain;
+  s.task_alignment = like.task_alignment;
+  s.frame_bytes = like.frame_bytes;
+  for (const TdField &f : like.fields)
+    if (f.block == "Header" && (f.name == "EON" || f.name == "NextPointer" || f.name == "TaskWords"))
+      s.fields.push_back(f);
+  s.flat_ = FlatSchema::compile(s);
+  return s;
+}
+
 TdSchema TdSchema::load(const std::filesystem::path &path) {
   return from_doc(toml::parse_file(path), path.string());
 }

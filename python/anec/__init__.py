@@ -193,7 +193,8 @@ def load_program(program, generation=None):
     ``descriptors`` (each with ``registers``, each with ``fields``, names and values as the
     database gives them, and byte offsets), ``doc`` (the document of
     ``anec-desc dump --format json``) and ``encode()``. What the reader could not decode (an hwx
-    whose generation has no walkable database) is in ``warnings``. Raises :class:`Error` with the
+    whose generation has no walkable database, its descriptors then walked raw with the nearest
+    generation's stream layout: ``doc["raw_layout"]``) is in ``warnings``. Raises :class:`Error` with the
     reason code ``anec-desc`` prints for a file it cannot read (``ANEC-HWX-...``, ``ANEC-TD-...``,
     ``ANEC-IO-001``).
     """

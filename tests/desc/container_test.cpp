@@ -348,13 +348,14 @@ TEST(Anec, DamageHasReasonCodes) {
 }
 
 // Generations 5 (H11) and 8 (H15) walk descriptors as generation 7 does, from the real files of
-// ../shared/testdata/newer, and 11 (H14), 17, 19 and 20 (H16 to H18) from published facts
-// (generations_test.cpp); generation 10 holds what the guide gives (object-field offsets), no stream
-// layout, and anec-desc shows their chains raw. The database is picked from an hwx's cpusubtype.
+// ../shared/testdata/newer, 4 (T0) and 6 (H12) as generation 5 does (more-generations), and 11 (H14), 17, 19
+// and 20 (H16 to H18) from published facts (generations_test.cpp); generation 10 holds what the guide gives
+// (object-field offsets), no stream layout, and anec-desc shows their chains raw. The database is picked from
+// an hwx's cpusubtype.
 TEST(TdSchema, OtherGenerationsAndSelection) {
   fs::path dir = fs::path(ANEC_TEST_TABLES_DIR) / "schema" / "td";
   std::map<int, uint32_t> patch_width = {{7, 0x200}, {8, 0x224}, {10, 0x12c}, {11, 0x21c}, {17, 0x23c}, {19, 0x248}, {20, 0x26c}};
-  for (int g : {5, 7, 8, 10, 11, 17, 19, 20}) {
+  for (int g : {4, 5, 6, 7, 8, 10, 11, 17, 19, 20}) {
     SCOPED_TRACE(g);
     TdSchema s = TdSchema::load(dir / ("gen" + std::to_string(g) + ".toml"));
     EXPECT_EQ(s.generation, g);
@@ -371,14 +372,15 @@ TEST(TdSchema, OtherGenerationsAndSelection) {
   Doc bad = toml::parse("schema = \"anec-td\"\nversion = \"1\"\ngeneration = 9\ncomplete = true\nsource = \"x\"\n", "bad.toml");
   EXPECT_EQ(code_of([&] { TdSchema::from_doc(bad, "bad.toml"); }), "ANEC-TDS-001");
 
-  // An hwx whose generation no database walks is read, its chain shown raw with a warning (these
-  // used to fail dump and audit); a raw chain has nothing else to show and is refused.
+  // An hwx whose generation no database walks is read, its chain walked raw with a warning (these
+  // used to fail dump and audit; UnknownGenerationsWalkRaw below); a raw chain has nothing else to
+  // show and is refused.
   std::string err, out;
   EXPECT_EQ(run("dump " + tinygrad("relu.hwx").string() + " --generation 10", &err, &out), 0) << err;
   EXPECT_NE(err.find("warning: ANEC-DESC-002"), std::string::npos) << err;
-  EXPECT_NE(out.find("not decoded, no register database walks the descriptors of generation 10"),
-            std::string::npos);
-  EXPECT_NE(out.find("0x00004000: "), std::string::npos) << "the raw bytes of __text";
+  EXPECT_NE(out.find("generation 10 (no register map: walked raw with the stream layout of generation 7)"),
+            std::string::npos)
+      << out;
   fs::path relu6 = fs::path(ANEC_TEST_SHARED_DIR) / "testdata/external/eiln-ane/kernels/activation/relu6.bin";
   EXPECT_EQ(run("dump " + relu6.string() + " --generation 10", &err), 2);
   EXPECT_NE(err.find("ANEC-DESC-002"), std::string::npos) << err;
@@ -397,9 +399,7 @@ TEST(TdSchema, OtherGenerationsAndSelection) {
   EXPECT_NE(out.find("\nANEC-HWX-103,warn,,,0x4000,the generation-11 database"), std::string::npos) << out;
   fs::path tmp = fs::temp_directory_path() / ("anec-sub-" + std::to_string(::getpid()) + ".hwx");
   auto b = read_file(tinygrad("relu.hwx"));
-  b[8] = 2; // cpusubtype of t0: generation 4, which has no database
-  write_output(tmp, b);
-  EXPECT_EQ(run("audit " + tmp.string(), &err), 0) << err;
+  EXPECT_EQ(run("audit " + tinygrad("relu.hwx").string() + " --generation 9", &err), 0) << err;
   EXPECT_NE(err.find("warning: ANEC-DESC-001"), std::string::npos) << err;
   b[8] = 0x77; // no target's
   write_output(tmp, b);
@@ -459,35 +459,165 @@ TEST(DescCli, DescriptorAndGenerationNumbersAreStrict) {
   }
 }
 
-// Every program of ../shared/testdata/newer (AlexAltea/ane's matmul built by compiler v7.5.8 for
-// H11, H13 and H15) dumps without a warning, its one descriptor walked to the end of __text (H15:
-// after the 16-byte frame), audits clean and encodes back byte for byte from its JSON dump.
-TEST(DescCli, NewerProgramsDumpAuditAndRoundTrip) {
-  fs::path dir = fs::path(ANEC_TEST_SHARED_DIR) / "testdata/newer/alexaltea-ane";
+namespace {
+// Of a dump document: its descriptors, and the header and register words with and without a field.
+struct Counted {
+  size_t tds = 0, bytes = 0, named = 0, unnamed = 0;
+};
+Counted count_words(const Doc &dump) {
+  Counted c;
+  auto word = [&](const Doc &w) { ++(w.find("fields")->members().empty() ? c.unnamed : c.named); };
+  for (const Doc &td : dump.find("tds")->items()) {
+    ++c.tds;
+    c.bytes += size_t(td.find("bytes")->as_int());
+    for (const Doc &w : td.find("header")->items())
+      word(w);
+    for (const Doc &st : td.find("streams")->items())
+      for (const Doc &w : st.find("registers")->items())
+        word(w);
+  }
+  return c;
+}
+} // namespace
+
+// The seven builds of AlexAltea/ane's matmul by compiler v7.5.8 (../shared/testdata/newer and
+// more-generations; the generations their SOURCES.md give) dump without a warning, their one
+// descriptor of the size the program state gives walked to the end of __text (H14, H15: after the
+// 16-byte frame), audit clean and encode back byte for byte from their JSON dumps. Generations 4 to 6
+// (gen4/gen6.toml aligned on gen5.toml) leave only generation 5's four unnamed words unnamed.
+TEST(DescCli, V758ProgramsOfEveryGenerationDumpAuditAndRoundTrip) {
+  fs::path data = fs::path(ANEC_TEST_SHARED_DIR) / "testdata";
   fs::path json = fs::temp_directory_path() / ("anec-newer-" + std::to_string(::getpid()) + ".json");
   fs::path back = fs::temp_directory_path() / ("anec-newer-" + std::to_string(::getpid()) + ".hwx");
-  for (const char *f : {"matmul_h11.hwx", "matmul_h13.hwx", "matmul_h15.hwx"}) {
-    SCOPED_TRACE(f);
+  struct Want {
+    const char *folder, *file;
+    int generation;
+    size_t bytes, unnamed; // unnamed: SIZE_MAX where the database names few words (7, 8, 11)
+    const char *convert;
+  } want[] = {{"more-generations", "matmul_m10.hwx", 5, 0xec, 4, "bound by position, the buffers would swap places"},
+              {"newer", "matmul_h11.hwx", 5, 0x14c, 4, "bound by position, the buffers would swap places"},
+              {"more-generations", "matmul_t0.hwx", 4, 0x1cc, 4, "bound by position, the buffers would swap places"},
+              {"more-generations", "matmul_h12.hwx", 6, 0x14c, 4, "bound by position, the buffers would swap places"},
+              {"newer", "matmul_h13.hwx", 7, 0x274, SIZE_MAX, "bound by position, the buffers would swap places"},
+              {"more-generations", "matmul_h14.hwx", 11, 0xf0, SIZE_MAX, "gives no descriptor size"},
+              {"newer", "matmul_h15.hwx", 8, 0x11c, SIZE_MAX, "gives no descriptor size"}};
+  for (const Want &w : want) {
+    SCOPED_TRACE(w.file);
+    fs::path f = data / w.folder / "alexaltea-ane" / w.file;
     std::string err, out;
-    EXPECT_EQ(run("audit " + (dir / f).string(), &err, &out), 0) << err << out;
-    EXPECT_NE(out.find(", 0 finding(s)"), std::string::npos) << out;
-    ASSERT_EQ(run("dump " + (dir / f).string() + " --format json", &err, &out), 0) << err;
+    EXPECT_EQ(run("audit " + f.string(), &err, &out), 0) << err << out;
+    EXPECT_NE(out.find("1 descriptor(s) audited, 0 finding(s)"), std::string::npos) << out;
+    ASSERT_EQ(run("dump " + f.string() + " --format json", &err, &out), 0) << err;
     EXPECT_EQ(err.find("warning"), std::string::npos) << err;
-    EXPECT_NE(out.find("\"tds\""), std::string::npos);
+    Doc dump = json::parse(out, w.file);
+    EXPECT_EQ(dump.find("generation")->as_int(), w.generation);
+    EXPECT_EQ(dump.find("raw_layout"), nullptr);
+    Counted c = count_words(dump);
+    EXPECT_EQ(c.tds, 1u);
+    EXPECT_EQ(c.bytes, w.bytes);
+    EXPECT_EQ(4 * (c.named + c.unnamed) + 4 * dump.find("tds")->items()[0].find("streams")->items().size(),
+              w.bytes);
+    if (w.unnamed != SIZE_MAX) {
+      EXPECT_EQ(c.unnamed, w.unnamed);
+    }
+    std::vector<std::string> tensors;
+    for (const Doc &t : dump.find("tensors")->items())
+      tensors.push_back(t.find("name")->as_string());
+    EXPECT_EQ(tensors, (std::vector<std::string>{"A", "B", "matmul_0"}));
     write_output(json, out);
     ASSERT_EQ(run("encode " + json.string() + " -o " + back.string(), &err), 0) << err;
-    EXPECT_EQ(read_file(back), read_file(dir / f));
+    EXPECT_EQ(read_file(back), read_file(f));
     EXPECT_EQ(err.find("warning"), std::string::npos) << "encode needs no warning";
     // The driver format binds outputs from slot 4 by position: these programs put their inputs
-    // there (and H15's state gives no descriptor size), so conversion is refused, with the reason.
-    EXPECT_EQ(run("convert " + (dir / f).string() + " -o " + back.string(), &err), 2);
+    // there (and a segment state gives no descriptor size), so conversion is refused, with the reason.
+    EXPECT_EQ(run("convert " + f.string() + " -o " + back.string(), &err), 2);
     EXPECT_NE(err.find("ANEC-CONV-001"), std::string::npos) << err;
-    EXPECT_NE(err.find(std::string(f) == "matmul_h15.hwx"
-                           ? "gives no descriptor size"
-                           : "bound by position, the buffers would swap places"),
+    EXPECT_NE(err.find(w.convert), std::string::npos) << err;
+  }
+  fs::remove(json);
+  fs::remove(back);
+}
+
+namespace {
+// A copy of a real program with its cpusubtype (hwx header +8) set to `subtype`.
+fs::path patched_copy(const fs::path &from, uint32_t subtype, const std::string &name) {
+  std::vector<uint8_t> b = read_file(from);
+  store_le(b, 8, subtype, 4);
+  fs::path to = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".hwx");
+  write_output(to, b);
+  return to;
+}
+} // namespace
+
+// A program of a generation no database covers still shows its descriptors: walked raw with the
+// nearest layout that walks its __text into the program state's count, every stream and word kept
+// (no register named but the header fields that chain descriptors), and encoded back byte for byte.
+// The T0 matmul with a cpusubtype no target has (0x7f: generation unknown, taken as 0) walks with
+// generation 4's layout; the H13 matmul read as generation 10 (a database without a stream layout)
+// with generation 7's (11 and 8, nearer, do not walk it); the H15 matmul read as generation 9 (no database)
+// with generation 8's.
+TEST(DescCli, UnknownGenerationsWalkRaw) {
+  fs::path data = fs::path(ANEC_TEST_SHARED_DIR) / "testdata";
+  fs::path t0 = patched_copy(data / "more-generations/alexaltea-ane/matmul_t0.hwx", 0x7f, "anec-unknown-t0");
+  fs::path json = fs::temp_directory_path() / ("anec-unknown-" + std::to_string(::getpid()) + ".json");
+  fs::path back = fs::temp_directory_path() / ("anec-unknown-" + std::to_string(::getpid()) + ".hwx");
+  struct Want {
+    fs::path file;
+    std::string args, first_warning;
+    int generation, like;
+    size_t bytes, streams;
+  } want[] = {
+      {t0, "", "ANEC-DESC-003", 0, 4, 0x1cc, 21},
+      {data / "newer/alexaltea-ane/matmul_h13.hwx", " --generation 10", "ANEC-DESC-002", 10, 7, 0x274, 7},
+      {data / "newer/alexaltea-ane/matmul_h15.hwx", " --generation 9", "ANEC-DESC-001", 9, 8, 0x11c, 16}};
+  for (const Want &w : want) {
+    SCOPED_TRACE(w.file.string() + w.args);
+    std::string err, out;
+    ASSERT_EQ(run("dump " + w.file.string() + w.args, &err, &out), 0) << err;
+    EXPECT_NE(err.find("warning: " + w.first_warning), std::string::npos) << err;
+    EXPECT_NE(err.find("ANEC-DESC-004: the descriptors are walked raw with the stream layout of generation " +
+                       std::to_string(w.like)),
               std::string::npos)
         << err;
+    EXPECT_NE(out.find("walked raw with the stream layout of generation " + std::to_string(w.like) +
+                       "): 1 descriptor(s)"),
+              std::string::npos)
+        << out;
+    EXPECT_EQ(out.find("not decoded"), std::string::npos) << out;
+    ASSERT_EQ(run("dump " + w.file.string() + w.args + " --format json", &err, &out), 0) << err;
+    Doc dump = json::parse(out, "dump");
+    EXPECT_EQ(dump.find("generation")->as_int(), w.generation);
+    ASSERT_NE(dump.find("raw_layout"), nullptr);
+    EXPECT_EQ(dump.find("raw_layout")->as_int(), w.like);
+    Counted c = count_words(dump);
+    EXPECT_EQ(c.tds, 1u);
+    EXPECT_EQ(c.bytes, w.bytes);
+    const Doc &td = dump.find("tds")->items()[0];
+    EXPECT_EQ(td.find("streams")->items().size(), w.streams);
+    for (const Doc &st : td.find("streams")->items())
+      for (const Doc &r : st.find("registers")->items()) {
+        EXPECT_TRUE(r.find("fields")->members().empty());
+        EXPECT_EQ(r.find("block")->as_string(), "");
+      }
+    EXPECT_EQ(c.named, w.like == 8 ? 1u : 2u); // TaskWords; EON and NextPointer
+    write_output(json, out);
+    ASSERT_EQ(run("encode " + json.string() + " -o " + back.string(), &err), 0) << err;
+    EXPECT_EQ(read_file(back), read_file(w.file));
+    std::string audit_out;
+    EXPECT_EQ(run("audit " + w.file.string() + w.args, &err, &audit_out), 0) << err << audit_out;
+    EXPECT_NE(audit_out.find("1 descriptor(s) audited"), std::string::npos) << audit_out;
   }
+  // With no layout that walks it (the T0 chain cut inside its last stream, the program state still
+  // counting one descriptor), the chain is shown as bytes, as before.
+  std::vector<uint8_t> cut = read_file(t0);
+  store_le(cut, 0x411c, 0xfc000000, 4); // Common's stream header: 64 words from 0, past __text
+  write_output(t0, cut);
+  std::string err, out;
+  ASSERT_EQ(run("dump " + t0.string(), &err, &out), 0) << err;
+  EXPECT_NE(err.find("ANEC-DESC-003"), std::string::npos) << err;
+  EXPECT_EQ(err.find("ANEC-DESC-004"), std::string::npos) << err;
+  EXPECT_NE(out.find("not decoded"), std::string::npos) << out;
+  fs::remove(t0);
   fs::remove(json);
   fs::remove(back);
 }

@@ -288,8 +288,11 @@ TEST(DescCli, DumpsMatchGoldens) {
 TEST(DescCli, EveryRealFileMatchesItsGoldens) {
   fs::path testdata = fs::path(ANEC_TEST_SHARED_DIR) / "testdata";
   size_t n = 0;
-  // external/ as tests/update-golden.sh names it; newer/ with a "newer_" prefix.
-  for (const auto &[folder, prefix] : {std::pair<const char *, std::string>{"external", ""}, {"newer", "newer_"}})
+  // external/ as tests/update-golden.sh names it; newer/ with a "newer_" prefix, more-generations/
+  // with "more_".
+  for (const auto &[folder, prefix] : {std::pair<const char *, std::string>{"external", ""},
+                                       {"newer", "newer_"},
+                                       {"more-generations", "more_"}})
     for (auto &e : fs::recursive_directory_iterator(testdata / folder)) {
       std::string rel = fs::relative(e.path(), testdata / folder).string();
       if (!(e.path().extension() == ".bin" || e.path().extension() == ".hwx" || rel == "tinygrad/model.hwx.golden")) continue;
@@ -301,7 +304,7 @@ TEST(DescCli, EveryRealFileMatchesItsGoldens) {
         ++n;
       }
     }
-  EXPECT_EQ(n, 92u);
+  EXPECT_EQ(n, 100u);
 }
 
 TEST(DescCli, ErrorsExitTwo) {

@@ -61,6 +61,9 @@ public:
       : tables_(std::move(tables)), generation_of_(std::move(generation_of)) {}
   const std::filesystem::path &tables() const { return tables_; }
   int generation_of(uint32_t cpusubtype) const { return generation_of_(cpusubtype); }
+  // The generations whose databases walk descriptors, nearest to `generation` first (ties: the
+  // lower), for a raw walk of a generation no database maps.
+  std::vector<int> walkable_near(int generation);
   std::shared_ptr<const TdSchema> get(int generation) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<const TdSchema> &schema = loaded_[generation];
@@ -81,8 +84,11 @@ enum class RawChain { Tree, Undecoded };
 // Told what the reader could not decode (the text of a warning, without a prefix).
 using Warn = std::function<void(const std::string &)>;
 
-// An hwx container is read whatever its generation: when no database walks its descriptors, the
-// container is decoded and the chain shown raw, with a warning. A raw chain needs a database.
+// An hwx container is read whatever its generation: when no database walks its descriptors, they
+// are walked by the stream layout of the nearest generation under which the whole __text walks
+// cleanly into the program state's descriptor count (TdSchema::raw_layout, warning ANEC-DESC-004),
+// every word shown raw; when none does, the chain is shown as bytes, with a warning. A raw chain
+// needs a database.
 // `generation` < 0: for an hwx its cpusubtype's, else 7 (H13).
 DescProgram read_program(Databases &databases, std::span<const uint8_t> bytes, int generation, RawChain raw,
                          const Warn &warn);

@@ -66,13 +66,23 @@ struct TdSchema {
   std::vector<TdField> fields;
   std::vector<TdObjectField> object_fields;
 
+  // A layout without a register map, borrowed from the database of generation `raw_like` (raw_layout):
+  // every stream is in no block, and a linked descriptor ends where its NextPointer points, the
+  // last one at the end of the bytes (not at the first block it would repeat, as blocks are unknown).
+  int raw_like = -1;
+  bool raw() const { return raw_like >= 0; }
+
   // A database with no blocks cannot walk a descriptor's streams (only its object fields are known).
-  bool walkable() const { return !blocks.empty(); }
+  bool walkable() const { return !blocks.empty() || raw(); }
 
   // Strict: unknown keys, duplicate field paths, overlapping bits within a word, bits past 31,
   // header fields past header_bytes, and register fields outside every block are ANEC-TDS-001.
   static TdSchema from_doc(const Doc &doc, const std::string &source);
   static TdSchema load(const std::filesystem::path &path);
+  // `like`'s header size, stream encoding and chain, with only the header fields that chain
+  // descriptors (EON, NextPointer, TaskWords), for descriptors of `generation`, which no database
+  // maps: their streams are walked, their words shown raw.
+  static TdSchema raw_layout(const TdSchema &like, int generation);
 
   const TdBlock *block_at(uint32_t address) const;
   // Fields of the word at `address` in `block` ("Header" for the descriptor header).
