@@ -260,6 +260,20 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ExtractRenamed,
                            return n;
                          });
 
+// The pointer-table fixture has neither constructor symbols nor a dispatcher: its tables are reached
+// only through kZinHalFactories.
+TEST(Extract, PointerVariantHasOnlyTheFactoryTable) {
+  Binary bin = Binary::load(test::fixture("libhal_pointers.dylib"));
+  bool table = false;
+  for (const auto &s : bin.symbols()) {
+    EXPECT_EQ(s.demangled.find("ZinIrHal<"), std::string::npos) << s.demangled;
+    EXPECT_EQ(s.demangled.find("Fill_"), std::string::npos) << s.demangled;
+    EXPECT_EQ(s.demangled.find("CreateHalFromString"), std::string::npos) << s.demangled;
+    table |= s.demangled == "kZinHalFactories";
+  }
+  EXPECT_TRUE(table);
+}
+
 // ZinIrHal<ZinIrTargetH13> is h13; ZinIrTargetH19 names no target: a new target h19 whose nearest is
 // h18 (one field differs); the fixture's h14 differs from the reference in the field it changed.
 TEST(Extract, PrefixedClassesNewTargetsAndChangedTables) {
