@@ -17,6 +17,7 @@
 #include "anec/support/toml.hpp"
 #include "tool_main.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -173,8 +174,8 @@ int cmd_decode(Ctx &c, const tools::Args &args) {
 }
 
 // The fields of two targets side by side: those that differ (all of them with `all`), then how
-// many differ.
-void print_diff(Printer &p, const Schema &schema, const Target &a, const Target &b, bool all) {
+// many differ; with `table`, only the fields the 0x938-byte table holds.
+void print_diff(Printer &p, const Schema &schema, const Target &a, const Target &b, bool all, bool table) {
   p.text(pad("offset", 8) + pad("field", 34));
   p.field("a", a.name, 26);
   p.text("  ");
@@ -184,6 +185,8 @@ void print_diff(Printer &p, const Schema &schema, const Target &a, const Target 
   {
     List rows(p, "fields");
     for (const Field &f : schema.fields()) {
+      if (table && !f.in_blob())
+        continue;
       const Entry *ea = a.find(f.name), *eb = b.find(f.name);
       bool same = ea && eb && ea->value == eb->value;
       differing += (ea || eb) && !same;
@@ -209,7 +212,7 @@ int cmd_diff(Ctx &c, const tools::Args &args) {
   const std::vector<std::string> &ab = args.positional();
   const std::string &format = args.value("format"), &ta = args.value("target-a"),
                     &tb = args.value("target-b");
-  bool all = args.given("all");
+  bool all = args.given("all"), table = args.given("table");
   auto load = [&](const std::string &arg, const std::string &t) {
     if (arg.ends_with(".bin")) {
       if (t.empty())
@@ -219,7 +222,7 @@ int cmd_diff(Ctx &c, const tools::Args &args) {
     return resolve_target(c, arg);
   };
   Target a = load(ab[0], ta), b = load(ab[1], tb);
-  render_to_stdout(format, "anec-hal.diff", [&](Printer &p) { print_diff(p, c.schema, a, b, all); });
+  render_to_stdout(format, "anec-hal.diff", [&](Printer &p) { print_diff(p, c.schema, a, b, all, table); });
   return 0;
 }
 
@@ -332,8 +335,34 @@ std::vector<std::string> split_list(const std::string &s) {
   return out;
 }
 
+// One recovered table: its name, where it came from, and how it stands against the registry (the
+// same as its target's table, different in some fields, or new with the nearest known target).
+void print_extracted(Printer &p, const ExtractedTable &t, const fs::path &dir) {
+  Object x(p);
+  p.field("target", t.target, 10);
+  p.field("symbol", t.symbol);
+  p.text("  [");
+  p.field("method", t.method);
+  p.text("]\n  ");
+  p.data("class", t.class_name);
+  p.data("known", t.known);
+  p.data("nearest", t.nearest);
+  p.field("status", status_text(t));
+  {
+    List fields(p, "differing");
+    for (size_t i = 0; i < t.differing.size(); ++i) {
+      p.text(i ? ", " : ": ");
+      p.item(t.differing[i]);
+    }
+  }
+  if (!t.differing.empty())
+    p.text("\n  see: anec-hal diff " + std::string(t.known ? "" : "--table ") + t.nearest + " " +
+           (dir / (t.target + ".toml")).string());
+  p.text("\n");
+}
+
 int cmd_extract(Ctx &c, const tools::Args &args) {
-  const std::string &out = args.value("output");
+  const std::string &out = args.value("output"), &format = args.value("format");
   ExtractOptions opt;
   // Strict: a "-1" must not wrap to 2^64-1, and Unicorn takes a 0 timeout as none.
   opt.limits.max_instructions =
@@ -353,6 +382,15 @@ int cmd_extract(Ctx &c, const tools::Args &args) {
   for (const auto &t : tables)
     files.push_back({t.target + ".toml", to_toml(c.schema, to_target(c.schema, c.reg(), bin, t))});
   write_output_set(out, files);
+  size_t fresh = std::count_if(tables.begin(), tables.end(), [](auto &t) { return !t.known; });
+  render_to_stdout(format, "anec-hal.extract", [&](Printer &p) {
+    {
+      List list(p, "tables");
+      for (const auto &t : tables)
+        print_extracted(p, t, out);
+    }
+    p.text(std::to_string(tables.size()) + " table(s), " + std::to_string(fresh) + " of new targets\n");
+  });
   std::fprintf(stderr, "extract: %zu table(s) from %s (%s %s, sha256 %s) written to %s\n", tables.size(),
                binary.c_str(), decode::format_name(bin.format()), decode::arch_name(bin.arch()),
                bin.sha256().substr(0, 16).c_str(), out.c_str());
@@ -447,6 +485,7 @@ const Option kDecodeOptions[] = {
      .help = "the file written (default: standard output)"}};
 const Option kDiffOptions[] = {
     {.name = "all", .help = "print the fields that agree too"},
+    {.name = "table", .help = "compare only the fields the 0x938-byte table holds"},
     {.name = "target-a", .value = "TARGET", .completes = Completion::targets, .help = "the target of blob A"},
     {.name = "target-b", .value = "TARGET", .completes = Completion::targets, .help = "the target of blob B"},
     kFormatTextJson};
@@ -477,7 +516,8 @@ const Option kExtractOptions[] = {{.name = "output",
                                   {.name = "timeout-ms",
                                    .value = "N",
                                    .fallback = "20000",
-                                   .help = "the milliseconds a constructor may run, 1 to 3600000"}};
+                                   .help = "the milliseconds a constructor may run, 1 to 3600000"},
+                                  kFormatTextJson};
 const Option kXrefOptions[] = {
     {.name = "type", .value = "NAME", .fallback = "ZinIrHalParameters", .help = "the table's C++ type"},
     kFormatTextJson};
@@ -491,7 +531,8 @@ const tools::Command kCommands[] = {
      on_tables<cmd_decode>},
     {"diff", kTwo, kDiffOptions,
      R"(`diff` compares two targets, target files (.toml) or blobs (.bin, whose targets --target-a
-and --target-b name) field by field; --all prints the fields that agree too.
+and --target-b name) field by field; --all prints the fields that agree too, --table only the
+fields the table holds (an extracted new target has no others).
 )",
      on_tables<cmd_diff>},
     {"validate", kFiles, kValidateOptions, "`validate` checks target definitions (exit 1 on findings).\n",
@@ -512,7 +553,9 @@ as a whole: it may hold only tables); --check says whether they are stale.
      R"(`extract` runs the per-target constructors of a compiler binary (Mach-O or ELF) and writes
 DIR/<name>.toml (DIR is new or holds only tables: it is replaced); limits per constructor:
 --max-instructions 1 to 10^12 (default 5000000), --timeout-ms 1 to 3600000 (default 20000); 0,
-negative or larger values are rejected (ANEC-CLI-002), never wrapped or unlimited.
+negative or larger values are rejected (ANEC-CLI-002), never wrapped or unlimited. It prints each
+table's status: the same as its target's, different in some fields (anec-hal diff shows them), or a
+new target named by its class, with the known target nearest to it (the fewest differing fields).
 )",
      on_tables<cmd_extract>},
     {"xref", kBinary, kXrefOptions,

@@ -173,12 +173,57 @@ TEST_F(Cli, ExtractWritesTheCommittedTables) {
   EXPECT_EQ(run("validate " + (dir / "h17s.toml").string()).status, 0);
 }
 
+// A binary whose classes the registry does not list (ZinIrHal<ZinIrTargetH13>, ...): every table is
+// written; the report says which match their target's table, which differ (h14) and which are new
+// (h19, nearest h18), and diff shows the fields that differ.
+TEST_F(Cli, ExtractReportsChangedAndNewTargets) {
+  Result r = run("extract " + anec::test::fixture("libhal_prefix.dylib").string() + " -o " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("h14       ZinIrHal<ZinIrTargetH14>::CreateParams()  [sret (x8)]\n"
+                       "  differs from the table of h14 in 1 field: max_tensor_width\n"
+                       "  see: anec-hal diff h14 " +
+                       (dir / "h14.toml").string() + "\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("h19       ZinIrHal<ZinIrTargetH19>::GetParams()  [this (x0)]\n"
+                       "  new target; nearest known target h18, 1 field differs: num_nes\n"
+                       "  see: anec-hal diff --table h18 " +
+                       (dir / "h19.toml").string() + "\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(
+                "h13       ZinIrHal<ZinIrTargetH13>::GetParams()  [this (x0)]\n  matches the table of h13\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("29 table(s), 1 of new targets\n"), std::string::npos) << r.out;
+  Result d = run("diff h14 " + (dir / "h14.toml").string());
+  EXPECT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(
+      d.out.find(
+          "0x138   max_tensor_width                  16384                     ≠ 32768\n1 fields differ\n"),
+      std::string::npos)
+      << d.out;
+  Result n = run("diff --table h18 " + (dir / "h19.toml").string());
+  EXPECT_EQ(n.status, 0) << n.err;
+  EXPECT_NE(n.out.find(
+                "0x238   num_nes                           4                         ≠ 8\n1 fields differ\n"),
+            std::string::npos)
+      << n.out;
+  std::string h19 = anec::read_text_file(dir / "h19.toml");
+  EXPECT_NE(
+      h19.find(
+          "class = \"ZinIrTargetH19\"\nstatus = \"new target; nearest known target h18, 1 field differs\"\n"),
+      std::string::npos)
+      << h19;
+}
+
 TEST_F(Cli, ExtractErrorsExitTwoWithoutOutput) {
   struct Case {
     std::string args, code;
   } cases[] = {{"libhal_loop.dylib --max-instructions 100000", "ANEC-EMU-002"},
                {"libhal_import.dylib", "ANEC-EMU-003"},
                {"libhal_nothing.dylib", "ANEC-EXT-001"},
+               {"libhal_decoys.dylib", "ANEC-EXT-001"},
                {"riscv.o", "ANEC-BIN-003"},
                {"libhal_O2.dylib --targets h99", "ANEC-HAL-006"}};
   for (auto &c : cases) {

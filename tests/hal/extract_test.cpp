@@ -166,6 +166,173 @@ TEST(Extract, RejectedCandidatesSayWhy) {
     EXPECT_NE(msg.find(why), std::string::npos) << why << "\n" << msg;
 }
 
+namespace {
+
+// A fixture whose classes the registry does not list, and the target of the reference whose table
+// the n-th constructor (in line-up order) holds: how the fixture names it, and whether it is known.
+struct Renamed {
+  const char *file;
+  std::string (*name)(size_t index, const std::string &target);
+  bool known;
+  const char *method; // the method of every table; "" where constructors alternate between two
+};
+std::string as_target(size_t, const std::string &t) {
+  return t;
+}
+std::string as_index(size_t i, const std::string &) {
+  return std::to_string(i);
+}
+std::string as_enum(size_t i, const std::string &) {
+  return "zintarget_" + std::to_string(i);
+}
+
+// The tables the prefix fixture compiles in where they are not the reference's (see
+// gen_hal_fixture): h14 with max_tensor_width 32768, and h19, h18's table with num_nes 8.
+Target with(const Target &t, const char *field, uint64_t v, const char *name = nullptr) {
+  Target out = t;
+  out.values[field].value = v;
+  if (name)
+    out.name = name;
+  return out;
+}
+
+} // namespace
+
+class ExtractRenamed : public ::testing::TestWithParam<Renamed> {};
+
+// Classes with a prefix, in a namespace, a number or an enum value for T, a constructor reached only
+// through a pointer table, a table stored from a literal image in a loop: every table is recovered
+// byte for byte, under the name its class gives it, and a name no target has is a new target whose
+// nearest known target holds the same table.
+TEST_P(ExtractRenamed, RecoversEveryTableByteForByte) {
+  const auto &T = Tables::get();
+  const Renamed &r = GetParam();
+  Binary bin = Binary::load(test::fixture(r.file));
+  auto tables = extract(T.schema, T.registry, bin, {});
+  std::map<std::string, Target> expected;
+  const auto &line = T.registry.targets();
+  for (size_t i = 0; i < line.size(); ++i)
+    expected[r.name(i, line[i].name)] = line[i];
+  ASSERT_EQ(tables.size(), expected.size());
+  for (const auto &x : tables) {
+    SCOPED_TRACE(x.target + " (" + x.symbol + ")");
+    ASSERT_TRUE(expected.count(x.target));
+    const Target &ref = expected.at(x.target);
+    EXPECT_EQ(x.blob, encode(T.schema, ref));
+    EXPECT_EQ(x.interchange_formats, ref.list("interchange_formats"));
+    EXPECT_EQ(x.known, r.known);
+    if (*r.method) {
+      EXPECT_EQ(x.method, r.method);
+    }
+    EXPECT_TRUE(x.differing.empty()) << status_text(x);
+    EXPECT_EQ(encode(T.schema, T.registry.get(x.nearest)), x.blob) << x.nearest;
+    EXPECT_EQ(status_text(x), r.known
+                                  ? "matches the table of " + x.target
+                                  : "new target; nearest known target " + x.nearest + ", 0 fields differ");
+    // A new target's definition holds what its table holds and reads back; a known one's is the
+    // committed table.
+    Target got = to_target(T.schema, T.registry, bin, x);
+    EXPECT_EQ(encode(T.schema, got), x.blob);
+    Target back = from_doc(T.schema, toml::parse(to_toml(T.schema, got), "x"), "x");
+    EXPECT_EQ(back.name, x.target);
+    EXPECT_EQ(back.extraction, got.extraction);
+    if (r.known) {
+      EXPECT_EQ(definition_without_extraction(got),
+                read_text_file(test::tables() / "targets" / (x.target + ".toml")));
+    } else {
+      EXPECT_EQ(got.find("family"), nullptr); // no identity is invented for a new target
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ExtractRenamed,
+                         ::testing::Values(Renamed{"libhal_namespace.dylib", as_target, true, ""},
+                                           Renamed{"libhal_number.dylib", as_index, false, ""},
+                                           Renamed{"libhal_enum.dylib", as_enum, false, ""},
+                                           Renamed{"libhal_pointers.dylib", as_target, true,
+                                                   "through a data pointer, this (x0)"},
+                                           Renamed{"libhal_image.dylib", as_target, true, "this (x0)"}),
+                         [](const auto &info) {
+                           std::string n = info.param.file;
+                           for (char &c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           return n;
+                         });
+
+// The pointer-table fixture has neither constructor symbols nor a dispatcher: its tables are reached
+// only through kZinHalFactories.
+TEST(Extract, PointerVariantHasOnlyTheFactoryTable) {
+  Binary bin = Binary::load(test::fixture("libhal_pointers.dylib"));
+  bool table = false;
+  for (const auto &s : bin.symbols()) {
+    EXPECT_EQ(s.demangled.find("ZinIrHal<"), std::string::npos) << s.demangled;
+    EXPECT_EQ(s.demangled.find("Fill_"), std::string::npos) << s.demangled;
+    EXPECT_EQ(s.demangled.find("CreateHalFromString"), std::string::npos) << s.demangled;
+    table |= s.demangled == "kZinHalFactories";
+  }
+  EXPECT_TRUE(table);
+}
+
+// ZinIrHal<ZinIrTargetH13> is h13; ZinIrTargetH19 names no target: a new target h19 whose nearest is
+// h18 (one field differs); the fixture's h14 differs from the reference in the field it changed.
+TEST(Extract, PrefixedClassesNewTargetsAndChangedTables) {
+  const auto &T = Tables::get();
+  Binary bin = Binary::load(test::fixture("libhal_prefix.dylib"));
+  auto tables = extract(T.schema, T.registry, bin, {});
+  ASSERT_EQ(tables.size(), 29u);
+  std::map<std::string, const ExtractedTable *> by;
+  for (const auto &x : tables)
+    by[x.target] = &x;
+  for (const Target &ref : T.registry.targets()) {
+    SCOPED_TRACE(ref.name);
+    ASSERT_TRUE(by.count(ref.name));
+    const ExtractedTable &x = *by[ref.name];
+    EXPECT_TRUE(x.known);
+    EXPECT_EQ(x.class_name,
+              "ZinIrTarget" + std::string(1, char(std::toupper(ref.name[0]))) + ref.name.substr(1));
+    if (ref.name == "h14")
+      continue;
+    EXPECT_EQ(x.blob, encode(T.schema, ref));
+    EXPECT_TRUE(x.differing.empty());
+  }
+  const ExtractedTable &h14 = *by["h14"];
+  EXPECT_EQ(h14.blob, encode(T.schema, with(T.registry.get("h14"), "max_tensor_width", 32768)));
+  EXPECT_EQ(h14.differing, std::vector<std::string>{"max_tensor_width"});
+  EXPECT_EQ(status_text(h14), "differs from the table of h14 in 1 field");
+  ASSERT_TRUE(by.count("h19"));
+  const ExtractedTable &h19 = *by["h19"];
+  EXPECT_FALSE(h19.known);
+  EXPECT_EQ(h19.blob, encode(T.schema, with(T.registry.get("h18"), "num_nes", 8, "h19")));
+  EXPECT_EQ(h19.nearest, "h18");
+  EXPECT_EQ(h19.differing, std::vector<std::string>{"num_nes"});
+  EXPECT_EQ(status_text(h19), "new target; nearest known target h18, 1 field differs");
+  ExtractOptions only;
+  only.targets = {"H19"};
+  auto one = extract(T.schema, T.registry, bin, only);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].target, "h19");
+}
+
+// Members of an unknown class that fill no table: each is tried and the message says why for each.
+TEST(Extract, DecoysAreRejectedEachForItsReason) {
+  const auto &T = Tables::get();
+  std::string msg;
+  EXPECT_EQ(
+      code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_decoys.dylib")), {}); },
+              &msg),
+      "ANEC-EXT-001");
+  for (const char *why :
+       {"1 x takes the table read-only (e.g. ZinIrHal<ZinIrTargetH19>::Validate(ZinIrHalParameters const&) "
+        "const)",
+        "1 x takes arguments other than the table (ZinIrHalParameters*, unsigned long long) (e.g. "
+        "ZinIrHal<ZinIrTargetH19>::Resize(",
+        "1 x left the table all zero (e.g. ZinIrHal<ZinIrTargetH19>::Revision())",
+        "1 x ANEC-EXT-004: h19 (ZinIrHal<ZinIrTargetH19>::GetParams()): filled a table that does not decode: "
+        "ANEC-HAL-002: field 'cost_policy_name' at 0x580 holds a long-form string"})
+    EXPECT_NE(msg.find(why), std::string::npos) << why << "\n" << msg;
+}
+
 // A table whose map size disagrees with its nodes: the data-symbol fixture with h13's count patched.
 TEST(Extract, MapThatCannotBeWalkedIsAnError) {
   const auto &T = Tables::get();

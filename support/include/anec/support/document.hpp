@@ -41,6 +41,7 @@ inline constexpr SchemaVersion kSchemas[] = {
     {"anec-fw.validate-corpus", 1},
     {"anec-fw.validate-stream", 2},
     {"anec-hal.diff", 1},
+    {"anec-hal.extract", 1},
     {"anec-hal.list", 1},
     {"anec-hal.schema", 1},
     {"anec-hal.xref", 1},
