@@ -167,7 +167,7 @@ def main():
         confidence = 'placeholder' if f['confidence'] == 'placeholder' else 'inferred'
         print(f'\n[[field]]\nblock = {quote(f["block"])}\nregister = {quote(f["register"])}')
         print(f'name = {quote(f["name"])}\naddress = {f["address"]:#x}\nbits = {quote(f["bits"])}')
-        for k in ('role', 'pair'):
+        for k in ('role', 'access', 'pair'):
             if k in f:
                 print(f'{k} = {quote(f[k])}')
         print(f'source = {quote(source)}\nconfidence = "{confidence}"')
