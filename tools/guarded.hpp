@@ -18,9 +18,10 @@ template <typename Body> int guarded(const char *tool, Body &&body) {
     return status;
   } catch (const Error &e) {
     // A message may quote the input; one line of an error stays readable whatever the input was.
-    std::fprintf(stderr, "%s: error: %s\n", tool, excerpt(e.what(), 1000).c_str());
+    std::fprintf(stderr, "%s: error: %s\n", tool, terminal_safe(excerpt(e.what(), 1000), "\n\t").c_str());
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "%s: error: ANEC-INTERNAL: %s\n", tool, excerpt(e.what(), 1000).c_str());
+    std::fprintf(stderr, "%s: error: ANEC-INTERNAL: %s\n", tool,
+                 terminal_safe(excerpt(e.what(), 1000), "\n\t").c_str());
   }
   return 2;
 }

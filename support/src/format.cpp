@@ -61,6 +61,28 @@ std::string join(const std::vector<std::string> &items, std::string_view separat
   return out;
 }
 
+void append_terminal_safe(std::string &out, std::string_view text, std::string_view keep) {
+  auto control = [&](char c) {
+    return (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) && keep.find(c) == std::string_view::npos;
+  };
+  if (std::none_of(text.begin(), text.end(), control)) {
+    out.append(text);
+    return;
+  }
+  static constexpr const char *kDigits = "0123456789abcdef";
+  for (char c : text)
+    if (control(c))
+      out.append("\\x").append(1, kDigits[(c >> 4) & 15]).append(1, kDigits[c & 15]);
+    else
+      out += c;
+}
+
+std::string terminal_safe(std::string_view text, std::string_view keep) {
+  std::string out;
+  append_terminal_safe(out, text, keep);
+  return out;
+}
+
 std::string excerpt(std::string_view text, size_t limit) {
   if (text.size() <= limit) return std::string(text);
   return std::string(text.substr(0, limit)) + "... (" + std::to_string(text.size() - limit) + " more bytes)";

@@ -37,7 +37,7 @@ void Scalar::write_text(TextOut &out) const {
       [&](const auto &v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::string_view>)
-          out << v;
+          out.safe(v);
         else if constexpr (std::is_same_v<T, bool>)
           out << (v ? "true" : "false");
         else if constexpr (std::is_same_v<T, int64_t>)

@@ -1109,3 +1109,29 @@ TEST(Check, AWindowShorterThanTwoDimensionsIsABadModel) {
   g.outputs = {"y"};
   EXPECT_EQ(code_of([&] { check(g, catalog(), registry().get("h13")); }), "ANEC-GRAPH-003");
 }
+
+// A name is printed as the text form's reader sees it, its control characters escaped: ESC could
+// recolour the terminal and CR LF forge a finding line (they were printed raw by check and eval).
+TEST(Cli, ControlCharactersInNamesAreEscapedInText) {
+  fs::path g = fs::temp_directory_path() / ("anec-ctrl-" + std::to_string(::getpid()) + ".json");
+  write_output(g, R"({"format": "anec-graph", "version": 1,
+    "inputs": [{"name": "x\u001b[31m", "shape": [1, 1, 16, 8, 8]}],
+    "ops": [{"name": "r\r\nANEC-CHK-999 reject: forged", "op": "relu", "inputs": ["x\u001b[31m"],
+             "outputs": ["y\u0000z"]}], "outputs": ["y\u0000z"]})");
+  for (const char *command : {"check", "eval"}) {
+    anec::test::ToolRun r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR,
+                                                 std::string(command) + " " + g.string() +
+                                                     (command[0] == 'c' ? " --target h16" : ""));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\r'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("\nANEC-CHK-999"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("x\\x1b[31m"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("y\\x00z"), std::string::npos) << r.out;
+  }
+  anec::test::ToolRun bad = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR,
+                                                 "check " + g.string() + " --target h\x1b[31m");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.find('\x1b'), std::string::npos) << bad.err;
+  fs::remove(g);
+}

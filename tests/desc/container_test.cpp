@@ -494,13 +494,14 @@ TEST(DescCli, V758ProgramsOfEveryGenerationDumpAuditAndRoundTrip) {
     int generation;
     size_t bytes, unnamed; // unnamed: SIZE_MAX where the database names few words (7, 8, 11)
     const char *convert;
-  } want[] = {{"more-generations", "matmul_m10.hwx", 5, 0xec, 4, "bound by position, the buffers would swap places"},
-              {"newer", "matmul_h11.hwx", 5, 0x14c, 4, "bound by position, the buffers would swap places"},
-              {"more-generations", "matmul_t0.hwx", 4, 0x1cc, 4, "bound by position, the buffers would swap places"},
-              {"more-generations", "matmul_h12.hwx", 6, 0x14c, 4, "bound by position, the buffers would swap places"},
-              {"newer", "matmul_h13.hwx", 7, 0x274, SIZE_MAX, "bound by position, the buffers would swap places"},
-              {"more-generations", "matmul_h14.hwx", 11, 0xf0, SIZE_MAX, "gives no descriptor size"},
-              {"newer", "matmul_h15.hwx", 8, 0x11c, SIZE_MAX, "gives no descriptor size"}};
+  } want[] = {
+      {"more-generations", "matmul_m10.hwx", 5, 0xec, 4, "bound by position, the buffers would swap places"},
+      {"newer", "matmul_h11.hwx", 5, 0x14c, 4, "bound by position, the buffers would swap places"},
+      {"more-generations", "matmul_t0.hwx", 4, 0x1cc, 4, "bound by position, the buffers would swap places"},
+      {"more-generations", "matmul_h12.hwx", 6, 0x14c, 4, "bound by position, the buffers would swap places"},
+      {"newer", "matmul_h13.hwx", 7, 0x274, SIZE_MAX, "bound by position, the buffers would swap places"},
+      {"more-generations", "matmul_h14.hwx", 11, 0xf0, SIZE_MAX, "gives no descriptor size"},
+      {"newer", "matmul_h15.hwx", 8, 0x11c, SIZE_MAX, "gives no descriptor size"}};
   for (const Want &w : want) {
     SCOPED_TRACE(w.file);
     fs::path f = data / w.folder / "alexaltea-ane" / w.file;

@@ -21,6 +21,12 @@ std::string fixed(double v, int digits = 1);
 // layout is unknown.
 std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset);
 
+// A text that came from an input, safe to print on a terminal: each control character (below 0x20,
+// and 0x7f) as \xHH, so a name can neither recolour the terminal (ESC) nor forge a line (CR, LF);
+// `keep` lists control characters left as they are (a message's own line breaks).
+std::string terminal_safe(std::string_view text, std::string_view keep = {});
+void append_terminal_safe(std::string &out, std::string_view text, std::string_view keep = {});
+
 // At most `limit` characters of a text that came from an input, for an error message: a longer
 // one is cut, with the count of what was left out ("... (33012 more bytes)").
 std::string excerpt(std::string_view text, size_t limit = 80);

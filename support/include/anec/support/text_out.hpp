@@ -2,6 +2,7 @@
 // to a FILE, flushed every 64 KiB and at the end, or appended to a std::string. Numbers are
 // formatted here, digit by digit, not through snprintf.
 #pragma once
+#include "anec/support/format.hpp"
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -19,6 +20,11 @@ public:
 
   TextOut &operator<<(std::string_view s) {
     text_->append(s);
+    return written();
+  }
+  // A text from an input, its control characters escaped (anec::terminal_safe).
+  TextOut &safe(std::string_view s) {
+    append_terminal_safe(*text_, s);
     return written();
   }
   // As anec::hex: "0x", then at least `width` digits.
