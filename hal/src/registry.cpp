@@ -60,6 +60,8 @@ Registry Registry::load(const Schema &schema, const Lineup &lineup, const std::f
 }
 
 const Target *Registry::find(std::string_view name) const {
+  if (name.size() > kLongestName) // no target or alias is that long
+    return nullptr;
   std::string n = normalize_name(name);
   for (auto &t : targets_) {
     if (t.name == n) return &t;
@@ -70,6 +72,8 @@ const Target *Registry::find(std::string_view name) const {
 }
 
 std::vector<std::string> Registry::closest(std::string_view name, size_t n) const {
+  if (name.size() > kLongestName) // none is near it, and the distance would cost its length squared
+    return {};
   std::string q = normalize_name(name);
   std::vector<std::pair<size_t, std::string>> scored;
   for (auto &t : targets_) {
@@ -85,8 +89,12 @@ std::vector<std::string> Registry::closest(std::string_view name, size_t n) cons
 
 const Target &Registry::get(std::string_view name) const {
   if (const Target *t = find(name)) return *t;
-  std::string msg = "unknown target '" + std::string(name) + "'; closest:";
-  for (auto &c : closest(name)) msg += " " + c;
+  std::string msg = "unknown target '" + excerpt(name, kLongestName) + "'";
+  std::vector<std::string> near = closest(name);
+  if (!near.empty())
+    msg += "; closest:";
+  for (auto &c : near)
+    msg += " " + c;
   throw Error("ANEC-HAL-006", msg);
 }
 

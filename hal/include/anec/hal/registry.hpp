@@ -25,7 +25,9 @@ public:
   const Target *find(std::string_view name_or_alias) const;
   // ANEC-HAL-006 "unknown target 'x'; closest: ..." when nothing matches.
   const Target &get(std::string_view name_or_alias) const;
+  // The n names nearest `name` by edit distance; none for a name longer than kLongestName.
   std::vector<std::string> closest(std::string_view name, size_t n = 3) const;
+  static constexpr size_t kLongestName = 64; // a longer name is quoted as an excerpt
   const std::vector<Target> &targets() const { return targets_; }
 
 private:
