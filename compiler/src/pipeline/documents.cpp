@@ -10,8 +10,14 @@ namespace anec::compiler {
 namespace {
 // The header line of a check and its counts.
 void print_check_summary(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t) {
-  for (const std::string &n : g.notes)
-    p.text("note: " + n + "\n");
+  {
+    List notes(p, "notes"); // what the front-end did or skipped (ANEC-ONNX-004: no ONNX checker, ...)
+    for (const std::string &n : g.notes) {
+      p.text("note: ");
+      p.item(n);
+      p.text("\n");
+    }
+  }
   p.text("check " + g.source + " on ");
   p.field("target", r.target);
   p.text(" (" + t.text("family") + ", " + std::to_string(t.uint("num_nes")) + " cores): ");
