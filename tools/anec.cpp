@@ -9,7 +9,6 @@
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/frontends/mil.hpp"
 #include "anec/compiler/ir/shapes.hpp"
-#include "anec/compiler/ir/skip.hpp"
 #include "anec/compiler/passes/place.hpp"
 #include "anec/compiler/passes/tune.hpp"
 #include "anec/compiler/passes/tune_mil.hpp"
@@ -37,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -379,9 +379,10 @@ int eval_command(const Ctx &ctx, const tools::Args &args) {
   return r.outputs.size() == g.outputs.size() ? 0 : 1;
 }
 
-// The written graph read back: whether it has the tuned graph's shapes (a front-end such as ONNX may
-// give shapes the format's shape functions do not reproduce; "same", or what differs) and its
-// estimate summed over the targets (a MIL program may need ops the tuned graph does without).
+// The written graph read back through its front-end and the pipeline: whether it has the tuned
+// graph's shapes (a front-end such as ONNX may give shapes the format's shape functions do not
+// reproduce; "same", or what differs) and its estimate summed over the targets (a MIL program may
+// need ops the tuned graph does without).
 struct ReadBack {
   std::string shapes;
   double estimate_us = NAN;
@@ -391,8 +392,6 @@ ReadBack read_back(const std::function<Graph()> &read, const Graph &best, const 
                    const std::vector<const hal::Target *> &targets, const Calibration &calibration) {
   try {
     Graph back = read();
-    infer_shapes(back, ctx.catalog);
-    mark_skippable(back, ctx.catalog);
     size_t differ = 0;
     std::string first;
     for (const Tensor &t : best.tensors)
@@ -407,19 +406,12 @@ ReadBack read_back(const std::function<Graph()> &read, const Graph &best, const 
   }
 }
 
-// A copy of `from` at `to` (its folders made), written beside it and renamed into place.
+// A copy of `from` at `to` (its folders made), written as every output file is (write_output); the
+// source is mapped, not read into memory, as weight files may be large.
 void copy_output(const fs::path &from, const fs::path &to) {
   std::error_code ec;
   fs::create_directories(to.parent_path().empty() ? fs::path(".") : to.parent_path(), ec);
-  fs::path part = to;
-  part += ".part";
-  if (ec || !fs::copy_file(from, part, fs::copy_options::overwrite_existing, ec) || ec) {
-    fs::remove(part, ec);
-    throw Error("ANEC-IO-003", "cannot write " + to.string() + ": " + ec.message());
-  }
-  fs::rename(part, to, ec);
-  if (ec)
-    throw Error("ANEC-IO-003", "cannot write " + to.string() + ": " + ec.message());
+  write_output(to, InputFile::open(from, std::numeric_limits<uint64_t>::max()).bytes());
 }
 
 // BEST.mil: the MIL text `model` was read from (a .mil file, or a .mlmodelc bundle's model.mil) with
@@ -444,7 +436,7 @@ void write_tuned_mil(const fs::path &model, const fs::path &out, const TuneResul
   if (!fs::equivalent(from, to, ec))
     for (const std::string &blob : tuned.blobs) // one the reader found absent stays absent
       if (std::optional<fs::path> file = mil_blob_file(from, blob, mil.string()))
-        copy_output(*file, to / fs::path(blob.starts_with("@model_path/") ? blob.substr(12) : blob));
+        copy_output(*file, to / mil_blob_relative(blob));
   write_output(out, tuned.text);
 }
 
@@ -500,8 +492,10 @@ void print_tune(Printer &p, const Graph &g, const TuneResult &r, const TuneOptio
            back.shapes + "\n");
   p.data("written_us", std::isfinite(back.estimate_us) ? Doc::number(back.estimate_us) : Doc());
   if (std::isfinite(back.estimate_us) && fixed(back.estimate_us) != fixed(r.after_us))
-    p.text("  the written graph, read back, estimates " + fixed(back.estimate_us) +
-           " us: the ops its format needs around the rewrites cost what the tuned graph does without\n");
+    p.text("  the written graph, read back, estimates " + fixed(back.estimate_us) + " us: " +
+           (back.shapes == "same" ? "the ops its format needs around the rewrites cost what the tuned graph "
+                                    "does without\n"
+                                  : "it reads back with other shapes (above)\n"));
   List unchecked(p, "unchecked_outputs");
   for (const std::string &n : r.unchecked) {
     p.text("  output ");
@@ -538,7 +532,7 @@ int tune_command(const Ctx &ctx, const tools::Args &args) {
   } else {
     best = json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path()));
     write_output(out, best);
-    written = [&] { return read_graph_json(best, out); };
+    written = [&] { return read_model(best, "json", out, ctx.catalog); };
   }
   ReadBack back = read_back(written, r.best, ctx, targets, calibration);
   render_to_stdout(format, "anec.tune", [&](Printer &p) { print_tune(p, g, r, options, target, back); });

@@ -986,10 +986,14 @@ private:
 
 } // namespace
 
+std::filesystem::path mil_blob_relative(const std::string &path) {
+  const std::string prefix = "@model_path/";
+  return path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : path;
+}
+
 std::optional<std::filesystem::path> mil_blob_file(const std::filesystem::path &model_path,
                                                    const std::string &path, const std::string &where) {
-  const std::string prefix = "@model_path/";
-  std::filesystem::path r(path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : path);
+  std::filesystem::path r = mil_blob_relative(path);
   bool escapes = r.is_absolute() || r.has_root_name() || r.empty();
   for (const auto &part : r)
     if (part == "..")

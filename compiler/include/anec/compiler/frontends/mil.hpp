@@ -128,6 +128,10 @@ struct MilContext {
 Graph mil_to_graph(const MilProgram &program, const std::string &source, const OpCatalog &catalog,
                    const DimBindings &dims, const MilContext &context = {});
 
+// A BLOBFILE path relative to the model's folder: "@model_path/weights/weight.bin" as
+// "weights/weight.bin"; a path without the prefix as written.
+std::filesystem::path mil_blob_relative(const std::string &path);
+
 // The file a BLOBFILE path ("@model_path/weights/weight.bin", or relative) names under `model_path`,
 // symbolic links followed; nullopt when there is no folder or no such file. ANEC-MIL-007 (`where`
 // prefixing the message) for a path that is absolute, climbs out with "..", or resolves outside.
