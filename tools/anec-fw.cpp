@@ -79,7 +79,7 @@ int encode(const fs::path &tables, const tools::Args &args) {
 
 // The exit code of validating one capture or one command: 1 when a check fired.
 int stream_outcome(const fw::StreamValidation &s) {
-  return s.accepted == s.messages && s.unframed == 0 ? 0 : 1;
+  return s.accepted == s.messages && s.unframed == 0 && s.truncated == 0 ? 0 : 1;
 }
 int command_outcome(const fw::Validation &v) {
   return v.violations.empty() ? 0 : 1;
@@ -135,12 +135,15 @@ FileVerdict validate_file(const fs::path &file, const fw::CommandTable &t, fw::C
 
 std::vector<std::string> verdict_row(const fs::path &file, const FileVerdict &v) {
   if (v.outcome == 2)
-    return {file.string(), "", "", "", "", "", "", "", v.error};
+    return {file.string(), "", "", "", "", "", "", "", "", v.error};
   const fw::StreamValidation &s = v.summary;
   std::vector<std::string> row{file.string(), std::to_string(s.messages), std::to_string(s.accepted)};
   for (fw::Disposition d : fw::kDispositions)
     row.push_back(std::to_string(s.by_disposition[int(d)]));
   row.push_back(std::to_string(s.unframed));
+  row.push_back(s.truncated ? "at " + hex(s.truncated_offset) + ", " + std::to_string(s.truncated_length) +
+                                  " bytes framed, " + std::to_string(s.bytes - s.truncated_offset) + " remain"
+                            : "");
   row.push_back(s.first.empty()
                     ? ""
                     : s.first[0].violation.code + " " + s.first[0].violation.check + " in the message at " +
@@ -156,7 +159,7 @@ int validate_many(const std::vector<fs::path> &files, const fw::CommandTable &t,
   Table table{{"file", "messages", "accepted"}, {}, {}};
   for (fw::Disposition d : fw::kDispositions)
     table.columns.push_back(fw::disposition_name(d));
-  table.columns.insert(table.columns.end(), {"unframed", "first finding"});
+  table.columns.insert(table.columns.end(), {"unframed", "truncated", "first finding"});
   for (size_t i = 0; i < files.size(); ++i)
     table.rows.push_back(verdict_row(files[i], verdicts[i]));
   auto count = [&](int outcome) {
@@ -341,9 +344,10 @@ and on the exeloop channel the accepted ids — each with its reason code and th
 disposition (reject with a status, drop, fault and reset, warn); `validate --stream` walks a
 capture of commands laid back to back (a ring dump), framing each by its header's size, and prints
 one summary: messages, accepted, per-disposition counts, granules that could not be framed (the walk
-resumes at the next granule), and the first findings. `validate` with several FILEs or a directory
-(its .bin files) spreads them over the cores and prints one row per file (messages, accepted,
-per-disposition counts, unframed granules, the first finding or why the file could not be read) and
+resumes at the next granule), a last message the capture cuts short (the walk stops there), and the
+first findings. `validate` with several FILEs or a directory (its .bin files) spreads them over the
+cores and prints one row per file (messages, accepted, per-disposition counts, unframed granules,
+the truncation, the first finding or why the file could not be read) and
 one summary; exit 2 if a file is unreadable, else 1 if one has a finding.
 )",
      [](const fs::path &t, const tools::Args &a) { return decode_or_validate(t, a, true); }},

@@ -250,7 +250,13 @@ void print(Printer &p, const StreamValidation &s, const std::string &title) {
       p.text(std::string(" ") + disposition_name(x));
     }
   }
-  p.text(", " + std::to_string(s.unframed) + " granule(s) unframed\n");
+  p.text(", " + std::to_string(s.unframed) + " granule(s) unframed");
+  p.data("truncated", s.truncated);
+  if (s.truncated)
+    p.text(", the last message cut short at " + hex(s.truncated_offset) + " (its header frames " +
+           std::to_string(s.truncated_length) + " bytes, " + std::to_string(s.bytes - s.truncated_offset) +
+           " remain)");
+  p.text("\n");
   List first(p, "first_findings");
   for (const auto &f : s.first) {
     Object o(p);
@@ -441,6 +447,10 @@ StreamValidation validate_stream(std::span<const uint8_t> capture, const Command
   std::vector<Violation> found;
   for (uint64_t at = 0; at < capture.size();) {
     std::optional<uint64_t> length = rules.framed_length(capture.subspan(at));
+    if (length && *length > capture.size() - at && *length <= rules.max_command_bytes()) {
+      s.truncated = 1, s.truncated_offset = at, s.truncated_length = *length;
+      break;
+    }
     if (!length || *length > capture.size() - at || *length > rules.max_command_bytes()) {
       ++s.unframed; // cannot be framed: resume at the next granule
       at = align_up(at + 1, kGranule);

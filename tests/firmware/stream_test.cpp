@@ -8,6 +8,7 @@
 #include "anec/firmware/commands.hpp"
 #include "anec/firmware/simulate.hpp"
 #include "anec/firmware/wire.hpp"
+#include "anec/firmware/wire_rules.hpp"
 #include "anec/support/bytes.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
@@ -257,7 +258,8 @@ TEST(StreamAgreement, CorruptedVariantsRaiseTheirCodeInBothValidators) {
 // Every single-bit flip of every clean message. A flip that keeps the framing is checked in a
 // capture against validate(). One in the size field frames the capture differently: a shorter
 // message is checked against validate() of those bytes; one past the capture leaves the stream
-// unframed granules where validate() reports the length (ANEC-FW-001).
+// truncated (within the slot) or with unframed granules where validate() reports the length
+// (ANEC-FW-001).
 TEST(StreamAgreement, EverySingleBitFlip) {
   std::vector<std::vector<uint8_t>> framed;
   size_t shorter = 0, longer = 0;
@@ -280,9 +282,15 @@ TEST(StreamAgreement, EverySingleBitFlip) {
         EXPECT_EQ(at_start, findings(validate(std::span(bad).first(length), table()).violations));
         continue;
       }
-      ++longer;
+      ++longer; // past the capture: cut short within the slot (nothing read after it), else unframed
       EXPECT_TRUE(at_start.empty());
-      EXPECT_GE(s.unframed, 1u);
+      if (length <= table().rules().max_command_bytes()) {
+        EXPECT_EQ(s.truncated, 1u);
+        EXPECT_EQ(s.truncated_offset, 0u);
+        EXPECT_EQ(s.messages, 0u);
+      } else {
+        EXPECT_GE(s.unframed, 1u);
+      }
       Validation v = validate(bad, table());
       ASSERT_FALSE(v.violations.empty());
       EXPECT_EQ(v.violations[0].code, "ANEC-FW-001");
@@ -293,8 +301,9 @@ TEST(StreamAgreement, EverySingleBitFlip) {
   expect_agreement(framed, Channel::Ring);
 }
 
-// A capture cut inside its last command: the others are accepted as before, the cut one cannot be
-// framed (the walk resumes at the next granule); alone, validate() reports its length.
+// A capture cut inside its last command: the others are accepted as before, the cut one is reported
+// truncated where it starts and the walk stops (its body was read as phantom messages before);
+// alone, validate() reports its length.
 TEST(StreamAgreement, TruncatedLastCommand) {
   auto messages = clean_messages();
   std::vector<uint8_t> capture;
@@ -305,11 +314,17 @@ TEST(StreamAgreement, TruncatedLastCommand) {
   for (size_t cut : {size_t(1), size_t(8), last.size() / 2, last.size() - 1}) {
     SCOPED_TRACE(cut);
     StreamValidation s = validate_stream(std::span(capture).first(capture.size() - cut), table());
-    EXPECT_GE(s.messages, messages.size() - 1); // the walk may frame granules of the cut body
+    EXPECT_EQ(s.messages, messages.size() - 1);
     EXPECT_EQ(s.accepted, messages.size() - 1);
-    EXPECT_GE(s.unframed, 1u);
-    for (const StreamValidation::First &f : s.first)
-      EXPECT_GT(f.offset, capture.size() - last.size()); // none in the others, none framing the cut one
+    // Cut before its size field, it cannot be framed: one granule unframed, the end of the capture.
+    bool sized = table().rules().framed_length(std::span(last).first(last.size() - cut)).has_value();
+    EXPECT_EQ(s.unframed, sized ? 0u : 1u);
+    EXPECT_EQ(s.truncated, sized ? 1u : 0u);
+    if (sized) {
+      EXPECT_EQ(s.truncated_offset, capture.size() - last.size());
+      EXPECT_EQ(s.truncated_length, last.size());
+    }
+    EXPECT_TRUE(s.first.empty()); // no finding in the others, no phantom message in the cut one
     Validation v = validate(std::span(last).first(last.size() - cut), table());
     ASSERT_FALSE(v.violations.empty());
     EXPECT_EQ(v.violations[0].code, "ANEC-FW-001");

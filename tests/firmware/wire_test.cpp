@@ -172,7 +172,7 @@ TEST(Wire, DecodeOfBytesThatAreNoCommandFails) {
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.out.find("ANEC-FW-001 error at 0x0: message of 20 bytes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(check length: reject, status 0xe00002c2)"), std::string::npos) << r.out;
-  // --stream: a capture of two good messages passes; the short one leaves unframed granules.
+  // --stream: a capture of two good messages passes; the short one is a message cut short.
   std::vector<uint8_t> two = good;
   two.insert(two.end(), good.begin(), good.end());
   write_output(dir / "two.bin", two);
@@ -183,7 +183,8 @@ TEST(Wire, DecodeOfBytesThatAreNoCommandFails) {
       << r.out;
   r = fw("validate --stream " + (dir / "short.bin").string() + " --format json");
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(r.out.find("\"unframed\": 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"unframed\": 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"truncated\": 1"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
 
@@ -351,10 +352,12 @@ TEST(Wire, StreamOfCommands) {
   ASSERT_FALSE(s.first.empty());
   EXPECT_EQ(s.first[0].offset, starts[1]);
   EXPECT_EQ(s.first[0].violation.code, "ANEC-FW-003");
-  // A capture that ends inside a message: the tail is unframed, nothing is read past the end.
+  // A capture that ends inside a message: that message is truncated, nothing is read past the end.
   StreamValidation cut = validate_stream(std::span(capture).first(capture.size() - 8), table());
   EXPECT_EQ(cut.messages, starts.size() - 1);
-  EXPECT_GE(cut.unframed, 1u);
+  EXPECT_EQ(cut.unframed, 1u);
+  EXPECT_EQ(cut.truncated, 1u);
+  EXPECT_EQ(cut.truncated_offset, starts.back());
   EXPECT_EQ(validate_stream({}, table()).messages, 0u);
 }
 

@@ -87,6 +87,9 @@ void print(Printer &p, const Validation &v, const CommandTable &t);
 // runs the compiled checks over its raw bytes, as validate() does, without decoding named fields.
 struct StreamValidation {
   uint64_t messages = 0, accepted = 0, unframed = 0;
+  // 1 when the capture ends inside a message: a header whose size frames more bytes than remain (up
+  // to the slot) starts the last message, cut short; what follows it is its body, not messages.
+  uint64_t truncated = 0, truncated_offset = 0, truncated_length = 0;
   uint64_t by_disposition[4] = {0, 0, 0,
                                 0}; // messages with a finding of each Disposition (a message may count twice)
   uint64_t bytes = 0;
@@ -98,7 +101,8 @@ struct StreamValidation {
 };
 StreamValidation validate_stream(std::span<const uint8_t> capture, const CommandTable &t,
                                  Channel channel = Channel::Ring, size_t keep_findings = 20);
-// "TITLE: M message(s) in B bytes, A accepted, the count of each disposition, U granule(s) unframed",
+// "TITLE: M message(s) in B bytes, A accepted, the count of each disposition, U granule(s) unframed"
+// (and where the capture cuts its last message short),
 // then a line per first finding (the message's offset, the violation).
 void print(Printer &p, const StreamValidation &s, const std::string &title);
 
