@@ -813,6 +813,36 @@ TEST(Graph, SizeOverflowIsBadInput) {
   EXPECT_GT(estimate(g, catalog(), target("h13")).flops, 1e24);
 }
 
+// Degenerate window attributes are bad input (ANEC-GRAPH-003 naming the op, the attribute and the
+// value, from ops.toml's `min`): a stride, kernel or dilation of 0 had a conv "native" and evaluated
+// to infinities, and a non-integer stride read as 0.
+TEST(Graph, DegenerateWindowAttributesAreBadInput) {
+  struct Case {
+    const char *op, *attrs, *expected;
+  } cases[] = {
+      {"conv", R"({"out_channels": 1, "kernel": [3, 3], "stride": [0, 1]})", "stride holds 0"},
+      {"conv", R"({"out_channels": 1, "kernel": [0, 3]})", "kernel holds 0"},
+      {"conv", R"({"out_channels": 1, "kernel": [3, 3], "dilation": [1, 0]})", "dilation holds 0"},
+      {"conv", R"({"out_channels": 1, "kernel": [3, 3], "groups": 0})", "groups holds 0"},
+      {"conv", R"({"out_channels": 1, "kernel": [3, 3], "pad": [0, -1, 0, 0]})", "pad holds -1"},
+      {"conv", R"({"out_channels": 1, "kernel": [3, 3], "stride": [1.5, 1]})", "stride holds a non-integer"},
+      {"deconv", R"({"out_channels": 1, "kernel": [2, 2], "stride": [0, 0]})", "stride holds 0"},
+      {"max_pool", R"({"kernel": [2, 2], "dilation": [0, 1]})", "dilation holds 0"},
+      {"avg_pool", R"({"kernel": [2, 2], "stride": [2, -3]})", "stride holds -3"}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.attrs);
+    std::string msg;
+    EXPECT_EQ(graph_code(graph_json("[1, 1, 8, 8]", c.op, c.attrs), &msg), "ANEC-GRAPH-003");
+    EXPECT_NE(msg.find("op 'op' (" + std::string(c.op) + "): " + c.expected), std::string::npos) << msg;
+  }
+  // The least values themselves, and a pool's stride taken from its kernel, are fine.
+  EXPECT_EQ(graph_code(graph_json(
+                "[1, 1, 8, 8]", "conv",
+                R"({"out_channels": 1, "kernel": [1, 1], "stride": [1, 1], "pad": [0, 0, 0, 0]})")),
+            "none");
+  EXPECT_EQ(graph_code(graph_json("[1, 1, 8, 8]", "max_pool", R"({"kernel": [2, 2]})")), "none");
+}
+
 TEST(Graph, NetworkPlistDimensionsAreCapped) {
   auto net = [](const std::string &width) {
     return json::parse(R"({"Networks": ["n"], "n": {"Inputs": ["x"], "x": {"BatchSize": 1, "InputChannels": 1,

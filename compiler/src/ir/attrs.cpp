@@ -1,6 +1,7 @@
 #include "anec/compiler/ir/attrs.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 
 namespace anec::compiler {
 
@@ -9,7 +10,30 @@ Error internal(const Op &op, std::string_view name, const std::string &why) {
   return Error("ANEC-INTERNAL",
                "op '" + op.name + "' (" + op.type + "): attribute '" + std::string(name) + "' " + why);
 }
+// The first value of `v` (an int, or an array of them) that is not an integer of at least `min`.
+const Doc *out_of_bounds(const Doc &v, int64_t min) {
+  if (!v.is(Doc::Kind::Array))
+    return v.as_int() < min ? &v : nullptr;
+  for (const Doc &x : v.items())
+    if (!x.is(Doc::Kind::Int) || x.as_int() < min)
+      return &x;
+  return nullptr;
+}
 } // namespace
+
+void check_attribute_bounds(const Op &op, const OpCatalog &catalog, const std::string &source) {
+  const OpSpec *spec = catalog.find(op.type);
+  for (const AttrDecl &d : spec ? spec->attrs : AttrDecls{}) {
+    const Doc *v = d.min ? op.attrs.find(d.name) : nullptr;
+    const Doc *bad = v && holds(*v, d.type) ? out_of_bounds(*v, *d.min) : nullptr;
+    if (!bad)
+      continue;
+    std::string value = bad->is(Doc::Kind::Int) ? std::to_string(bad->as_int()) : "a non-integer";
+    throw Error("ANEC-GRAPH-003", source + ": op '" + excerpt(op.name) + "' (" + op.type + "): " + d.name +
+                                      " holds " + value + "; each value must be an integer of at least " +
+                                      std::to_string(*d.min) + " (tables/schema/ops.toml)");
+  }
+}
 
 OpAttrs::OpAttrs(const Op &op, const OpCatalog &catalog)
     : op_(&op), spec_(catalog.find(op.type)), common_(&catalog.common_attrs()) {}

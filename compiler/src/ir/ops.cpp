@@ -76,6 +76,11 @@ AttrDecl attr_decl(const DocMember &m, const std::string &source) {
       r.fail(*from, "attribute " + m.key + ": give default or default_from, not both");
     a.fallback_from = from->as_string();
   }
+  if (const Doc *min = r.opt("min", Doc::Kind::Int)) {
+    if (a.type != AttrType::integer && a.type != AttrType::ints)
+      r.fail(*min, "attribute " + m.key + ": min applies to int and ints only");
+    a.min = min->as_int();
+  }
   r.finish();
   return a;
 }

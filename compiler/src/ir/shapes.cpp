@@ -281,6 +281,7 @@ const std::vector<std::string> &known_shapes() {
 }
 
 void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
+  check_attribute_bounds(op, catalog, g.source);
   std::vector<Shape> in;
   std::string dtype = "fp16";
   for (const std::string &n : op.inputs)

@@ -38,4 +38,9 @@ private:
   const AttrDecls *common_;
 };
 
+// Refuses an op that sets a declared attribute below its `min` (ops.toml), or an item of such an
+// attribute that is not an integer: ANEC-GRAPH-003 naming the op, the attribute and the value. Shape
+// inference runs it first: it, the cost model and the evaluator divide by strides, loop over kernels.
+void check_attribute_bounds(const Op &op, const OpCatalog &catalog, const std::string &source);
+
 } // namespace anec::compiler

@@ -22,13 +22,15 @@ struct Gate {
 
 // An attribute an operation reads (ops.toml `[op.attrs]`): its type and its default, a value or
 // another attribute's value (`default_from`); without either it has no default and is read only
-// when the op sets it.
+// when the op sets it. `min`: the least value an int, or each item of an ints, may take (a stride
+// of 0 has no meaning; shape inference and the evaluator divide by it).
 enum class AttrType { integer, number, ints, text, flag };
 struct AttrDecl {
   std::string name;
   AttrType type = AttrType::integer;
   std::optional<Doc> fallback; // `default`
   std::string fallback_from;   // `default_from`: the attribute whose value is the default
+  std::optional<int64_t> min;  // `min`
 };
 using AttrDecls = std::vector<AttrDecl>;
 
