@@ -414,6 +414,19 @@ void copy_output(const fs::path &from, const fs::path &to) {
   write_output(to, InputFile::open(from, std::numeric_limits<uint64_t>::max()).bytes());
 }
 
+// BEST.json written to another folder: the .npy files its constants name are copied beside it, at
+// the same relative paths, since a graph reads no file outside its folder.
+void copy_constant_files(const Graph &g, const fs::path &from_dir, const fs::path &to_dir) {
+  fs::path from = from_dir.empty() ? "." : from_dir, to = to_dir.empty() ? "." : to_dir;
+  std::error_code ec;
+  if (fs::equivalent(from, to, ec))
+    return;
+  for (const auto &[name, v] : g.values)
+    if (!v.file.empty())
+      if (FolderFile f = file_in_folder(from, v.file); f.status == InFolder::Inside)
+        copy_output(f.real, to / v.file);
+}
+
 // BEST.mil: the MIL text `model` was read from (a .mil file, or a .mlmodelc bundle's model.mil) with
 // the kept rewrites written in; written to another folder, the weight files it names are copied
 // beside it (at the same paths under @model_path), so it reads again with its weights.
@@ -530,7 +543,8 @@ int tune_command(const Ctx &ctx, const tools::Args &args) {
     write_tuned_mil(models[0], out, r, rewrites);
     written = [&] { return load_model(out, ctx.catalog, dim_bindings(dim_args)); };
   } else {
-    best = json::write(graph_doc(r.best, options.source_dir, fs::path(out).parent_path()));
+    best = json::write(graph_doc(r.best, options.source_dir, options.source_dir));
+    copy_constant_files(r.best, options.source_dir, fs::path(out).parent_path());
     write_output(out, best);
     written = [&] { return read_model(best, "json", out, ctx.catalog); };
   }

@@ -127,6 +127,26 @@ TEST_F(FileIo, LinksAreFollowedToTheFileTheyName) {
   EXPECT_EQ(read_text_file(dir / "real" / "t.txt"), "new");
 }
 
+// A file a model names stays in its folder: climbing, absolute and empty paths are refused on
+// their text, a link that leads out when resolved, and a missing file is absent.
+TEST_F(FileIo, FilesAModelNamesStayInItsFolder) {
+  fs::create_directories(dir / "model" / "w");
+  put(dir / "model" / "w" / "a.bin", "a");
+  put(dir / "outside.bin", "o");
+  fs::create_symlink("../outside.bin", dir / "model" / "out.bin");
+  fs::create_symlink("w/a.bin", dir / "model" / "in.bin");
+  fs::path m = dir / "model";
+  EXPECT_EQ(file_in_folder(m, "w/a.bin").status, InFolder::Inside);
+  EXPECT_EQ(file_in_folder(m, "w/a.bin").real, fs::canonical(m / "w" / "a.bin"));
+  EXPECT_EQ(file_in_folder(m, "in.bin").status, InFolder::Inside);
+  EXPECT_EQ(file_in_folder(m, "out.bin").status, InFolder::Outside);
+  EXPECT_EQ(file_in_folder(m, "missing.bin").status, InFolder::Absent);
+  for (const char *bad : {"../outside.bin", "w/../../outside.bin", "/etc/passwd", ""})
+    EXPECT_EQ(file_in_folder(m, bad).status, InFolder::Invalid) << bad;
+  EXPECT_TRUE(stays_in_folder("w/./a.bin"));
+  EXPECT_FALSE(stays_in_folder("w/../a.bin")); // ".." anywhere, even where it would stay inside
+}
+
 // Outputs were always 0644: an existing 0600 file and a umask of 077 were ignored.
 TEST_F(FileIo, ModesAreKeptAndTheUmaskHonoured) {
   put(dir / "secret", "old");

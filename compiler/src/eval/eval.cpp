@@ -132,6 +132,10 @@ private:
       report_.seeded.push_back(name + " (constant)");
     } else if (!given->second.file.empty()) {
       std::filesystem::path path = opt_.base / given->second.file;
+      FolderFile f = file_in_folder(opt_.base.empty() ? "." : opt_.base, given->second.file);
+      if (f.status == InFolder::Invalid || f.status == InFolder::Outside)
+        throw Error("ANEC-EVAL-003", path.string() + ": constant '" + name +
+                                         "': its file resolves outside the model's folder");
       std::vector<uint8_t> bytes = read_file(path);
       npy::Array a = npy::read(bytes, path.string());
       if (int64_t(a.count()) != v.elements())

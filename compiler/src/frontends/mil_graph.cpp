@@ -10,6 +10,8 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -993,22 +995,13 @@ std::filesystem::path mil_blob_relative(const std::string &path) {
 
 std::optional<std::filesystem::path> mil_blob_file(const std::filesystem::path &model_path,
                                                    const std::string &path, const std::string &where) {
-  std::filesystem::path r = mil_blob_relative(path);
-  bool escapes = r.is_absolute() || r.has_root_name() || r.empty();
-  for (const auto &part : r)
-    if (part == "..")
-      escapes = true;
-  if (escapes)
-    throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + path + "' leaves the model's folder");
-  std::error_code ec;
-  if (model_path.empty() || !std::filesystem::exists(model_path / r, ec))
-    return std::nullopt;
-  std::filesystem::path root = std::filesystem::canonical(model_path, ec);
-  std::filesystem::path real = std::filesystem::canonical(model_path / r, ec);
-  auto [a, b] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-  if (ec || a != root.end())
-    throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + path + "' resolves outside the model's folder");
-  return real;
+  FolderFile f = file_in_folder(model_path, mil_blob_relative(path));
+  if (f.status == InFolder::Invalid)
+    throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + excerpt(path) + "' leaves the model's folder");
+  if (f.status == InFolder::Outside)
+    throw Error("ANEC-MIL-007",
+                where + ": BLOBFILE path '" + excerpt(path) + "' resolves outside the model's folder");
+  return f.status == InFolder::Inside ? std::optional(f.real) : std::nullopt;
 }
 
 Graph mil_to_graph(const MilProgram &program, const std::string &source, const OpCatalog &catalog,
