@@ -444,12 +444,14 @@ py::array output_array(const compiler::Values &v, compiler::Precision precision)
 
 // The outputs computed, by name, and the document `anec eval --format json` prints.
 py::tuple eval(const py::object &model, const std::optional<std::map<std::string, py::object>> &inputs,
-               const std::string &precision, uint64_t seed, const Dims &dims, const std::string &gemm) {
+               const std::string &precision, uint64_t seed, const Dims &dims, const std::string &gemm,
+               uint64_t max_memory) {
   auto s = session();
   compiler::EvalOptions options;
   options.precision = precision_of(precision);
   options.gemm = gemm_of(gemm);
   options.seed = seed;
+  options.max_bytes = double(max_memory);
   for (const auto &[name, value] : inputs ? *inputs : std::map<std::string, py::object>{}) {
     // Any array-like of numbers, read as float32 in C order; the evaluator checks its element count.
     auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(value);
@@ -461,6 +463,9 @@ py::tuple eval(const py::object &model, const std::optional<std::map<std::string
     options.inputs.emplace(name, std::move(v));
   }
   compiler::Graph g = load(*s, model, dims, true, &options.base);
+  for (const std::string &name : g.outputs) // the NumPy arrays made of the outputs
+    options.reserved_bytes += (options.precision == compiler::Precision::fp16 ? 2.0 : 4.0) *
+                              double(g.tensor(name)->shape.elements());
   compiler::EvalResult r = compiler::evaluate(
       g, s->catalog, compiler::Numerics::load(s->tables / "schema" / "numerics.toml"), options);
   py::dict out;
@@ -605,7 +610,8 @@ PYBIND11_MODULE(_anec, m) {
         py::arg("cost_model") = "calibrated", py::arg("calibration") = py::none());
   m.def("place", &place, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none());
   m.def("eval", &eval, py::arg("model"), py::arg("inputs") = py::none(), py::arg("precision") = "fp32",
-        py::arg("seed") = 1, py::arg("dims") = py::none(), py::arg("gemm") = "reference");
+        py::arg("seed") = 1, py::arg("dims") = py::none(), py::arg("gemm") = "reference",
+        py::arg("max_memory") = uint64_t(anec::compiler::kDefaultMaxMemory));
   m.def("load_program", &load_program, py::arg("program"), py::arg("generation") = py::none(),
         "The dump document of a descriptor program (a path or bytes) and the reader's warnings.");
   m.def("encode_program", &encode_program, py::arg("dump"), "The file a complete dump document describes.");

@@ -186,11 +186,12 @@ struct Point {
 constexpr size_t kMostPoints = 400, kMostRows = 200;
 
 // The note under a list cut at `most` of its `total` items ("" when nothing was cut).
-std::string left_out(size_t total, size_t most, const std::string &what) {
+std::string left_out(size_t total, size_t most, const std::string &what,
+                     const std::string &lists_all = "anec estimate or place") {
   return total <= most ? ""
                        : element("p", attr("class", "note left-out"),
                                  "… and " + std::to_string(total - most) + " more " + what +
-                                     " (--format json of anec estimate or place lists them all)");
+                                     " (--format json of " + lists_all + " lists them all)");
 }
 
 // The `most` most expensive of `ps` (the first in order among equals), in their order.
@@ -573,8 +574,10 @@ std::string findings(const ReportInput &in) {
     return element("section", attr("id", "findings"), "<h2>Findings</h2><p>The check found nothing.</p>");
   std::string rows = row({"severity", "code", "operation", "message", "limit", "fix", "targets"}, "", true);
   std::vector<std::string> codes;
-  for (const FindingGroup &g : groups) {
-    rows += finding_row(g, in.targets.size());
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const FindingGroup &g = groups[k];
+    if (k < kMostRows)
+      rows += finding_row(g, in.targets.size());
     if (std::find(codes.begin(), codes.end(), g.first->code) == codes.end())
       codes.push_back(g.first->code);
   }
@@ -584,6 +587,7 @@ std::string findings(const ReportInput &in) {
     catalogue += catalogue_entry(in.reasons, c);
   return element("section", attr("id", "findings"),
                  "<h2>Findings</h2>" + element("table", attr("class", "findings"), rows) +
+                     left_out(groups.size(), kMostRows, "finding(s)", "anec check") +
                      "<h2>What the codes mean</h2>" + element("div", attr("class", "catalogue"), catalogue));
 }
 

@@ -146,7 +146,8 @@ def place(model, target="h13", dims=None):
     return _ext.place(model, target, dims)
 
 
-def eval(model, inputs=None, precision="fp32", seed=1, dims=None, gemm="reference"):  # noqa: A001 - anec's own word
+def eval(model, inputs=None, precision="fp32", seed=1, dims=None, gemm="reference",  # noqa: A001 - anec's own word
+         max_memory=2 << 30):
     """Run ``model`` (as :func:`check` takes it) on the host; its outputs as ``{name: numpy.ndarray}``.
 
     A constant's ``file`` is relative to the model's folder (for bytes, to the current folder).
@@ -157,7 +158,9 @@ def eval(model, inputs=None, precision="fp32", seed=1, dims=None, gemm="referenc
     arrays are then float16. Shapes are ``[N, C, H, W]`` when the depth is 1, else
     ``[N, D, C, H, W]``. ``gemm='reference'`` multiplies with anec's own GEMM, whose results are
     the same bits on every host; ``'openblas'`` is faster, but its last bits depend on the kernel
-    OpenBLAS picks for the CPU.
+    OpenBLAS picks for the CPU. ``max_memory`` is the budget in bytes (2 GiB, as ``anec eval``'s
+    ``--max-memory``): an evaluation planned to need more, its NumPy outputs included, raises
+    :class:`Error` ANEC-MEM-001 before anything is computed.
 
     Returns :class:`Outputs`, a dict of the outputs computed whose ``report`` is the document
     ``anec eval --format json`` prints: every graph output with ``computed``, the operations not
@@ -165,7 +168,7 @@ def eval(model, inputs=None, precision="fp32", seed=1, dims=None, gemm="referenc
     the fp16 events and the skipped operations. ``outputs.complete`` says whether every output was
     computed (``anec eval`` exits 1 when not).
     """
-    arrays, report = _ext.eval(model, inputs, precision, seed, dims, gemm)
+    arrays, report = _ext.eval(model, inputs, precision, seed, dims, gemm, max_memory)
     return Outputs(arrays, report)
 
 

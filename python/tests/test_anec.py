@@ -360,6 +360,9 @@ def test_eval_errors(graph):
     with pytest.raises(anec.Error) as e:
         anec.eval(graph.parent / "missing.json")
     assert e.value.code == "ANEC-IO-001"
+    with pytest.raises(anec.Error) as e:  # planned before anything is computed
+        anec.eval(graph, max_memory=256)
+    assert e.value.code == "ANEC-MEM-001" and "memory budget of 256 B" in str(e.value)
 
 
 def test_docstrings():

@@ -40,6 +40,8 @@ struct Fd {
 };
 
 const char *kind_of(mode_t m) {
+  if (S_ISREG(m))
+    return "a regular file";
   if (S_ISDIR(m))
     return "a directory";
   if (S_ISFIFO(m))
@@ -50,7 +52,7 @@ const char *kind_of(mode_t m) {
     return "a block device";
   if (S_ISSOCK(m))
     return "a socket";
-  return "not a regular file";
+  return "neither a file nor a folder";
 }
 
 // ---- inputs

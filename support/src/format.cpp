@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <iterator>
 
 namespace anec {
 
@@ -16,6 +17,14 @@ std::string fixed(double v, int digits) {
   char b[400]; // the longest double in fixed notation, with its sign and fraction
   auto [end, ec] = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, digits);
   return ec == std::errc() ? std::string(b, end) : std::to_string(v);
+}
+
+std::string size_text(double bytes) {
+  static const char *const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  size_t u = 0;
+  for (; bytes >= 1024 && u + 1 < std::size(kUnits); ++u)
+    bytes /= 1024;
+  return (u ? fixed(bytes, 1) : fixed(bytes, 0)) + " " + kUnits[u];
 }
 
 std::string csv_field(const std::string &s) {

@@ -11,6 +11,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/npy.hpp"
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
@@ -923,6 +924,74 @@ TEST(Cli, OversizedShapesAndDimsExitTwo) {
   std::string onnx = "estimate " + (dir / "sym.onnx").string() + " --target h13 --dim N=1099511627776";
   EXPECT_EQ(cli(onnx, &out), 2) << out;
   EXPECT_NE(out.find("ANEC-GRAPH-003"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
+// Issue 33's hostile runs through the tool: a memory budget refused before allocating (eval of every
+// tensor of a relu chain kept, a report on many targets), a degenerate stride, a constant file that
+// climbs out of the graph's folder, and -o naming a regular file.
+TEST(Cli, BudgetsAndPathsOfHostileModels) {
+  fs::path dir = fs::temp_directory_path() / ("anec-cli-hostile-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "model");
+  std::string ops, outputs = R"("x")";
+  for (int i = 0; i < 30; ++i) {
+    std::string in = i ? "t" + std::to_string(i - 1) : "x", o = "t" + std::to_string(i);
+    ops += std::string(i ? ", " : "") + R"({"name": "r)" + std::to_string(i) +
+           R"(", "op": "relu", "inputs": [")" + in + R"("], "outputs": [")" + o + R"("]})";
+    outputs += R"(, ")" + o + R"(")";
+  }
+  write_output(dir / "chain.json", R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x",
+    "shape": [1, 1, 16383, 16384], "dtype": "fp32"}], "ops": [)" +
+                                       ops + R"(], "outputs": [)" + outputs + "]}");
+  std::string out;
+  EXPECT_EQ(cli("eval " + (dir / "chain.json").string(), &out), 2) << out;
+  EXPECT_NE(out.find("ANEC-MEM-001"), std::string::npos) << out;
+  EXPECT_NE(out.find("needs 31.0 GiB, more than the memory budget of 2.0 GiB (--max-memory)"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(
+      cli("eval " + (dir / "chain.json").string() + " --max-memory 40G -o " + (dir / "npy").string(), &out),
+      2)
+      << out; // the files -o would write count too: 31 GiB of tensors and 33 GiB of files
+  EXPECT_FALSE(fs::exists(dir / "npy"));
+  EXPECT_NE(out.find("given or to be written"), std::string::npos) << out;
+  EXPECT_EQ(cli("eval " + (dir / "chain.json").string() + " --max-memory 4X", &out), 2) << out;
+  EXPECT_NE(out.find("ANEC-CLI-002: --max-memory '4X'"), std::string::npos) << out;
+  fs::path report = fs::path(ANEC_TEST_GOLDEN_DIR).parent_path() / "tools" / "report_graph.json";
+  EXPECT_EQ(
+      cli("report " + report.string() + " --target all -o " + (dir / "r.html").string() + " --max-memory 1K",
+          &out),
+      2)
+      << out;
+  EXPECT_NE(out.find("ANEC-MEM-001"), std::string::npos) << out;
+  EXPECT_NE(out.find("on 28 target(s) needs about"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir / "r.html"));
+  write_output(dir / "stride0.json",
+               graph_json("[1, 1, 8, 8]", "conv", R"({"out_channels": 1, "stride": [0, 1]})"));
+  EXPECT_EQ(cli("eval " + (dir / "stride0.json").string(), &out), 2) << out;
+  EXPECT_NE(out.find("ANEC-GRAPH-003"), std::string::npos) << out;
+  write_output(dir / "w.npy", npy::write(npy::Array{"f4", {1}, std::vector<uint8_t>(4, 0)}));
+  write_output(dir / "model" / "up.json", R"({"format": "anec-graph", "version": 1,
+    "inputs": [{"name": "x", "shape": [1, 1, 1, 1]}],
+    "constants": [{"name": "w", "shape": [1, 1, 1, 1], "file": "../w.npy"}],
+    "ops": [{"name": "a", "op": "add", "inputs": ["x", "w"], "outputs": ["y"]}], "outputs": ["y"]})");
+  EXPECT_EQ(cli("eval " + (dir / "model" / "up.json").string(), &out), 2) << out;
+  EXPECT_NE(out.find("ANEC-GRAPH-001"), std::string::npos) << out;
+  EXPECT_NE(out.find("file '../w.npy' leaves the graph's folder"), std::string::npos) << out;
+  fs::create_symlink("../w.npy", dir / "model" / "link.npy");
+  write_output(dir / "model" / "link.json", R"({"format": "anec-graph", "version": 1,
+    "inputs": [{"name": "x", "shape": [1, 1, 1, 1]}],
+    "constants": [{"name": "w", "shape": [1, 1, 1, 1], "file": "link.npy"}],
+    "ops": [{"name": "a", "op": "add", "inputs": ["x", "w"], "outputs": ["y"]}], "outputs": ["y"]})");
+  EXPECT_EQ(cli("eval " + (dir / "model" / "link.json").string(), &out), 2) << out;
+  EXPECT_NE(out.find("ANEC-EVAL-003"), std::string::npos) << out;
+  EXPECT_NE(out.find("resolves outside the model's folder"), std::string::npos) << out;
+  write_output(dir / "plain", "x");
+  EXPECT_EQ(cli("eval " + (dir / "stride0.json").string() + " -o " + (dir / "plain").string(), &out), 2)
+      << out;
+  write_output(dir / "relu.json", graph_json("[1, 1, 1, 4]"));
+  EXPECT_EQ(cli("eval " + (dir / "relu.json").string() + " -o " + (dir / "plain").string(), &out), 2) << out;
+  EXPECT_NE(out.find("it is a regular file"), std::string::npos) << out;
   fs::remove_all(dir);
 }
 

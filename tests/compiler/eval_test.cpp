@@ -286,4 +286,48 @@ TEST(Eval, Errors) {
   fs::remove_all(dir);
 }
 
+// The memory budget is planned from the shapes before a value is made (ANEC-MEM-001): the issue's
+// 30 chained relus on [1,1,16383,16384] fp32, every tensor an output, allocated until out of memory
+// (5.2 GB, then std::bad_alloc). Here the same chain on [1,1,1,1024]: 31 tensors of 4 KiB kept.
+TEST(Eval, PlansItsMemoryAgainstTheBudgetBeforeAllocating) {
+  std::string ops, outputs = R"("x")";
+  for (int i = 0; i < 30; ++i) {
+    std::string in = i ? "t" + std::to_string(i - 1) : "x", out = "t" + std::to_string(i);
+    ops += std::string(i ? ", " : "") + R"({"name": "r)" + std::to_string(i) +
+           R"(", "op": "relu", "inputs": [")" + in + R"("], "outputs": [")" + out + R"("]})";
+    outputs += R"(, ")" + out + R"(")";
+  }
+  Graph all = graph(input(1024), ops, outputs);
+  EvalOptions o;
+  o.max_bytes = 31 * 4096 - 1; // every tensor kept: one byte short
+  std::string message;
+  EXPECT_EQ(code_of([&] { evaluate(all, catalog(), numerics(), o); }, &message), "ANEC-MEM-001");
+  EXPECT_NE(message.find("needs 124.0 KiB, more than the memory budget of 124.0 KiB"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("at op 'r29' (relu), 124.0 KiB of it the 31 graph output(s)"), std::string::npos)
+      << message;
+  o.max_bytes = 31 * 4096;
+  EXPECT_EQ(evaluate(all, catalog(), numerics(), o).outputs.size(), 31u);
+  // Only the last output kept: two tensors live at a time, whatever the chain's length.
+  Graph last = graph(input(1024), ops, R"("t29")");
+  o.max_bytes = 2 * 4096;
+  EXPECT_EQ(evaluate(last, catalog(), numerics(), o).outputs.size(), 1u);
+  o.max_bytes = 2 * 4096 - 1;
+  EXPECT_EQ(code_of([&] { evaluate(last, catalog(), numerics(), o); }), "ANEC-MEM-001");
+  // A conv's im2col buffer and seeded weights count: 3x3 over 8 channels of 16x16, 8 out.
+  Graph conv =
+      graph(R"({"name": "x", "shape": [1, 8, 16, 16]})",
+            op("conv", R"("x")", R"({"out_channels": 8, "kernel": [3, 3], "pad": [1, 1, 1, 1]})"), R"("y")");
+  double tensors = 2 * 8 * 16 * 16 * 4, scratch = (72 * 256 + 8 * 72) * 4;
+  o.max_bytes = tensors + scratch;
+  EXPECT_EQ(evaluate(conv, catalog(), numerics(), o).outputs.size(), 1u);
+  o.max_bytes = tensors + scratch - 1;
+  EXPECT_EQ(code_of([&] { evaluate(conv, catalog(), numerics(), o); }), "ANEC-MEM-001");
+  // What the caller holds besides counts too.
+  o.max_bytes = tensors + scratch;
+  o.reserved_bytes = 1;
+  EXPECT_EQ(code_of([&] { evaluate(conv, catalog(), numerics(), o); }, &message), "ANEC-MEM-001");
+  EXPECT_NE(message.find("and 1 B given or to be written"), std::string::npos) << message;
+}
+
 } // namespace

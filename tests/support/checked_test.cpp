@@ -1,6 +1,7 @@
 // Checked arithmetic and the strict command-line number parser at their boundaries: INT64_MAX,
 // INT64_MIN, -1, 0, 2^32, UINT64_MAX, and the texts strtoull would silently accept.
 #include "anec/support/checked.hpp"
+#include "anec/support/format.hpp"
 
 #include "../errors.hpp"
 #include <cstdint>
@@ -86,6 +87,24 @@ TEST(ParseUint, AcceptsDecimalAndHexWithinTheRange) {
   EXPECT_EQ(parse_uint("0xffffffffffffffff", 0, UINT64_MAX, "N"), UINT64_MAX);
   EXPECT_EQ(parse_uint("010", 0, 100, "N"), 10u); // decimal, not octal as strtoull base 0 reads it
   EXPECT_EQ(parse_uint("9223372036854775807", 0, UINT64_MAX, "N"), uint64_t(kMax));
+}
+
+// A size with a binary unit: K, M, G; the range is checked in bytes, the unit's overflow too.
+TEST(ParseSize, ReadsBinaryUnitsWithinTheRange) {
+  EXPECT_EQ(parse_size("4096", 1, UINT64_MAX, "S"), 4096u);
+  EXPECT_EQ(parse_size("4K", 1, UINT64_MAX, "S"), 4096u);
+  EXPECT_EQ(parse_size("3M", 1, UINT64_MAX, "S"), 3u << 20);
+  EXPECT_EQ(parse_size("2G", 1, UINT64_MAX, "S"), uint64_t(2) << 30);
+  EXPECT_EQ(parse_size("17179869183G", 1, UINT64_MAX, "S"), uint64_t(17179869183) << 30);
+  for (const char *bad : {"17179869184G", "0K", "G", "4T", "4k", "-1G", "4 G", "1.5G", ""})
+    EXPECT_EQ(anec::test::code_of([&] { parse_size(bad, 1, UINT64_MAX, "S"); }), "ANEC-CLI-002") << bad;
+}
+
+TEST(SizeText, NamesTheLargestBinaryUnit) {
+  EXPECT_EQ(size_text(0), "0 B");
+  EXPECT_EQ(size_text(1023), "1023 B");
+  EXPECT_EQ(size_text(1536), "1.5 KiB");
+  EXPECT_EQ(size_text(3.5 * (1 << 30)), "3.5 GiB");
 }
 
 TEST(ParseUint, RejectsWithCli002AndTheText) {

@@ -5,6 +5,7 @@
 
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 #include "anec/support/half.hpp"
 #include "anec/support/npy.hpp"
 #include "anec/support/strict.hpp"
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace anec::compiler {
 
@@ -76,6 +78,7 @@ public:
     for (size_t i = 0; i < g.ops.size(); ++i)
       for (const std::string &n : g.ops[i].inputs)
         last_use_[n] = i;
+    check_budget();
   }
 
   EvalResult run() {
@@ -99,6 +102,81 @@ private:
     return "";
   }
   bool fp16() const { return opt_.precision == Precision::fp16; }
+
+  static double bytes_of(const Tensor &t) { return 4.0 * double(t.shape.elements()); }
+  bool kept(const std::string &name) const { return outputs_.count(name) > 0; }
+
+  // Plans the evaluation's memory from the shapes, as run() will hold it, and refuses it before a
+  // value is made when its peak, with what the caller reserves, is over the budget (ANEC-MEM-001).
+  void check_budget() const {
+    std::unordered_set<std::string> live;
+    double now = 0, peak = 0, kept_bytes = 0, callers = opt_.reserved_bytes;
+    std::string at = "the inputs";
+    auto hold = [&](const std::string &n) {
+      if (live.insert(n).second)
+        now += bytes_of(*g_.tensor(n));
+    };
+    for (const std::string &n : g_.inputs)
+      hold(n);
+    for (const auto &[name, v] : opt_.inputs) // the caller's copies
+      callers += 4.0 * double(v.v.size());
+    peak = now;
+    for (size_t i = 0; i < g_.ops.size(); ++i) {
+      const Op &op = g_.ops[i];
+      double during = op_scratch(op);
+      for (const std::string &n : op.inputs)
+        hold(n);
+      for (const std::string &n : op.outputs)
+        hold(n);
+      if (now + during > peak)
+        peak = now + during, at = "op '" + excerpt(op.name) + "' (" + op.type + ")";
+      for (const std::string &n : dropped_after(i))
+        if (live.erase(n))
+          now -= bytes_of(*g_.tensor(n));
+    }
+    for (const std::string &n : g_.outputs)
+      kept_bytes += live.count(n) ? bytes_of(*g_.tensor(n)) : 0;
+    if (peak + callers <= opt_.max_bytes)
+      return;
+    throw Error(
+        "ANEC-MEM-001",
+        g_.source + ": evaluating needs " + size_text(peak + callers) + ", more than the memory budget of " +
+            size_text(opt_.max_bytes) + " (--max-memory): its tensors peak at " + size_text(peak) + " at " +
+            at + ", " + size_text(kept_bytes) + " of it the " + std::to_string(g_.outputs.size()) +
+            " graph output(s) kept to the end" +
+            (callers > 0 ? ", and " + size_text(callers) + " given or to be written" : std::string()));
+  }
+
+  // What an op holds besides its operands while it runs: its kernel's scratch, its embedded
+  // weights, and in fp16 the flushed copies of a multiply-accumulate's operands.
+  double op_scratch(const Op &op) const {
+    std::vector<const Shape *> in;
+    double operands = 0, embedded = 0;
+    for (const std::string &n : op.inputs) {
+      in.push_back(&g_.tensor(n)->shape);
+      operands += bytes_of(*g_.tensor(n));
+    }
+    for (const char *part : {"/weight", "/bias"})
+      if (auto it = g_.values.find(op.name + part); it != g_.values.end())
+        embedded += 4.0 * double(it->second.data.size());
+    Shape out = op.outputs.empty() ? Shape{} : g_.tensor(op.outputs[0])->shape;
+    double scratch = 4.0 * scratch_elements(op, OpAttrs(op, catalog_), in, out);
+    return scratch + embedded + (fp16() && accumulates(op.type) ? operands : 0);
+  }
+
+  // The values no op after `index` reads: its inputs read last there, its outputs nobody reads;
+  // the graph outputs are kept.
+  std::vector<std::string> dropped_after(size_t index) const {
+    std::vector<std::string> out;
+    const Op &op = g_.ops[index];
+    for (const std::string &n : op.inputs)
+      if (last_use_.at(n) == index && !kept(n))
+        out.push_back(n);
+    for (const std::string &n : op.outputs)
+      if (!last_use_.count(n) && !kept(n))
+        out.push_back(n);
+    return out;
+  }
 
   Values shaped(const Tensor &t) const {
     Values v;
@@ -278,9 +356,8 @@ private:
   }
 
   void release(size_t index) {
-    for (const std::string &n : g_.ops[index].inputs)
-      if (last_use_[n] == index && std::find(g_.outputs.begin(), g_.outputs.end(), n) == g_.outputs.end())
-        values_.erase(n);
+    for (const std::string &n : dropped_after(index))
+      values_.erase(n);
   }
 
   const Graph &g_;
@@ -290,6 +367,7 @@ private:
   EvalReport report_;
   std::unordered_map<std::string, Values> values_;
   std::unordered_map<std::string, size_t> last_use_;
+  std::unordered_set<std::string> outputs_{g_.outputs.begin(), g_.outputs.end()};
   std::deque<Values> flushed_;  // operands with subnormals flushed, for the op being run
   std::deque<Values> embedded_; // the op's embedded weights and bias, for the op being run
 };

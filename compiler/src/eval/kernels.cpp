@@ -1139,6 +1139,29 @@ const std::map<std::string, Kernel> &kernels() {
   return t;
 }
 
+double scratch_elements(const Op &op, const OpAttrs &attrs, const std::vector<const Shape *> &in,
+                        const Shape &out) {
+  if (in.empty())
+    return 0;
+  auto d = [](const Shape &s, int a) { return double(s.d[size_t(a)]); };
+  const Shape &x = *in[0];
+  bool seeded_weights = in.size() < 2;
+  if (op.type == "conv" || op.type == "deconv") {
+    std::vector<int64_t> k = attrs.ints("kernel");
+    double groups = double(std::max<int64_t>(1, attrs.integer("groups")));
+    double kk = k.size() == 2 ? double(k[0]) * double(k[1]) : 1;
+    double cg = d(x, kC) / groups, og = d(out, kC) / groups;
+    if (op.type == "conv") // im2col over the output positions; seeded weights O x taps
+      return cg * kk * d(out, kH) * d(out, kW) + (seeded_weights ? d(out, kC) * cg * kk : 0);
+    return og * kk * d(x, kH) * d(x, kW) + (seeded_weights ? d(x, kC) * og * kk : 0); // col2im
+  }
+  if (op.type == "linear")
+    return seeded_weights ? d(out, kC) * d(x, kC) : 0;
+  if (op.type == "sdpa" && in.size() >= 2) // the scores [.., S_q, S_k]
+    return d(out, 0) * d(out, 1) * d(out, kC) * d(x, kH) * d(*in[1], kH);
+  return 0;
+}
+
 bool accumulates(const std::string &type) {
   return type == "conv" || type == "deconv" || type == "linear" || type == "matmul" || type == "sdpa";
 }

@@ -51,6 +51,11 @@ using Kernel = void (*)(Call &);
 // The kernels by operation name.
 const std::map<std::string, Kernel> &kernels();
 
+// The float values a kernel holds besides its operands while it runs (an im2col buffer, seeded
+// weights, an attention's score matrix), from the op's shapes: what the memory budget counts.
+double scratch_elements(const Op &op, const OpAttrs &attrs, const std::vector<const Shape *> &in,
+                        const Shape &out);
+
 // The multiply-accumulate ops, whose products of fp16 operands sum in the wide accumulator.
 bool accumulates(const std::string &type);
 

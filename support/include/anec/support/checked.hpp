@@ -105,4 +105,18 @@ inline uint64_t parse_uint(std::string_view text, uint64_t min, uint64_t max, co
   return v;
 }
 
+// A size in bytes typed by a user: a whole number as parse_uint reads it, optionally followed by K, M
+// or G (binary: 2^10, 2^20, 2^30), within [min, max] bytes; anything else is ANEC-CLI-002.
+inline uint64_t parse_size(std::string_view text, uint64_t min, uint64_t max, const std::string &what) {
+  static constexpr std::string_view kUnits = "KMG";
+  size_t unit = text.empty() ? std::string_view::npos : kUnits.find(text.back());
+  if (unit == std::string_view::npos)
+    return parse_uint(text, min, max, what);
+  uint64_t v = parse_uint(text.substr(0, text.size() - 1), 0, max >> (10 * (unit + 1)), what);
+  v <<= 10 * (unit + 1);
+  if (v < min)
+    detail::bad_number(what, text, "is out of range", min, max);
+  return v;
+}
+
 } // namespace anec

@@ -17,6 +17,9 @@ std::string csv_field(const std::string &s);
 // Fixed-point text with `digits` after the point, as printf's "%.*f" writes it, without the locale.
 std::string fixed(double v, int digits = 1);
 
+// A byte count for a message: "512 B", "3.5 KiB", "2.0 MiB", "5.2 GiB".
+std::string size_text(double bytes);
+
 // Bytes as hex rows of 16, each led by its offset ("0x4000: 00 00 47 00 ..."), for a part whose
 // layout is unknown.
 std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset);

@@ -48,12 +48,22 @@ struct Numerics {
   static Numerics load(const std::filesystem::path &path);
 };
 
+// The default memory budget of a run (`--max-memory`), well under the 24 GiB of the machines it is
+// built for, and the same on every machine: 2 GiB (a relu over the largest tensor the evaluator
+// holds, input and output, fits).
+inline constexpr double kDefaultMaxMemory = 2.0 * (1 << 30);
+inline constexpr const char *kDefaultMaxMemoryText = "2G";
+
 struct EvalOptions {
   Precision precision = Precision::fp32;
   uint64_t seed = 1;                       // for constants and weights without values
   std::map<std::string, Values> inputs;    // by graph input name; a missing one gets seeded values
   std::filesystem::path base;              // the folder a constant's "file" is relative to
   int64_t max_elements = int64_t(1) << 28; // the largest tensor it holds (1 GiB of float32)
+  // The memory budget of the evaluation (`--max-memory`): its planned peak, with `reserved_bytes`
+  // that its caller holds besides (the files it will write), may not exceed it.
+  double max_bytes = kDefaultMaxMemory;
+  double reserved_bytes = 0;
   Gemm gemm = Gemm::reference;
 };
 
@@ -73,7 +83,8 @@ struct EvalResult {
 // Runs `g` (shapes inferred and concrete: bind symbols first) from its inputs to its outputs.
 // Errors: ANEC-EVAL-001 a symbolic dimension, ANEC-EVAL-002 an input whose element count disagrees
 // with the graph, or an input the graph does not have, ANEC-EVAL-003 a constant's values that cannot
-// be read or disagree with its shape, ANEC-EVAL-004 a tensor of more than max_elements.
+// be read or disagree with its shape, ANEC-EVAL-004 a tensor of more than max_elements, ANEC-MEM-001
+// a planned peak (live tensors, kernel scratch, reserved_bytes) above max_bytes, before a value is made.
 EvalResult evaluate(const Graph &g, const OpCatalog &catalog, const Numerics &numerics,
                     const EvalOptions &options);
 
