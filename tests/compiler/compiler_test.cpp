@@ -844,6 +844,17 @@ TEST(Graph, DegenerateWindowAttributesAreBadInput) {
   EXPECT_EQ(graph_code(graph_json("[1, 1, 8, 8]", "max_pool", R"({"kernel": [2, 2]})")), "none");
 }
 
+// A dimension no input determines ("?", an ONNX shape divided by zero) is not one --dim binds: the
+// hint said "bind the input dimensions it derives from" (issue 33, item 10).
+TEST(Graph, AnUndeterminedDimensionIsNotCalledBindable) {
+  Graph g = read_graph_json(graph_json(R"(["n", 1, 1, 4])"), "test.json");
+  EXPECT_EQ(binding_hint(g, "n"), "--dim n=N");
+  EXPECT_EQ(binding_hint(g, "n*m"), "--dim n=N, and bind the input dimensions it derives from");
+  std::string unknown = binding_hint(g, "?");
+  EXPECT_EQ(unknown.find("derives from"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("no --dim binds it: the model does not determine it"), std::string::npos) << unknown;
+}
+
 TEST(Graph, NetworkPlistDimensionsAreCapped) {
   auto net = [](const std::string &width) {
     return json::parse(R"({"Networks": ["n"], "n": {"Inputs": ["x"], "x": {"BatchSize": 1, "InputChannels": 1,

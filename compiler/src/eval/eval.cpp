@@ -70,8 +70,7 @@ public:
     for (const Tensor &t : g.tensors)
       if (t.shape.symbolic())
         throw Error("ANEC-EVAL-001", g.source + ": tensor '" + t.name + "' has the symbolic shape " +
-                                         t.shape.str() + "; bind it with --dim (" +
-                                         binding_hint(g, first_symbol(t.shape)) + ")");
+                                         t.shape.str() + "; " + unbound_hint(g, t.shape));
     for (const auto &[name, v] : opt.inputs)
       if (std::find(g.inputs.begin(), g.inputs.end(), name) == g.inputs.end())
         throw Error("ANEC-EVAL-002", g.source + ": the graph has no input '" + name + "'");
@@ -100,6 +99,10 @@ private:
       if (!name.empty())
         return name;
     return "";
+  }
+  static std::string unbound_hint(const Graph &g, const Shape &s) {
+    std::string hint = binding_hint(g, first_symbol(s));
+    return hint.starts_with("--dim") ? "bind it with " + hint : hint;
   }
   bool fp16() const { return opt_.precision == Precision::fp16; }
 

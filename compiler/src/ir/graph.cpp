@@ -208,11 +208,13 @@ std::string binding_hint(const Graph &g, const std::string &symbol) {
     for (const std::string &s : g.tensor(n)->shape.symbol)
       bindable.insert(s);
   std::string out, name;
-  bool derived = false;
+  bool derived = false, unknown = false;
   auto flush = [&] {
     bool number = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
     if (bindable.count(name))
       out += (out.empty() ? "" : " ") + ("--dim " + name + "=N");
+    else if (name == "?")
+      unknown = true;
     else if (!number)
       derived = true;
     name.clear();
@@ -222,6 +224,10 @@ std::string binding_hint(const Graph &g, const std::string &symbol) {
   flush();
   if (derived)
     out += std::string(out.empty() ? "" : ", and ") + "bind the input dimensions it derives from";
+  if (unknown) // "?": a front-end's dimension that derives from no input (onnx_reader.cpp)
+    out += std::string(out.empty() ? "" : "; ") +
+           "no --dim binds it: the model does not determine it (a shape computed from values the "
+           "front-end does not fold, or divided by zero)";
   return out;
 }
 
