@@ -4,18 +4,20 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/json.hpp"
 #include "anec/support/plist.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
 
 #include "../errors.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <string>
-#include <vector>
 #include <unistd.h>
+#include <vector>
 
 using namespace anec;
 namespace fs = std::filesystem;
@@ -477,4 +479,79 @@ TEST(Printer, OneDescriptionTwoForms) {
   EXPECT_EQ(anec::test::code_of([] { printed_doc([](Printer &p) { p.end(); }); }), "ANEC-INTERNAL");
   EXPECT_EQ(anec::test::code_of([] { printed_doc([](Printer &p) { p.begin_object("x"); }); }),
             "ANEC-INTERNAL");
+}
+
+namespace {
+// The JSON form written as printed, and the tree's form written whole: the same bytes.
+std::string streamed(const PrintFn &print, std::string_view schema = {}) {
+  return render(Form::Json, schema, print);
+}
+std::string whole(const PrintFn &print, std::string_view schema = {}) {
+  return schema.empty() ? json::write(printed_doc(print)) : json_document(schema, printed_doc(print));
+}
+} // namespace
+
+// Every kind of member and scope: nested and empty objects and lists, named and hex values, floats
+// that need their shortest form, NaN, strings with quotes, control characters, UTF-8 and bytes that
+// are not UTF-8, a document value given whole, keyless objects in a list and in an object.
+TEST(JsonPrinter, WritesWhatTheTreeWritesAsItIsPrinted) {
+  Doc nested = Doc::table();
+  nested.set("a", Doc::array());
+  nested.set("b", Doc::number(0.1));
+  auto print = [&](Printer &p) {
+    p.field("name", "q\"uote\\ \x01\x1f\n\t é \xff end");
+    p.field("direction", Named{"input", 1});
+    p.field("vmaddr", Hex{0x30004000, 8});
+    p.field("huge", Hex{0xffffffffffffffffull, 16});
+    p.data("ratio", 1.0 / 3);
+    p.data("whole", 2.0);
+    p.data("nan", std::nan(""));
+    p.data("big", uint64_t(18446744073709551615ull));
+    p.data("flag", false);
+    p.data("doc", nested);
+    { Object empty(p, "empty"); }
+    { List none(p, "none"); }
+    {
+      Object keyless(p);
+      p.data("x", -1);
+    }
+    List rows(p, "rows");
+    for (int i = 0; i < 3; ++i) {
+      Object row(p);
+      p.field("i", i);
+      List inner(p, "inner");
+      for (int k = 0; k < i; ++k)
+        p.item(k);
+    }
+  };
+  EXPECT_EQ(streamed(print), whole(print));
+  EXPECT_EQ(streamed(print, "anec.check"), whole(print, "anec.check"));
+  auto root_list = [](Printer &p) {
+    List all(p);
+    for (int i = 0; i < 2; ++i) {
+      Object o(p);
+      p.data("i", i);
+    }
+  };
+  EXPECT_EQ(streamed(root_list), whole(root_list));
+  auto root_object = [](Printer &p) {
+    Object o(p);
+    p.data("only", 1);
+  };
+  EXPECT_EQ(streamed(root_object, "anec.eval"), whole(root_object, "anec.eval"));
+  EXPECT_EQ(streamed([](Printer &) {}, "anec.eval"), whole([](Printer &) {}, "anec.eval"));
+  EXPECT_EQ(streamed([](Printer &) {}), "{}\n");
+  // What a tree would silently replace or refuse, the stream refuses.
+  for (const PrintFn &bad :
+       std::vector<PrintFn>{[](Printer &p) {
+                              p.data("a", 1);
+                              p.data("a", 2);
+                            },
+                            [](Printer &p) { p.item(1); },
+                            [](Printer &p) {
+                              List l(p, "l");
+                              p.data("a", 1);
+                            },
+                            [](Printer &p) { p.end(); }, [](Printer &p) { p.begin_object("x"); }})
+    EXPECT_EQ(anec::test::code_of([&] { streamed(bad); }), "ANEC-INTERNAL");
 }

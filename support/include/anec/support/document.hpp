@@ -5,6 +5,7 @@
 #include "anec/support/doc.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/json_printer.hpp"
 #include "anec/support/printer.hpp"
 #include "anec/support/toml.hpp"
 
@@ -97,7 +98,7 @@ inline std::string json_list_document(std::string_view schema, const char *key, 
 }
 
 // What `print` prints, in the form a tool's --format names; the JSON form is the document `schema`
-// (with no schema: the document alone).
+// (with no schema: the document alone), written as it is printed.
 inline void render(Form form, std::string_view schema, const PrintFn &print, TextOut &out) {
   if (form == Form::Text) {
     TextPrinter p(out);
@@ -106,7 +107,9 @@ inline void render(Form form, std::string_view schema, const PrintFn &print, Tex
     CsvPrinter p(out);
     print(p);
   } else if (form == Form::Json) {
-    out << (schema.empty() ? json::write(printed_doc(print)) : json_document(schema, printed_doc(print)));
+    JsonPrinter p(out, schema);
+    print(p);
+    p.finish();
   } else {
     out << toml::write(printed_doc(print));
   }

@@ -55,6 +55,7 @@ public:
   Doc doc() const; // a list element (a Named value: its name)
 
 private:
+  friend class JsonPrinter; // writes each kind as the document form holds it, without a Doc
   std::variant<std::string_view, bool, int64_t, uint64_t, double, Hex, Named, const Doc *> v_;
 };
 

@@ -1,0 +1,228 @@
+#include "anec/support/json_printer.hpp"
+
+#include "anec/support/document.hpp"
+#include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace anec {
+
+namespace {
+constexpr size_t kIndent = 2; // json::write's
+
+[[noreturn]] void misuse(const std::string &what) {
+  throw Error("ANEC-INTERNAL", "printer: " + what);
+}
+
+// As json::write writes them: nlohmann's string escapes (invalid UTF-8 replaced) and numbers. Plain
+// printable ASCII and integers, nearly every value, are written here; the rest by nlohmann.
+void nlohmann_scalar(TextOut &out, const nlohmann::ordered_json &j) {
+  out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+void string_value(TextOut &out, std::string_view s) {
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain)
+    out << "\"" << s << "\"";
+  else
+    nlohmann_scalar(out, std::string(s));
+}
+void integer_value(TextOut &out, int64_t v) {
+  if (v < 0)
+    out << "-";
+  out.dec(v < 0 ? 0 - uint64_t(v) : uint64_t(v));
+}
+
+void scalar(TextOut &out, const Doc &d) {
+  switch (d.kind()) {
+  case Doc::Kind::Null:
+    out << "null";
+    break;
+  case Doc::Kind::Bool:
+    out << (d.as_bool() ? "true" : "false");
+    break;
+  case Doc::Kind::Int:
+    integer_value(out, d.as_int());
+    break;
+  case Doc::Kind::Float:
+    nlohmann_scalar(out, d.as_float());
+    break;
+  case Doc::Kind::String:
+    string_value(out, d.as_string());
+    break;
+  default:
+    misuse("a scalar that is a table or an array");
+  }
+}
+} // namespace
+
+JsonPrinter::JsonPrinter(TextOut &out, std::string_view schema) : out_(out), schema_(schema) {
+  scopes_.push_back({}); // the root object, until a first keyless scope takes its place
+}
+
+void JsonPrinter::indent(size_t depth) {
+  static constexpr std::string_view kSpaces =
+      "                                                                ";
+  for (size_t n = depth * kIndent; n > 0; n -= std::min(n, kSpaces.size()))
+    out_ << kSpaces.substr(0, std::min(n, kSpaces.size()));
+}
+
+// The root's bracket and the schema's members, once, when the root's first content comes.
+void JsonPrinter::started() {
+  if (started_)
+    return;
+  started_ = true;
+  out_ << (scopes_.front().list ? "[" : "{");
+  if (schema_.empty())
+    return;
+  if (scopes_.front().list)
+    misuse("a document with a schema whose root is a list");
+  Doc head = document(schema_, Doc::table());
+  for (const DocMember &m : head.members()) {
+    key(m.key);
+    value(m.value);
+  }
+}
+
+void JsonPrinter::key(std::string_view k) {
+  Scope &s = scopes_.back();
+  if (s.list)
+    misuse("member '" + std::string(k) + "' given inside a list");
+  size_t hash = std::hash<std::string_view>()(k);
+  if (std::find(s.keys.begin(), s.keys.end(), hash) != s.keys.end())
+    misuse("member '" + std::string(k) + "' given twice");
+  s.keys.push_back(hash);
+  out_ << (s.empty ? "\n" : ",\n");
+  s.empty = false;
+  indent(scopes_.size());
+  string_value(out_, k);
+  out_ << ": ";
+}
+
+void JsonPrinter::next_item() {
+  Scope &s = scopes_.back();
+  if (!s.list)
+    misuse("a list item given outside a list");
+  out_ << (s.empty ? "\n" : ",\n");
+  s.empty = false;
+  indent(scopes_.size());
+}
+
+void JsonPrinter::close(const Scope &done) {
+  if (!done.empty) {
+    out_ << "\n";
+    indent(scopes_.size());
+  }
+  out_ << (done.list ? "]" : "}");
+}
+
+void JsonPrinter::value(const Doc &d) {
+  bool list = d.is(Doc::Kind::Array);
+  if (!list && !d.is(Doc::Kind::Table))
+    return scalar(out_, d);
+  out_ << (list ? "[" : "{");
+  scopes_.push_back({list, true, {}});
+  if (list)
+    for (const Doc &x : d.items()) {
+      next_item();
+      value(x);
+    }
+  else
+    for (const DocMember &m : d.members()) {
+      key(m.key);
+      value(m.value);
+    }
+  Scope done = std::move(scopes_.back());
+  scopes_.pop_back();
+  close(done);
+}
+
+// Each kind as Scalar::doc() and set_in() put it in a tree.
+void JsonPrinter::value(const Scalar &v) {
+  std::visit(
+      [&](const auto &x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::string_view>)
+          string_value(out_, x);
+        else if constexpr (std::is_same_v<T, bool>)
+          out_ << (x ? "true" : "false");
+        else if constexpr (std::is_same_v<T, int64_t>)
+          integer_value(out_, x);
+        else if constexpr (std::is_same_v<T, uint64_t>)
+          x <= uint64_t(INT64_MAX) ? integer_value(out_, int64_t(x)) : nlohmann_scalar(out_, double(x));
+        else if constexpr (std::is_same_v<T, double>)
+          nlohmann_scalar(out_, x);
+        else if constexpr (std::is_same_v<T, Hex>)
+          x.value <= uint64_t(INT64_MAX) ? integer_value(out_, int64_t(x.value))
+                                         : string_value(out_, hex(x.value));
+        else if constexpr (std::is_same_v<T, Named>)
+          string_value(out_, x.name);
+        else
+          value(*x);
+      },
+      v.v_);
+}
+
+void JsonPrinter::data(std::string_view k, const Scalar &v) {
+  started();
+  key(k);
+  value(v);
+  if (const Named *n = std::get_if<Named>(&v.v_)) { // its raw value beside it
+    key(std::string(k) + "_value");
+    integer_value(out_, n->value);
+  }
+}
+
+void JsonPrinter::item(const Scalar &v) {
+  started();
+  next_item();
+  value(v);
+}
+
+void JsonPrinter::open(std::string_view k, bool list) {
+  if (scopes_.size() == 1 && k.empty() && !started_ && !root_explicit_) {
+    scopes_.front().list = list; // the first keyless scope, before anything else, is the document
+    root_explicit_ = true;
+    return;
+  }
+  started();
+  scopes_.back().list ? next_item() : key(k);
+  out_ << (list ? "[" : "{");
+  scopes_.push_back({list, true, {}});
+}
+
+void JsonPrinter::begin_object(std::string_view k) {
+  open(k, false);
+}
+void JsonPrinter::begin_list(std::string_view k) {
+  open(k, true);
+}
+
+void JsonPrinter::end() {
+  if (scopes_.size() == 1) {
+    if (!root_explicit_ || finished_)
+      misuse("end() without an open scope");
+    finished_ = true;
+    return;
+  }
+  Scope done = std::move(scopes_.back());
+  scopes_.pop_back();
+  close(done);
+}
+
+void JsonPrinter::finish() {
+  if (scopes_.size() != 1 || (root_explicit_ && !finished_))
+    misuse("the document was finished with a scope still open");
+  started();
+  Scope root = std::move(scopes_.back());
+  scopes_.clear();
+  close(root);
+  out_ << "\n";
+}
+
+} // namespace anec
