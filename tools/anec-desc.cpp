@@ -66,7 +66,7 @@ int dump(const std::filesystem::path &tables, const tools::Args &args) {
   int generation = option_number(args.value("generation"), kMaxGeneration, "--generation");
   const std::string &file = args.positional()[0];
   Databases databases = databases_of(tables);
-  Program p = load(databases, file, generation);
+  Program p = load(databases, file, generation, RawChain::Undecoded); // a raw chain: printed as decoded
   std::optional<size_t> only;
   if (td >= 0) only = size_t(td);
   auto print = [&](Printer &printer) { desc::print(printer, p, only); };

@@ -6,10 +6,16 @@
 
 namespace anec::desc {
 
+namespace {
+void check_selected(size_t tds, std::optional<size_t> only) {
+  if (only && *only >= tds)
+    throw Error("ANEC-TD-005",
+                "descriptor " + std::to_string(*only) + " requested; the chain has " + std::to_string(tds));
+}
+} // namespace
+
 std::vector<size_t> selected_tds(const Chain &c, std::optional<size_t> only) {
-  if (only && *only >= c.tds.size())
-    throw Error("ANEC-TD-005", "descriptor " + std::to_string(*only) + " requested; the chain has " +
-                                   std::to_string(c.tds.size()));
+  check_selected(c.tds.size(), only);
   std::vector<size_t> out;
   for (size_t i = 0; i < c.tds.size(); ++i)
     if (!only || *only == i) out.push_back(i);
@@ -109,20 +115,37 @@ void print_td(Printer &p, const Td &td, size_t index, std::string &prefix) {
     print_stream(p, st, prefix);
 }
 
-// Every byte of the file outside the descriptor words, as runs of hex: what encode_dump needs
-// besides the words to rebuild the file (a document's member; the text leaves it out).
-void print_regions(Printer &p, const Chain &c, std::span<const uint8_t> file) {
-  std::vector<bool> held(file.size(), false);
-  auto hold = [&](uint64_t off) {
-    for (uint64_t i = off; i < off + 4 && i < held.size(); ++i) held[i] = true;
-  };
+// Which bytes of the file the descriptor words hold (4 from each word's offset).
+void hold_word(std::vector<bool> &held, uint64_t offset) {
+  for (uint64_t i = offset; i < offset + 4 && i < held.size(); ++i)
+    held[i] = true;
+}
+std::vector<bool> held_by(const Chain &c, size_t file_bytes) {
+  std::vector<bool> held(file_bytes, false);
   for (const Td &td : c.tds) {
-    for (const Word &w : td.header) hold(w.offset);
+    for (const Word &w : td.header)
+      hold_word(held, w.offset);
     for (const Stream &st : td.streams) {
-      hold(st.offset);
-      for (const Word &w : st.words) hold(w.offset);
+      hold_word(held, st.offset);
+      for (const Word &w : st.words)
+        hold_word(held, w.offset);
     }
   }
+  return held;
+}
+void hold_flat(std::vector<bool> &held, const FlatChain &f, const FlatTd &td, const TdSchema &s) {
+  for (size_t k = 0; k < f.header(td, s).size(); ++k)
+    hold_word(held, f.header_offset(td, k));
+  for (const FlatStream &st : f.streams_of(td)) {
+    hold_word(held, st.offset);
+    for (size_t i = 0; i < st.count; ++i)
+      hold_word(held, f.stream_offset(st, i));
+  }
+}
+
+// Every byte of the file outside the descriptor words (`held`), as runs of hex: what encode_dump
+// needs besides the words to rebuild the file (a document's member; the text leaves it out).
+void print_regions(Printer &p, const std::vector<bool> &held, std::span<const uint8_t> file) {
   List regions(p, "regions");
   for (size_t i = 0; i < held.size();) {
     if (held[i]) {
@@ -137,11 +160,16 @@ void print_regions(Printer &p, const Chain &c, std::span<const uint8_t> file) {
     i = j;
   }
 }
-} // namespace
 
-void print_chain(Printer &p, const Chain &c, const TdSchema &s, std::span<const uint8_t> file,
-                 std::optional<size_t> only) {
-  std::vector<size_t> tds = selected_tds(c, only); // ANEC-TD-005 before anything is printed
+// What a chain's dump says before its descriptors.
+struct ChainHead {
+  size_t tds = 0;
+  uint64_t kernel_offset = 0, kernel_size = 0;
+  const std::vector<Finding> &findings;
+};
+
+void print_head(Printer &p, const ChainHead &c, const TdSchema &s, std::span<const uint8_t> file,
+                std::optional<size_t> only) {
   p.data("file_bytes", file.size());
   p.data("complete", !only);
   p.text("raw task-descriptor chain, generation ");
@@ -153,7 +181,7 @@ void print_chain(Printer &p, const Chain &c, const TdSchema &s, std::span<const 
     p.text(")");
   }
   p.text(std::string(s.complete || s.raw() ? "" : " (register database incomplete)") + ": " +
-         std::to_string(c.tds.size()) + " descriptor(s)");
+         std::to_string(c.tds) + " descriptor(s)");
   {
     Object kernel(p, "kernel_data");
     p.text(", kernel data at ");
@@ -162,15 +190,20 @@ void print_chain(Printer &p, const Chain &c, const TdSchema &s, std::span<const 
     p.field("bytes", c.kernel_size);
     p.text(" bytes)\n");
   }
-  {
-    List findings(p, "findings");
-    for (const Finding &f : c.findings) {
-      Object finding(p);
-      p.text("finding ");
-      print(p, f, {.in_file = true});
-      p.text("\n");
-    }
+  List findings(p, "findings");
+  for (const Finding &f : c.findings) {
+    Object finding(p);
+    p.text("finding ");
+    print(p, f, {.in_file = true});
+    p.text("\n");
   }
+}
+} // namespace
+
+void print_chain(Printer &p, const Chain &c, const TdSchema &s, std::span<const uint8_t> file,
+                 std::optional<size_t> only) {
+  std::vector<size_t> tds = selected_tds(c, only); // ANEC-TD-005 before anything is printed
+  print_head(p, {c.tds.size(), c.kernel_offset, c.kernel_size, c.findings}, s, file, only);
   {
     List list(p, "tds");
     std::string prefix;
@@ -178,13 +211,42 @@ void print_chain(Printer &p, const Chain &c, const TdSchema &s, std::span<const 
       print_td(p, c.tds[i], i, prefix);
   }
   if (!p.text_form())
-    print_regions(p, c, file);
+    print_regions(p, held_by(c, file.size()), file);
 }
 
 void print(Printer &p, const Chain &c, const TdSchema &s, std::span<const uint8_t> file,
            std::optional<size_t> only) {
   p.data("container", "raw-td-chain");
   print_chain(p, c, s, file, only);
+}
+
+void print_raw_chain(Printer &p, const TdSchema &s, std::span<const uint8_t> file,
+                     std::optional<size_t> only) {
+  bool document = !p.text_form();
+  std::vector<bool> held(document ? file.size() : 0, false);
+  FlatChain walked;
+  size_t count = 0;
+  decode_flat_each(file, s, walked, [&](const FlatChain &f, const FlatTd &td) {
+    ++count;
+    if (document)
+      hold_flat(held, f, td, s);
+  });
+  check_selected(count, only); // ANEC-TD-005 before anything is printed
+  p.data("container", "raw-td-chain");
+  print_head(p, {count, walked.kernel_offset, walked.kernel_size, walked.findings}, s, file, only);
+  {
+    List list(p, "tds");
+    std::string prefix;
+    size_t index = 0;
+    FlatChain scratch;
+    decode_flat_each(file, s, scratch, [&](const FlatChain &f, const FlatTd &td) {
+      if (!only || *only == index)
+        print_td(p, tree_td(f, s, td), index, prefix);
+      ++index;
+    });
+  }
+  if (document)
+    print_regions(p, held, file);
 }
 
 } // namespace anec::desc

@@ -82,7 +82,7 @@ raw_walk(Databases &databases, std::span<const uint8_t> bytes, int generation) {
 
 DescProgram read_program(Databases &databases, std::span<const uint8_t> bytes, int generation, RawChain raw,
                          const Warn &warn) {
-  DescProgram p{bytes, nullptr, std::nullopt, std::nullopt, {}};
+  DescProgram p{bytes, nullptr, std::nullopt, std::nullopt, {}, raw};
   try {
     if (generation < 0)
       generation = is_hwx(p.bytes) ? databases.generation_of(le32(p.bytes, 8)) : 7;
@@ -125,6 +125,8 @@ void print(Printer &p, const DescProgram &program, std::optional<size_t> only) {
     print(p, *program.hwx, *program.schema, program.bytes, only);
   else if (program.anec)
     print(p, *program.anec, *program.schema, program.bytes, only);
+  else if (program.raw == RawChain::Undecoded)
+    print_raw_chain(p, *program.schema, program.bytes, only);
   else
     print(p, program.chain, *program.schema, program.bytes, only);
 }

@@ -23,6 +23,8 @@ Word tree_word(const TdSchema &s, const FlatChain &c, uint32_t index, uint64_t o
   return w;
 }
 
+} // namespace
+
 Td tree_td(const FlatChain &c, const TdSchema &s, const FlatTd &f) {
   Td td{f.offset, f.size, {}, {}, f.eon};
   std::span<const FlatWord> header = c.header(f, s);
@@ -38,7 +40,6 @@ Td tree_td(const FlatChain &c, const TdSchema &s, const FlatTd &f) {
   }
   return td;
 }
-} // namespace
 
 std::optional<uint32_t> header_field(const Td &td, const std::string &name) {
   for (const Word &w : td.header)

@@ -25,5 +25,10 @@ void print_chain(Printer &p, const Chain &chain, const TdSchema &schema, std::sp
 // The dump of a raw chain (`file` holds it).
 void print(Printer &p, const Chain &chain, const TdSchema &schema, std::span<const uint8_t> file,
            std::optional<size_t> only = std::nullopt);
+// The same, the chain walked here: once in flat form for what comes before the descriptors (their
+// count, the findings, the kernel data) and the bytes their words hold, then again, each descriptor
+// made a tree, printed and dropped. Memory is that of one descriptor, whatever the chain's length.
+void print_raw_chain(Printer &p, const TdSchema &schema, std::span<const uint8_t> file,
+                     std::optional<size_t> only = std::nullopt);
 
 } // namespace anec::desc

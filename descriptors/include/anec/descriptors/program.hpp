@@ -28,15 +28,18 @@
 
 namespace anec::desc {
 
+enum class RawChain { Tree, Undecoded };
+
 // The decoded program; `bytes` are the caller's (a mapped file, a Python buffer). `chain` is the tree
 // of the chain, a raw chain's left undecoded when the caller decodes it itself (the audit, in flat
-// form).
+// form) or has it printed a descriptor at a time (the dump).
 struct DescProgram {
   std::span<const uint8_t> bytes;
   std::shared_ptr<const TdSchema> schema;
   std::optional<Hwx> hwx;
   std::optional<Anec> anec;
   Chain chain;
+  RawChain raw = RawChain::Tree;
 };
 
 bool is_hwx(std::span<const uint8_t> b);
@@ -79,8 +82,6 @@ private:
   std::map<int, std::shared_ptr<const TdSchema>> loaded_;
 };
 
-enum class RawChain { Tree, Undecoded };
-
 // Told what the reader could not decode (the text of a warning, without a prefix).
 using Warn = std::function<void(const std::string &)>;
 
@@ -94,7 +95,8 @@ DescProgram read_program(Databases &databases, std::span<const uint8_t> bytes, i
                          const Warn &warn);
 
 // What `anec-desc dump` prints, as text or as the document anec-desc.dump: every descriptor, or the
-// one `only` selects (then the document is marked incomplete and does not encode).
+// one `only` selects (then the document is marked incomplete and does not encode). A raw chain read
+// Undecoded is printed as it is decoded, one descriptor at a time (print_raw_chain).
 void print(Printer &p, const DescProgram &program, std::optional<size_t> only = std::nullopt);
 
 // The file a complete dump document describes (`anec-desc encode`), packed through the register

@@ -67,6 +67,9 @@ std::optional<uint32_t> header_field(const Td &td, const std::string &name);
 // The decoded register word at file offset `offset`, or null.
 const Word *find_word(const Chain &chain, uint64_t offset);
 
+// The tree of one descriptor of a flat walk (flat.hpp), as decode_raw_chain makes each.
+Td tree_td(const FlatChain &flat, const TdSchema &schema, const FlatTd &td);
+
 // One descriptor at `offset`, streams walked until `end` or the expected size.
 Td decode_td(std::span<const uint8_t> bytes, uint64_t offset, uint64_t end, const TdSchema &schema,
              std::vector<Finding> &findings);
