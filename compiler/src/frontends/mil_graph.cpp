@@ -10,6 +10,7 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/inside.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -1000,14 +1001,16 @@ std::optional<std::filesystem::path> mil_blob_file(const std::filesystem::path &
       escapes = true;
   if (escapes)
     throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + path + "' leaves the model's folder");
-  std::error_code ec;
-  if (model_path.empty() || !std::filesystem::exists(model_path / r, ec))
+  if (model_path.empty())
     return std::nullopt;
-  std::filesystem::path root = std::filesystem::canonical(model_path, ec);
-  std::filesystem::path real = std::filesystem::canonical(model_path / r, ec);
-  auto [a, b] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-  if (ec || a != root.end())
+  // Where it leads is known before anything there is looked at: a link out is refused whether or not
+  // its target exists, so the answer says nothing of files outside the folder.
+  std::optional<std::filesystem::path> real = resolve_inside(model_path, r);
+  if (!real)
     throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + path + "' resolves outside the model's folder");
+  std::error_code ec;
+  if (!std::filesystem::exists(*real, ec))
+    return std::nullopt;
   return real;
 }
 
