@@ -1,7 +1,8 @@
-// The ONNX adapter, the only file that includes libonnx and protobuf: it parses the model, binds
-// --dim values, runs the ONNX checker (onnx::checker) and shape inference with data propagation,
-// then copies the model into the records of onnx_model.hpp. Its entry function, named by
-// onnx_front::kEntry, is the only symbol the module exports.
+// The ONNX adapter, the only file that includes libonnx and protobuf: it parses the model, checks what
+// the library would trip on (ANEC-ONNX-005..007), binds --dim values, runs the ONNX checker
+// (onnx::checker) and shape inference with data propagation, then copies the model into the records of
+// onnx_model.hpp. Its
+// entry function, named by onnx_front::kEntry, is the only symbol the module exports.
 #include "onnx_model.hpp"
 
 #include "anec/support/error.hpp"
@@ -12,6 +13,10 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+
+#include "anec/support/inside.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
 #include <cmath>
@@ -355,9 +360,145 @@ std::string infer_around(onnx::ModelProto &model, const std::map<int, std::strin
   return {};
 }
 
+// How a tensor of each data type stores its elements: the bytes of one in raw_data, the typed field
+// that holds them otherwise (onnx.proto), and how many of that field's entries make one (2 for the
+// complex types). A type not listed (string, types newer than this table) is not checked.
+enum TypedField { kFloatData, kInt32Data, kInt64Data, kDoubleData, kUint64Data, kTypedFields };
+constexpr const char *kFieldNames[kTypedFields] = {"float_data", "int32_data", "int64_data", "double_data",
+                                                   "uint64_data"};
+struct Storage {
+  int type;
+  const char *name;
+  size_t bytes;
+  TypedField field;
+  size_t per;
+};
+constexpr Storage kStorage[] = {
+    {1, "float", 4, kFloatData, 1},      {2, "uint8", 1, kInt32Data, 1},
+    {3, "int8", 1, kInt32Data, 1},       {4, "uint16", 2, kInt32Data, 1},
+    {5, "int16", 2, kInt32Data, 1},      {6, "int32", 4, kInt32Data, 1},
+    {7, "int64", 8, kInt64Data, 1},      {9, "bool", 1, kInt32Data, 1},
+    {10, "float16", 2, kInt32Data, 1},   {11, "double", 8, kDoubleData, 1},
+    {12, "uint32", 4, kUint64Data, 1},   {13, "uint64", 8, kUint64Data, 1},
+    {14, "complex64", 8, kFloatData, 2}, {15, "complex128", 16, kDoubleData, 2},
+    {16, "bfloat16", 2, kInt32Data, 1},
+};
+
+std::string dims_text(const onnx::TensorProto &t) {
+  std::string out = "[";
+  for (int64_t d : t.dims())
+    out += (out.size() > 1 ? "," : "") + std::to_string(d);
+  return out + "]";
+}
+
+// A tensor stored in the file holds exactly what its shape and type need, or nothing (a model
+// shipped without its weights: the evaluator seeds those and says so). A part of it would otherwise
+// be read as the whole, or the whole seeded with random values (ANEC-ONNX-007).
+void check_stored(const onnx::TensorProto &t, const std::string &what, const std::string &source) {
+  const Storage *s = nullptr;
+  for (const Storage &row : kStorage)
+    s = row.type == t.data_type() ? &row : s;
+  if (!s || external(t))
+    return;
+  auto fail = [&](const std::string &found, size_t needed, const char *unit) {
+    throw Error("ANEC-ONNX-007", source + ": " + what + " holds " + found + "; its shape " + dims_text(t) +
+                                     " of " + s->name + " needs " + std::to_string(needed) + " " + unit);
+  };
+  size_t n = 1, raw_needed = 0, typed_needed = 0;
+  bool overflow = false;
+  for (int64_t d : t.dims())
+    overflow |= __builtin_mul_overflow(n, size_t(d), &n);
+  overflow |=
+      __builtin_mul_overflow(n, s->bytes, &raw_needed) | __builtin_mul_overflow(n, s->per, &typed_needed);
+  if (overflow)
+    throw Error("ANEC-ONNX-007", source + ": " + what + ": its shape " + excerpt(dims_text(t)) +
+                                     " has more elements than 64 bits can count");
+  const size_t counts[kTypedFields] = {size_t(t.float_data_size()), size_t(t.int32_data_size()),
+                                       size_t(t.int64_data_size()), size_t(t.double_data_size()),
+                                       size_t(t.uint64_data_size())};
+  for (int f = 0; f < kTypedFields; ++f)
+    if (counts[f] > 0 && (f != s->field || !t.raw_data().empty()))
+      fail(std::to_string(counts[f]) + " values in " + kFieldNames[f] +
+               (t.raw_data().empty() ? ", a field its type does not use" : " besides raw_data"),
+           typed_needed, (std::string("values in ") + kFieldNames[s->field]).c_str());
+  if (!t.raw_data().empty() && t.raw_data().size() != raw_needed)
+    fail(std::to_string(t.raw_data().size()) + " bytes of raw_data", raw_needed, "bytes");
+  if (counts[s->field] > 0 && counts[s->field] != typed_needed)
+    fail(std::to_string(counts[s->field]) + " values in " + kFieldNames[s->field], typed_needed, "values");
+}
+
+// Where an external-data tensor's location is read: inside the model's folder, and nowhere else.
+// The ONNX checker stats the location as given, relative to the working directory, absolute paths
+// and ".." included; it is replaced by the path it names inside the folder once that is known to be
+// inside (ANEC-ONNX-006 otherwise, and always for a model given as bytes, which has no folder).
+void place_external(onnx::TensorProto &t, const std::string &what, const std::string &source,
+                    const std::string &folder) {
+  if (!external(t))
+    return;
+  if (folder.empty())
+    throw Error("ANEC-ONNX-006", source + ": " + what +
+                                     " keeps its values in external data, and a model given as bytes has no "
+                                     "folder to find them in");
+  for (auto &entry : *t.mutable_external_data()) {
+    if (entry.key() != "location")
+      continue;
+    std::optional<std::filesystem::path> path;
+    if (entry.value().find('\0') == std::string::npos)
+      path = resolve_inside(folder, entry.value());
+    if (!path)
+      throw Error("ANEC-ONNX-006", source + ": " + what + ": external data location '" +
+                                       excerpt(entry.value()) +
+                                       "' leaves the model's folder (absolute, climbing out with '..', or a "
+                                       "link leading out); external data is read only inside it");
+    entry.set_value(path->string());
+  }
+}
+
+// Every tensor the model stores, with what it is (for messages): initializers, sparse initializers'
+// parts and attribute tensors, in every graph and subgraph and in the model's functions.
+template <class F> void each_tensor(onnx::GraphProto &gp, const F &f);
+template <class F> void each_tensor(onnx::NodeProto &n, const F &f) {
+  for (auto &a : *n.mutable_attribute()) {
+    std::string what = "attribute '" + excerpt(a.name()) + "' of node '" + excerpt(n.name()) + "'";
+    if (a.has_t())
+      f(*a.mutable_t(), what);
+    for (auto &t : *a.mutable_tensors())
+      f(t, what);
+    if (a.has_sparse_tensor())
+      f(*a.mutable_sparse_tensor()->mutable_values(), what),
+          f(*a.mutable_sparse_tensor()->mutable_indices(), what);
+    for (auto &sparse : *a.mutable_sparse_tensors())
+      f(*sparse.mutable_values(), what), f(*sparse.mutable_indices(), what);
+    if (a.has_g())
+      each_tensor(*a.mutable_g(), f);
+    for (auto &sub : *a.mutable_graphs())
+      each_tensor(sub, f);
+  }
+}
+template <class F> void each_tensor(onnx::GraphProto &gp, const F &f) {
+  for (auto &t : *gp.mutable_initializer())
+    f(t, "initializer '" + excerpt(t.name()) + "'");
+  for (auto &sparse : *gp.mutable_sparse_initializer()) {
+    f(*sparse.mutable_values(), "sparse initializer '" + excerpt(sparse.values().name()) + "'");
+    f(*sparse.mutable_indices(), "sparse initializer '" + excerpt(sparse.values().name()) + "'");
+  }
+  for (auto &n : *gp.mutable_node())
+    each_tensor(n, f);
+}
+template <class F> void each_tensor(onnx::ModelProto &model, const F &f) {
+  each_tensor(*model.mutable_graph(), f);
+  for (auto &function : *model.mutable_functions())
+    for (auto &n : *function.mutable_node())
+      each_tensor(n, f);
+  for (auto &training : *model.mutable_training_info()) {
+    each_tensor(*training.mutable_initialization(), f);
+    each_tensor(*training.mutable_algorithm(), f);
+  }
+}
+
 // What the ONNX library's checker and shape inference divide by or loop over, checked before they see
 // it (ANEC-ONNX-005): strides, dilations and kernel sizes of 1 or more, a group of 1 or more, no
-// negative dimension in a declared shape or an initializer. Debian's libonnx divides by a zero stride
+// negative dimension in a declared shape or a stored tensor. Debian's libonnx divides by a zero stride
 // in its convolution and pooling shape inference (SIGFPE), with the checker passing the model.
 void check_library_input(const onnx::GraphProto &gp, const std::string &source) {
   auto fail = [&](const std::string &what, int64_t v) {
@@ -373,10 +514,6 @@ void check_library_input(const onnx::GraphProto &gp, const std::string &source) 
   for (const auto *list : {&gp.input(), &gp.output(), &gp.value_info()})
     for (const auto &v : *list)
       shape(v);
-  for (const auto &t : gp.initializer())
-    for (int64_t d : t.dims())
-      if (d < 0)
-        fail("a dimension of initializer '" + excerpt(t.name()) + "'", d);
   for (const auto &n : gp.node())
     for (const auto &a : n.attribute()) {
       std::string what = "attribute '" + excerpt(a.name()) + "' of node '" + excerpt(n.name()) + "' (" +
@@ -394,14 +531,63 @@ void check_library_input(const onnx::GraphProto &gp, const std::string &source) 
     }
 }
 
-Model read(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
-           bool all_values) {
+// The stored tensors: no negative dimension (ANEC-ONNX-005), as much data as the shape needs
+// (ANEC-ONNX-007), external data inside the model's folder (ANEC-ONNX-006).
+void check_tensors(onnx::ModelProto &model, const std::string &source, const std::string &folder) {
+  each_tensor(model, [&](onnx::TensorProto &t, const std::string &what) {
+    for (int64_t d : t.dims())
+      if (d < 0)
+        throw Error("ANEC-ONNX-005", source + ": a dimension of " + what + " is " + std::to_string(d) +
+                                         ": the ONNX library would divide by it or loop on it");
+    check_stored(t, what, source);
+    place_external(t, what, source, folder);
+  });
+}
+
+// The protobuf parser's limit on nested messages (its default), and the deeper limit a model that
+// fails to parse is tried again with, to tell "nested too deeply" from "not a model".
+constexpr int kParseDepth = 100, kDiagnoseDepth = 1000;
+
+// How many levels of subgraphs (If branches, Loop and Scan bodies) the graph nests.
+int subgraph_depth(const onnx::GraphProto &gp) {
+  int depth = 0;
+  for (const auto &n : gp.node())
+    for (const auto &a : n.attribute()) {
+      if (a.has_g())
+        depth = std::max(depth, 1 + subgraph_depth(a.g()));
+      for (const auto &sub : a.graphs())
+        depth = std::max(depth, 1 + subgraph_depth(sub));
+    }
+  return depth;
+}
+
+// The model, or ANEC-ONNX-001 (not a model) or ANEC-ONNX-008 (a model nested deeper than the parser
+// reads: refused, but said).
+onnx::ModelProto parse(std::string_view bytes, const std::string &source) {
+  auto parse_at = [&](onnx::ModelProto &m, int depth) {
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
+                                              int(bytes.size()));
+    in.SetRecursionLimit(depth);
+    return m.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+  };
   onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
-    throw Error("ANEC-ONNX-001", source + ": not an ONNX model (protobuf parse failed)");
-  Model out;
-  check_library_input(model.graph(), source);
-  out.bound_inputs = bind_dims(model, dims, source);
+  if (bytes.size() <= size_t(INT32_MAX) && parse_at(model, kParseDepth))
+    return model;
+  onnx::ModelProto deep;
+  if (bytes.size() <= size_t(INT32_MAX) && parse_at(deep, kDiagnoseDepth))
+    throw Error("ANEC-ONNX-008", source + ": subgraphs (If, Loop, Scan bodies) nested " +
+                                     std::to_string(subgraph_depth(deep.graph())) +
+                                     " levels deep: deeper than the protobuf parser reads (" +
+                                     std::to_string(kParseDepth) + " nested messages)");
+  throw Error("ANEC-ONNX-001",
+              source + ": not an ONNX model (protobuf parse failed: damaged, or nested deeper than " +
+                  std::to_string(kDiagnoseDepth) + " messages)");
+}
+
+// What the ONNX library does with the model, in place: its checker (not for a model it would refuse
+// only for being newer than it, or of IR 1 or 2 with opset imports: a note says so) and its shape
+// inference (around the operators whose outputs are not tensors: a note).
+void library_pass(onnx::ModelProto &model, const std::string &source, std::vector<std::string> &notes) {
   int64_t opset = opset_of(model, "");
   bool newer = model.ir_version() > onnx::Version::IR_VERSION || opset > library_opset();
   // IR versions 1 and 2 predate opset_import (IR 3, onnx.proto); exporters of that time wrote it
@@ -410,16 +596,16 @@ Model read(std::string_view bytes, const std::string &source, const std::map<std
   bool lenient = newer || early;
   if (newer) {
     // The library's checker refuses what it does not know; read the model anyway, without it.
-    out.notes.push_back(
-        "ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) + ", opset " +
-        std::to_string(opset) + " is newer than this build's ONNX library (IR " +
-        std::to_string(int(onnx::Version::IR_VERSION)) + ", opset " + std::to_string(library_opset()) +
-        "): read without the ONNX checker; shapes inferred where the library knows the operator");
+    notes.push_back("ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) + ", opset " +
+                    std::to_string(opset) + " is newer than this build's ONNX library (IR " +
+                    std::to_string(int(onnx::Version::IR_VERSION)) + ", opset " +
+                    std::to_string(library_opset()) +
+                    "): read without the ONNX checker; shapes inferred where the library knows the operator");
   } else if (early) {
-    out.notes.push_back("ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) +
-                        " with opset imports (opset " + std::to_string(opset) +
-                        "): the ONNX checker refuses opset_import below IR version 3, onnxruntime runs "
-                        "such models; read without the ONNX checker");
+    notes.push_back("ANEC-ONNX-004 warning: IR version " + std::to_string(model.ir_version()) +
+                    " with opset imports (opset " + std::to_string(opset) +
+                    "): the ONNX checker refuses opset_import below IR version 3, onnxruntime runs "
+                    "such models; read without the ONNX checker");
   } else {
     try {
       onnx::checker::check_model(model);
@@ -441,16 +627,26 @@ Model read(std::string_view bytes, const std::string &source, const std::map<std
       std::string list;
       for (const auto &name : names)
         list += (list.empty() ? "" : ", ") + name;
-      out.notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference fails on " + list +
-                          ", whose outputs are not tensors (sequences or maps: host, CPU, operations); "
-                          "shapes inferred without them");
+      notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference fails on " + list +
+                      ", whose outputs are not tensors (sequences or maps: host, CPU, operations); "
+                      "shapes inferred without them");
     }
     if (!again.empty() && !lenient)
       throw Error("ANEC-ONNX-003", source + ": ONNX shape inference fails: " + again.substr(0, 400));
     if (!again.empty())
-      out.notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" + again.substr(0, 200) +
-                          "); shapes it did not reach are unknown");
+      notes.push_back("ANEC-ONNX-004 warning: ONNX shape inference stopped (" + again.substr(0, 200) +
+                      "); shapes it did not reach are unknown");
   }
+}
+
+Model read(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
+           bool all_values, const std::string &folder) {
+  onnx::ModelProto model = parse(bytes, source);
+  check_library_input(model.graph(), source);
+  check_tensors(model, source, folder);
+  Model out;
+  out.bound_inputs = bind_dims(model, dims, source);
+  library_pass(model, source, out.notes);
   out.graph = graph(model.graph(), all_values);
   return out;
 }
