@@ -1,7 +1,8 @@
 // ONNX models pointed at the tool to make it misbehave (issue 33, second round), each built here with
 // the onnx protobuf API: external data that names files outside the model's folder, initializers
 // whose stored data does not match their shape, negative dimensions, subgraphs nested deeper than
-// protobuf parses.
+// protobuf parses, and a model on which the ONNX library itself crashes, run through the crash
+// boundary without the checks that normally keep it away.
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/frontends/onnx.hpp"
 #include "anec/support/error.hpp"
@@ -10,6 +11,7 @@
 #include "../compiler/tables.hpp"
 #include "../errors.hpp"
 #include "../run_tool.hpp"
+#include "onnx_model.hpp"
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -310,6 +312,39 @@ TEST(OnnxHostile, DeepNestingIsSaidNotCalledNotAModel) {
       << msg;
   EXPECT_EQ(code_of([&] { read_onnx(std::string("\x0a\xff\xff", 3), "junk.onnx", catalog()); }),
             "ANEC-ONNX-001");
+}
+
+// The crash boundary: the ONNX library's checker and shape inference run in a child process, so a
+// crash there is a reason code and the caller (this test process) lives on. A Conv with strides 0,
+// which the reader refuses before the library sees it (ANEC-ONNX-005), is handed to the boundary
+// directly: Debian's libonnx 1.12 divides by the stride in Conv's shape inference. Integer division
+// by zero traps (SIGFPE) on x86; elsewhere (AArch64) it yields 0 and the library returns normally.
+TEST(OnnxHostile, ALibraryCrashIsAReasonCodeNotADeadProcess) {
+  std::string bytes = conv_model([](onnx::TensorProto &w) { floats(w, 144); }, 0).SerializeAsString();
+  EXPECT_EQ(code_of([&] { read_onnx(bytes, "s0.onnx", catalog()); }), "ANEC-ONNX-005");
+  std::vector<std::string> notes;
+  std::string msg;
+  std::string code = code_of([&] { onnx_front::api().infer_isolated(bytes, "s0.onnx", notes); }, &msg);
+#if defined(__x86_64__) || defined(__i386__)
+  EXPECT_EQ(code, "ANEC-ONNX-009");
+  EXPECT_NE(msg.find("s0.onnx: the ONNX library crashed (SIGFPE) in ONNX shape inference"), std::string::npos)
+      << msg;
+#else
+  EXPECT_TRUE(code == "ANEC-ONNX-009" || code == "none") << msg;
+#endif
+  // The boundary passes a result back whole: the inferred shapes and the notes.
+  std::string ok = conv_model([](onnx::TensorProto &w) { floats(w, 144); }).SerializeAsString();
+  onnx::ModelProto inferred;
+  ASSERT_TRUE(inferred.ParseFromString(onnx_front::api().infer_isolated(ok, "ok.onnx", notes)));
+  EXPECT_EQ(inferred.graph().output(0).type().tensor_type().shape().dim(3).dim_value(), 6);
+  EXPECT_EQ(inferred.graph().initializer(0).float_data_size(), 144);
+  onnx::ModelProto newer;
+  ASSERT_TRUE(newer.ParseFromString(ok));
+  newer.set_ir_version(99);
+  notes.clear();
+  onnx_front::api().infer_isolated(newer.SerializeAsString(), "new.onnx", notes);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("ANEC-ONNX-004 warning: IR version 99", 0), 0u) << notes[0];
 }
 
 // A corpus run gives each hostile file its row with its reason code, and goes on to the next.

@@ -1,7 +1,7 @@
 // The ONNX adapter, the only file that includes libonnx and protobuf: it parses the model, checks what
 // the library would trip on (ANEC-ONNX-005..007), binds --dim values, runs the ONNX checker
-// (onnx::checker) and shape inference with data propagation, then copies the model into the records of
-// onnx_model.hpp. Its
+// (onnx::checker) and shape inference with data propagation in a child process (a crash there is
+// ANEC-ONNX-009, not the end of the caller), then copies the model into the records of onnx_model.hpp. Its
 // entry function, named by onnx_front::kEntry, is the only symbol the module exports.
 #include "onnx_model.hpp"
 
@@ -19,10 +19,18 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <functional>
 #include <map>
 #include <set>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace anec::compiler::onnx_front {
 namespace {
@@ -586,8 +594,10 @@ onnx::ModelProto parse(std::string_view bytes, const std::string &source) {
 
 // What the ONNX library does with the model, in place: its checker (not for a model it would refuse
 // only for being newer than it, or of IR 1 or 2 with opset imports: a note says so) and its shape
-// inference (around the operators whose outputs are not tensors: a note).
-void library_pass(onnx::ModelProto &model, const std::string &source, std::vector<std::string> &notes) {
+// inference (around the operators whose outputs are not tensors: a note). `stage` is told each step
+// before it runs.
+void library_pass(onnx::ModelProto &model, const std::string &source, std::vector<std::string> &notes,
+                  const std::function<void(const char *)> &stage) {
   int64_t opset = opset_of(model, "");
   bool newer = model.ir_version() > onnx::Version::IR_VERSION || opset > library_opset();
   // IR versions 1 and 2 predate opset_import (IR 3, onnx.proto); exporters of that time wrote it
@@ -607,6 +617,7 @@ void library_pass(onnx::ModelProto &model, const std::string &source, std::vecto
                     "): the ONNX checker refuses opset_import below IR version 3, onnxruntime runs "
                     "such models; read without the ONNX checker");
   } else {
+    stage("the ONNX checker");
     try {
       onnx::checker::check_model(model);
     } catch (const std::exception &e) {
@@ -614,6 +625,7 @@ void library_pass(onnx::ModelProto &model, const std::string &source, std::vecto
                   source + ": the ONNX checker rejects the model: " + std::string(e.what()).substr(0, 400));
     }
   }
+  stage("ONNX shape inference");
   try {
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(false, 0, true));
@@ -639,6 +651,147 @@ void library_pass(onnx::ModelProto &model, const std::string &source, std::vecto
   }
 }
 
+// ---- the crash boundary: library_pass in a child process ----
+//
+// The ONNX library's checker and shape inference run on input anec cannot fully pre-validate (every
+// operator's inference function); where one of them divides by zero or dereferences what it should
+// not, the child dies, and the model is refused with the signal's name (ANEC-ONNX-009) while the tool,
+// a corpus run or the Python interpreter goes on. The child writes records to a pipe, each a tag, a
+// length and bytes: 'S' the step it starts, 'N' a note, 'E' an error (code, NUL, message), 'M' the
+// model with its shapes inferred (without the main graph's initializers, which the parent keeps).
+
+void put(int fd, char tag, std::string_view bytes) {
+  uint64_t size = bytes.size();
+  std::string record(1, tag);
+  record.append(reinterpret_cast<const char *>(&size), sizeof size);
+  record.append(bytes);
+  for (size_t done = 0; done < record.size();) {
+    ssize_t k = ::write(fd, record.data() + done, record.size() - done);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      ::_exit(3);
+    done += size_t(k);
+  }
+}
+
+[[noreturn]] void child(int fd, onnx::ModelProto &model, const std::string &source) {
+  struct rlimit none = {0, 0};
+  ::setrlimit(RLIMIT_CORE, &none); // a crash is reported, not dumped
+  // Another thread's pipe (a corpus run reads files in parallel) is not held open by this child.
+  ::close_range(3, unsigned(fd) - 1, 0);
+  ::close_range(unsigned(fd) + 1, ~0u, 0);
+  try {
+    std::vector<std::string> notes;
+    library_pass(model, source, notes, [&](const char *step) { put(fd, 'S', step); });
+    for (const std::string &note : notes)
+      put(fd, 'N', note);
+    model.mutable_graph()->clear_initializer();
+    put(fd, 'M', model.SerializeAsString());
+  } catch (const Error &e) {
+    std::string what = e.what();
+    put(fd, 'E', e.code() + '\0' + what.substr(std::min(what.size(), e.code().size() + 2)));
+  } catch (const std::exception &e) {
+    put(fd, 'E', std::string("ANEC-ONNX-009") + '\0' + source + ": the ONNX library failed: " + e.what());
+  }
+  ::_exit(0); // no destructors, no atexit handlers, no stdio flushed twice
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t k = ::read(fd, buffer, sizeof buffer);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return out;
+    out.append(buffer, size_t(k));
+  }
+}
+
+struct SignalName {
+  int signal;
+  const char *name;
+};
+constexpr SignalName kSignals[] = {{SIGFPE, "SIGFPE"},   {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},
+                                   {SIGABRT, "SIGABRT"}, {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"}};
+std::string signal_name(int signal) {
+  for (const SignalName &s : kSignals)
+    if (s.signal == signal)
+      return s.name;
+  return "signal " + std::to_string(signal);
+}
+
+// The records the child wrote, applied to `model` and `notes`; how the child ended, as an error, when
+// it wrote no result.
+void take_result(const std::string &records, int status, onnx::ModelProto &model,
+                 std::vector<std::string> &notes, const std::string &source) {
+  std::string step = "the ONNX library", error_code;
+  bool done = false;
+  for (size_t at = 0; at + 9 <= records.size();) {
+    uint64_t size;
+    std::memcpy(&size, records.data() + at + 1, sizeof size);
+    if (size > records.size() - at - 9)
+      break;
+    std::string_view body(records.data() + at + 9, size_t(size));
+    char tag = records[at];
+    at += 9 + size_t(size);
+    if (tag == 'S')
+      step = body;
+    else if (tag == 'N')
+      notes.emplace_back(body);
+    else if (tag == 'E') {
+      size_t nul = body.find('\0');
+      throw Error(std::string(body.substr(0, nul)), std::string(body.substr(std::min(nul + 1, body.size()))));
+    } else if (tag == 'M') {
+      onnx::ModelProto inferred;
+      if (!inferred.ParseFromArray(body.data(), int(body.size())))
+        break;
+      inferred.mutable_graph()->mutable_initializer()->Swap(model.mutable_graph()->mutable_initializer());
+      model = std::move(inferred);
+      done = true;
+    }
+  }
+  if (done && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return;
+  std::string how = WIFSIGNALED(status) ? "crashed (" + signal_name(WTERMSIG(status)) + ")"
+                                        : "stopped (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
+  throw Error("ANEC-ONNX-009", source + ": the ONNX library " + how + " in " + step +
+                                   "; the model is refused, the run goes on");
+}
+
+// library_pass in a child process: the same result, or ANEC-ONNX-009 when the child dies.
+void isolated_pass(onnx::ModelProto &model, const std::string &source, std::vector<std::string> &notes) {
+  // The library's schema registry is built on first use; built here, in the parent, it is built
+  // once, not again in every child (12 ms a model), and no child inherits it half built.
+  static const bool registry = onnx::OpSchemaRegistry::Schema("Identity", 1, "") != nullptr;
+  (void)registry;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw Error("ANEC-ONNX-009",
+                source + ": cannot start the ONNX library's process: pipe: " + std::strerror(errno));
+  ::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    int e = errno;
+    ::close(fds[0]), ::close(fds[1]);
+    throw Error("ANEC-ONNX-009",
+                source + ": cannot start the ONNX library's process: fork: " + std::strerror(e));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(fds[1], model, source);
+  }
+  ::close(fds[1]);
+  std::string records = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  take_result(records, status, model, notes, source);
+}
+
 Model read(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
            bool all_values, const std::string &folder) {
   onnx::ModelProto model = parse(bytes, source);
@@ -646,14 +799,24 @@ Model read(std::string_view bytes, const std::string &source, const std::map<std
   check_tensors(model, source, folder);
   Model out;
   out.bound_inputs = bind_dims(model, dims, source);
-  library_pass(model, source, out.notes);
+  isolated_pass(model, source, out.notes);
   out.graph = graph(model.graph(), all_values);
   return out;
+}
+
+// The crash boundary alone, on a model not checked first (for tests of the boundary): the model's
+// value_info after shape inference, serialized.
+std::string infer_isolated(std::string_view bytes, const std::string &source,
+                           std::vector<std::string> &notes) {
+  onnx::ModelProto model = parse(bytes, source);
+  isolated_pass(model, source, notes);
+  return model.SerializeAsString();
 }
 
 constexpr Api kApi = {
     .header = {kVersion, sizeof(Api)},
     .read = read,
+    .infer_isolated = infer_isolated,
 };
 
 } // namespace

@@ -31,7 +31,8 @@ namespace anec::compiler {
 // (ANEC-ONNX-006 for a location that is absolute, climbs out with "..", or resolves outside it); a model
 // read from memory (no folder) has its external data refused. ANEC-ONNX-007 for a stored tensor whose
 // data does not match its shape (never read in part, never replaced by seeded values), ANEC-ONNX-008 for
-// subgraphs nested deeper than protobuf parses.
+// subgraphs nested deeper than protobuf parses, ANEC-ONNX-009 when the ONNX library crashes on the model
+// (it runs in a child process).
 Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
                 const DimBindings &dims = {}, bool keep_values = false,
                 const std::filesystem::path &folder = {});
