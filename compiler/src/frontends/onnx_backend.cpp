@@ -675,9 +675,21 @@ void put(int fd, char tag, std::string_view bytes) {
   }
 }
 
+struct SignalName {
+  int signal;
+  const char *name;
+};
+constexpr SignalName kSignals[] = {{SIGFPE, "SIGFPE"},   {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},
+                                   {SIGABRT, "SIGABRT"}, {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"}};
+
 [[noreturn]] void child(int fd, onnx::ModelProto &model, const std::string &source) {
   struct rlimit none = {0, 0};
   ::setrlimit(RLIMIT_CORE, &none); // a crash is reported, not dumped
+  // A fault ends the child, whatever handler the host installed (Python's faulthandler, a
+  // sanitizer, libFuzzer's crash handler, which would report the library's crash as its own).
+  for (const SignalName &s : kSignals)
+    if (s.signal != SIGKILL)
+      std::signal(s.signal, SIG_DFL);
   // Another thread's pipe (a corpus run reads files in parallel) is not held open by this child.
   ::close_range(3, unsigned(fd) - 1, 0);
   ::close_range(unsigned(fd) + 1, ~0u, 0);
@@ -710,12 +722,6 @@ std::string read_all(int fd) {
   }
 }
 
-struct SignalName {
-  int signal;
-  const char *name;
-};
-constexpr SignalName kSignals[] = {{SIGFPE, "SIGFPE"},   {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},
-                                   {SIGABRT, "SIGABRT"}, {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"}};
 std::string signal_name(int signal) {
   for (const SignalName &s : kSignals)
     if (s.signal == signal)
