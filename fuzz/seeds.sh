@@ -56,6 +56,46 @@ shared_files() { # the real files: shared/testdata is outside the repository and
   cp "$@" "$out"/
 }
 
+# ONNX models from text: protoc encodes the committed text-format models of fuzz/corpus/onnx and a
+# chain of nested Ifs (4 levels, and 40: past protobuf's 100 nested messages) with the onnx.proto of
+# the ONNX package ($ANEC_ONNX_PROTO, default /usr/include/onnx/onnx.proto). The real ONNX networks
+# are the test fixture's (models.fetch, cached where BUILD_DIR's ANEC_MODEL_CACHE says), those under
+# 512 KiB, when fetched: ../shared/testdata holds none.
+onnx_encode() { # TEXT OUT
+  protoc --encode=onnx.ModelProto -I "$(dirname "$onnx_proto")" "$onnx_proto" <"$1" >"$2" ||
+    { echo "$0: protoc cannot encode $1" >&2; exit 2; }
+}
+nested_ifs() { # DEPTH: the text of a model whose If nodes nest DEPTH levels deep
+  local k open="" close="" ty='type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } } } }'
+  for ((k = 0; k < $1; k++)); do
+    open+="node { op_type: \"If\" input: \"c\" output: \"t$k\" attribute { name: \"else_branch\" type: GRAPH g { name: \"e$k\" node { op_type: \"Identity\" input: \"x\" output: \"e$k\" } output { name: \"e$k\" $ty } } } attribute { name: \"then_branch\" type: GRAPH g { name: \"t$k\" "
+    close="output { name: \"t$((k + 1))\" $ty } } } } $close"
+  done
+  echo "ir_version: 8 opset_import { version: 13 } graph { name: \"g\" $open node { op_type: \"Identity\" input: \"x\" output: \"t$1\" } $close"
+  echo "input { name: \"c\" type { tensor_type { elem_type: 9 shape { } } } }"
+  echo "input { name: \"x\" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } } } } } output { name: \"t0\" $ty } }"
+}
+onnx_seeds() {
+  onnx_proto=${ANEC_ONNX_PROTO:-/usr/include/onnx/onnx.proto}
+  command -v protoc >/dev/null || { echo "$0: protoc is missing (protobuf-compiler)" >&2; exit 2; }
+  [ -e "$onnx_proto" ] || { echo "$0: $onnx_proto is missing (libonnx-dev, or set ANEC_ONNX_PROTO)" >&2; exit 2; }
+  for f in "$root"/fuzz/corpus/onnx/*.txtpb; do onnx_encode "$f" "$out/onnx-$(basename "$f" .txtpb).onnx"; done
+  local text
+  text=$(mktemp)
+  for depth in 4 40; do
+    nested_ifs "$depth" >"$text"
+    onnx_encode "$text" "$out/onnx-nested-$depth.onnx"
+  done
+  rm -f "$text"
+  local cache
+  cache=$(sed -n 's/^ANEC_MODEL_CACHE:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+  if [ -n "$cache" ] && [ -d "$cache" ]; then
+    find "$cache" -name '*.onnx' -size -512k -exec sh -c 'cp "$1" "$2/onnx-real-$(basename "$1")"' _ {} "$out" \;
+  else
+    echo "$0: no fetched ONNX networks (run ctest -R models.fetch in $build): ONNX seeds from text only" >&2
+  fi
+}
+
 mkdir -p "$out"
 case "$target" in
 hal_blob) # every target's blob, as the encoder writes it
@@ -92,13 +132,14 @@ anec) # the real hwx containers converted, with both header sizes
     quiet "$desc" --tables "$root/tables" convert "$h" -o "$out/$n-800.anec" --header-bytes 0x800
   done
   ;;
-model) # committed graphs, the real network plist, and the plist in binary form when python3 is there
+model) # committed graphs, the real network plist (and in binary form when python3 is there), ONNX models
   cp "$root"/fuzz/corpus/model/* "$out"/
   shared_files "$external"/tinygrad/net.plist
   if command -v python3 >/dev/null; then
     python3 -c 'import plistlib, sys; plistlib.dump(plistlib.load(open(sys.argv[1], "rb")), open(sys.argv[2], "wb"), fmt=plistlib.FMT_BINARY)' \
       "$external"/tinygrad/net.plist "$out"/net-binary.plist
   fi
+  onnx_seeds
   ;;
 coreml) # the real Core ML models of the shared test data, and the root models of its packages
   find "$root"/../shared/testdata/coreml -name '*.mlmodel' -size -512k -exec cp {} "$out"/ \;

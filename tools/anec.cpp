@@ -24,6 +24,7 @@
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/half.hpp"
+#include "anec/support/inside.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/npy.hpp"
 #include "anec/support/reasons.hpp"
@@ -438,8 +439,8 @@ void copy_constant_files(const Graph &g, const fs::path &from_dir, const fs::pat
     return;
   for (const auto &[name, v] : g.values)
     if (!v.file.empty())
-      if (FolderFile f = file_in_folder(from, v.file); f.status == InFolder::Inside)
-        copy_output(f.real, to / v.file);
+      if (std::optional<fs::path> real = resolve_inside(from, v.file); real && fs::exists(*real, ec))
+        copy_output(*real, to / v.file);
 }
 
 // BEST.mil: the MIL text `model` was read from (a .mil file, or a .mlmodelc bundle's model.mil) with

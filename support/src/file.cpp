@@ -411,26 +411,6 @@ void write_output_set(const fs::path &dir_arg,
   fs::remove_all(fresh, ec); // after an exchange, the old set
 }
 
-bool stays_in_folder(const fs::path &relative) {
-  bool climbs = relative.empty() || relative.is_absolute() || relative.has_root_name();
-  for (const fs::path &part : relative)
-    climbs |= part == "..";
-  return !climbs;
-}
-
-FolderFile file_in_folder(const fs::path &folder, const fs::path &relative) {
-  if (!stays_in_folder(relative))
-    return {InFolder::Invalid, {}};
-  std::error_code ec;
-  if (folder.empty() || !fs::exists(folder / relative, ec))
-    return {InFolder::Absent, {}};
-  fs::path root = fs::canonical(folder, ec), real = ec ? fs::path() : fs::canonical(folder / relative, ec);
-  auto [a, b] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-  if (ec || a != root.end())
-    return {InFolder::Outside, {}};
-  return {InFolder::Inside, real};
-}
-
 void flush_stdout() {
   if (std::fflush(stdout) == 0 && !std::ferror(stdout))
     return;

@@ -469,6 +469,11 @@ TEST(CoreML, BundlePathsStayInside) {
   fs::create_directories(linked);
   fs::create_symlink("/etc/hostname", linked / "model.espresso.net");
   EXPECT_EQ(code_of([&] { load_model(linked, catalog()); }), "ANEC-COREML-004");
+  // A link out to nothing is refused as well (weakly_canonical stops at it, so it counted as inside
+  // and then as missing: the answer told whether the file outside exists).
+  fs::remove(linked / "model.espresso.net");
+  fs::create_symlink("/nonexistent-anec-test/model.espresso.net", linked / "model.espresso.net");
+  EXPECT_EQ(code_of([&] { load_model(linked, catalog()); }), "ANEC-COREML-004");
 
   fs::path none = scratch("none.mlmodelc");
   fs::create_directories(none);

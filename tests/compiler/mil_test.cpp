@@ -452,6 +452,12 @@ TEST(Mil, BlobfilePathsStayInsideTheModelFolder) {
   std::ofstream(d.path / "outside.bin") << std::string(256, '\0');
   std::filesystem::create_symlink(d.path / "outside.bin", d.path / "model" / "weights" / "link.bin");
   EXPECT_EQ(code("@model_path/weights/link.bin"), "ANEC-MIL-007");
+  // A link out to nothing is refused as well: treated as an absent file, it told whether the file
+  // outside exists (a link to one that does was refused).
+  std::filesystem::create_symlink(d.path / "absent.bin", d.path / "model" / "weights" / "nowhere.bin");
+  EXPECT_EQ(code("@model_path/weights/nowhere.bin"), "ANEC-MIL-007");
+  std::filesystem::create_symlink("weight.bin", d.path / "model" / "weights" / "alias.bin");
+  EXPECT_EQ(code("@model_path/weights/alias.bin"), "");                    // a link inside is followed
   EXPECT_EQ(code("@model_path/weights/weight.bin", 4096), "ANEC-MIL-008"); // past the end
   write_blob(d.path / "model" / "weights" / "weight.bin", 0x12345678, 48);
   EXPECT_EQ(code("@model_path/weights/weight.bin"), "ANEC-MIL-008"); // no sentinel

@@ -5,6 +5,7 @@
 #include "anec/support/corpus.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/inside.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
 
@@ -127,24 +128,25 @@ TEST_F(FileIo, LinksAreFollowedToTheFileTheyName) {
   EXPECT_EQ(read_text_file(dir / "real" / "t.txt"), "new");
 }
 
-// A file a model names stays in its folder: climbing, absolute and empty paths are refused on
-// their text, a link that leads out when resolved, and a missing file is absent.
+// A file a model names stays in its folder: climbing, absolute and empty paths are refused on their
+// text, a link that leads out (to something or to nothing) when resolved; a missing file inside is
+// named, for its reader to report.
 TEST_F(FileIo, FilesAModelNamesStayInItsFolder) {
   fs::create_directories(dir / "model" / "w");
   put(dir / "model" / "w" / "a.bin", "a");
   put(dir / "outside.bin", "o");
   fs::create_symlink("../outside.bin", dir / "model" / "out.bin");
+  fs::create_symlink("../nothing.bin", dir / "model" / "nowhere.bin");
   fs::create_symlink("w/a.bin", dir / "model" / "in.bin");
   fs::path m = dir / "model";
-  EXPECT_EQ(file_in_folder(m, "w/a.bin").status, InFolder::Inside);
-  EXPECT_EQ(file_in_folder(m, "w/a.bin").real, fs::canonical(m / "w" / "a.bin"));
-  EXPECT_EQ(file_in_folder(m, "in.bin").status, InFolder::Inside);
-  EXPECT_EQ(file_in_folder(m, "out.bin").status, InFolder::Outside);
-  EXPECT_EQ(file_in_folder(m, "missing.bin").status, InFolder::Absent);
-  for (const char *bad : {"../outside.bin", "w/../../outside.bin", "/etc/passwd", ""})
-    EXPECT_EQ(file_in_folder(m, bad).status, InFolder::Invalid) << bad;
-  EXPECT_TRUE(stays_in_folder("w/./a.bin"));
-  EXPECT_FALSE(stays_in_folder("w/../a.bin")); // ".." anywhere, even where it would stay inside
+  EXPECT_EQ(resolve_inside(m, "w/a.bin"), fs::canonical(m / "w" / "a.bin"));
+  EXPECT_EQ(resolve_inside(m, "in.bin"), fs::canonical(m / "w" / "a.bin"));
+  EXPECT_EQ(resolve_inside(m, "missing.bin"), fs::canonical(m) / "missing.bin");
+  for (const char *out : {"out.bin", "nowhere.bin", "../outside.bin", "w/../../outside.bin", "/etc/passwd", ""})
+    EXPECT_EQ(resolve_inside(m, out), std::nullopt) << out;
+  EXPECT_TRUE(names_inside("w/./a.bin"));
+  for (const char *bad : {"w/../a.bin", "..", ".", "./", "/x", ""}) // ".." anywhere, even back inside
+    EXPECT_FALSE(names_inside(bad)) << bad;
 }
 
 // Outputs were always 0644: an existing 0600 file and a umask of 077 were ignored.

@@ -7,6 +7,7 @@
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/half.hpp"
+#include "anec/support/inside.hpp"
 #include "anec/support/npy.hpp"
 #include "anec/support/strict.hpp"
 #include "anec/support/toml.hpp"
@@ -213,8 +214,7 @@ private:
       report_.seeded.push_back(name + " (constant)");
     } else if (!given->second.file.empty()) {
       std::filesystem::path path = opt_.base / given->second.file;
-      FolderFile f = file_in_folder(opt_.base.empty() ? "." : opt_.base, given->second.file);
-      if (f.status == InFolder::Invalid || f.status == InFolder::Outside)
+      if (!resolve_inside(opt_.base, given->second.file))
         throw Error("ANEC-EVAL-003", path.string() + ": constant '" + name +
                                          "': its file resolves outside the model's folder");
       std::vector<uint8_t> bytes = read_file(path);

@@ -2,8 +2,8 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
-#include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/inside.hpp"
 #include "anec/support/json_stream.hpp"
 #include "anec/support/json_view.hpp"
 
@@ -102,7 +102,7 @@ std::optional<ConstantValues> values_of(Members &r, const std::string &name) {
   ConstantValues v;
   if (file)
     v.file = file->string();
-  if (file && !stays_in_folder(v.file))
+  if (file && !names_inside(v.file))
     r.fail("'" + name + "': file '" + excerpt(v.file) +
            "' leaves the graph's folder (a constant's file is "
            "named relative to it, without '..')");

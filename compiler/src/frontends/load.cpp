@@ -80,7 +80,7 @@ Graph read_mil_program(const ReadRequest &r) {
   return read_mil(r.bytes, r.source, r.catalog, r.dims, context);
 }
 Graph read_onnx_model(const ReadRequest &r) {
-  return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values);
+  return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values, r.model_folder);
 }
 Graph read_coreml_model(const ReadRequest &r) {
   return read_coreml(r.bytes, r.source, r.catalog, r.dims, r.model_folder, r.keep_values);
@@ -105,15 +105,17 @@ Graph read_normalised(const FrontEnd &f, std::string_view bytes, const std::stri
 
 const std::vector<FrontEnd> &front_ends() {
   static const std::vector<FrontEnd> table = {
-      {"json", ".json", "anec-graph", 256ull << 20, false, false, read_anec_graph},
-      {"plist", ".plist", "network", 256ull << 20, false, false, read_plist},
+      {"json", ".json", "anec-graph", 256ull << 20, false, false, false, read_anec_graph},
+      {"plist", ".plist", "network", 256ull << 20, false, false, false, read_plist},
       // Mapped, not copied: protobuf parses in place; shapes come from ONNX inference.
-      {"onnx", ".onnx", "", 1ull << 30, true, true, read_onnx_model},
+      // External data is found in the model file's folder, and only there.
+      {"onnx", ".onnx", "", 1ull << 30, true, true, true, read_onnx_model},
       // Shapes are the text's own types (bound by --dim in the reader), so only skip marking remains.
-      {"mil", ".mil", "program", kMilMaxBytes, false, true, read_mil_program},
+      {"mil", ".mil", "program", kMilMaxBytes, false, true, true, read_mil_program},
       // Mapped, not copied, as ONNX; bundles (.mlpackage, .mlmodelc) are folders: load_model. The
       // reader binds and infers (a NeuralNetwork through the catalogue, an mlProgram from its types).
-      {"coreml", ".mlmodel", "", 1ull << 30, true, true, read_coreml_model},
+      // A bare .mlmodel has no folder of its own: only a bundle's weights are read.
+      {"coreml", ".mlmodel", "", 1ull << 30, true, true, false, read_coreml_model},
   };
   return table;
 }
@@ -197,10 +199,13 @@ Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, co
   for (const FrontEnd &f : front_ends()) {
     if (ext != f.extension)
       continue;
+    std::filesystem::path folder;
+    if (f.own_folder)
+      folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
     if (f.mapped)
-      return read_normalised(f, InputFile::open(path, f.max_bytes).text(), source, catalog, dims,
-                             keep_values);
-    return read_normalised(f, read_text_file(path, f.max_bytes), source, catalog, dims, keep_values);
+      return read_normalised(f, InputFile::open(path, f.max_bytes).text(), source, catalog, dims, keep_values,
+                             folder);
+    return read_normalised(f, read_text_file(path, f.max_bytes), source, catalog, dims, keep_values, folder);
   }
   throw Error("ANEC-MODEL-001", source + ": no front-end reads '" + ext +
                                     "' files (known: " + known(&FrontEnd::extension) + ")");

@@ -10,8 +10,8 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
-#include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/inside.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -995,13 +995,20 @@ std::filesystem::path mil_blob_relative(const std::string &path) {
 
 std::optional<std::filesystem::path> mil_blob_file(const std::filesystem::path &model_path,
                                                    const std::string &path, const std::string &where) {
-  FolderFile f = file_in_folder(model_path, mil_blob_relative(path));
-  if (f.status == InFolder::Invalid)
+  std::filesystem::path r = mil_blob_relative(path);
+  if (!names_inside(r))
     throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + excerpt(path) + "' leaves the model's folder");
-  if (f.status == InFolder::Outside)
-    throw Error("ANEC-MIL-007",
-                where + ": BLOBFILE path '" + excerpt(path) + "' resolves outside the model's folder");
-  return f.status == InFolder::Inside ? std::optional(f.real) : std::nullopt;
+  if (model_path.empty())
+    return std::nullopt;
+  // Where it leads is known before anything there is looked at: a link out is refused whether or not
+  // its target exists, so the answer says nothing of files outside the folder.
+  std::optional<std::filesystem::path> real = resolve_inside(model_path, r);
+  if (!real)
+    throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + excerpt(path) + "' resolves outside the model's folder");
+  std::error_code ec;
+  if (!std::filesystem::exists(*real, ec))
+    return std::nullopt;
+  return real;
 }
 
 Graph mil_to_graph(const MilProgram &program, const std::string &source, const OpCatalog &catalog,

@@ -21,7 +21,7 @@
 namespace anec::compiler::onnx_front {
 
 // Raised whenever a record or a function below changes.
-inline constexpr uint32_t kVersion = 4;
+inline constexpr uint32_t kVersion = 5;
 inline constexpr const char *kModule = "anec_onnx_backend";
 inline constexpr const char *kEntry = "anec_onnx_backend_entry";
 
@@ -95,12 +95,22 @@ struct Model {
 
 struct Api {
   plugin::Header header;
-  // Parses `bytes`, binds `dims` (a dim_param name, or "input:axis"), checks the model and infers
-  // its shapes. Errors: ANEC-ONNX-001 not a model, ANEC-ONNX-002 the checker rejects it,
-  // ANEC-ONNX-003 shape inference fails, ANEC-MODEL-003 a binding that does not apply.
-  // `all_values` copies every tensor's elements (TensorData::all), for the evaluator.
+  // Parses `bytes`, checks what the ONNX library would trip on, binds `dims` (a dim_param name, or
+  // "input:axis"), checks the model and infers its shapes (the library in a child process).
+  // `folder` is the model file's folder, where external data is found; "" for a model given as
+  // bytes, whose external data is then refused. Errors: ANEC-ONNX-001 not a model, ANEC-ONNX-002 the
+  // checker rejects it, ANEC-ONNX-003 shape inference fails, ANEC-ONNX-005 an attribute or dimension
+  // out of range, ANEC-ONNX-006 external data outside the folder (or with no folder), ANEC-ONNX-007 a
+  // stored tensor whose data does not match its shape, ANEC-ONNX-008 subgraphs nested deeper than
+  // protobuf parses, ANEC-ONNX-009 the library crashed, ANEC-MODEL-003 a binding that does not
+  // apply. `all_values` copies every tensor's elements (TensorData::all), for the evaluator.
   Model (*read)(std::string_view bytes, const std::string &source, const std::map<std::string, int64_t> &dims,
-                bool all_values);
+                bool all_values, const std::string &folder);
+  // The ONNX checker and shape inference alone, in the child process, on a model NOT checked first
+  // (the crash boundary's own test): the model with its inferred shapes, serialized, and the notes;
+  // the errors of `read` from 001 to 004, 008 and 009.
+  std::string (*infer_isolated)(std::string_view bytes, const std::string &source,
+                                std::vector<std::string> &notes);
 };
 
 // The module's table, loaded on first use (ANEC-PLUGIN-* when it cannot be).

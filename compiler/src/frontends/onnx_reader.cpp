@@ -14,6 +14,7 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 
 #include <algorithm>
 
@@ -234,6 +235,10 @@ private:
         throw Error("ANEC-GRAPH-003", src() + ": tensor '" + v.name + "' axis " + std::to_string(axis) +
                                           ": dimension " + std::to_string(*d.value) + " exceeds the limit " +
                                           std::to_string(kMaxDimension) + " (2^40)");
+      if (d.value && *d.value < 0) // inferred so (declared ones are refused before inference)
+        throw Error("ANEC-ONNX-005", src() + ": tensor '" + excerpt(v.name) + "' axis " +
+                                         std::to_string(axis) + ": dimension " + std::to_string(*d.value) +
+                                         " is negative");
       if (d.value && *d.value > 0)
         i.dims.push_back(Sym::num(double(*d.value)));
       else if (!d.param.empty())
@@ -588,8 +593,8 @@ private:
 } // namespace
 
 Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
-                const DimBindings &bind, bool keep_values) {
-  onnx_front::Model model = onnx_front::api().read(bytes, source, bind, keep_values);
+                const DimBindings &bind, bool keep_values, const std::filesystem::path &folder) {
+  onnx_front::Model model = onnx_front::api().read(bytes, source, bind, keep_values, folder.string());
   Graph g = Reader(model, source, catalog, keep_values).read();
   g.notes.insert(g.notes.begin(), model.notes.begin(), model.notes.end());
   return g;

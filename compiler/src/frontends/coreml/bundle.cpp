@@ -9,6 +9,7 @@
 #include "anec/support/corpus.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/inside.hpp"
 #include "anec/support/json.hpp"
 
 #include <algorithm>
@@ -32,17 +33,24 @@ std::string text(const Doc &d, const char *key) {
   return x ? x->as_string() : "";
 }
 
-// `relative` resolved under `root` (both canonical), refused when it leaves it.
+// `relative` resolved under `root` (a folder of the bundle), every link followed (one that leads
+// nowhere too), refused when it leaves the bundle.
 fs::path inside(const fs::path &bundle, const fs::path &root, const std::string &relative) {
   fs::path rel(relative);
-  std::error_code ec;
-  fs::path full = fs::weakly_canonical(root / rel, ec);
-  fs::path base = fs::weakly_canonical(bundle, ec);
-  fs::path r = full.lexically_relative(base);
-  if (rel.is_absolute() || r.empty() || *r.begin() == "..")
+  std::optional<fs::path> full;
+  if (!rel.is_absolute() && !rel.has_root_name())
+    full = resolve_inside(bundle, root.lexically_relative(bundle) / rel);
+  if (!full)
     throw Error("ANEC-COREML-004", bundle.string() + ": the path '" + relative +
                                        "' leaves the bundle; a bundle's files stay inside it");
-  return full;
+  return *full;
+}
+
+// The bundle holds an entry of that name (a link counts, wherever it leads: inside() decides, before
+// anything it leads to is looked at).
+bool present(const fs::path &entry) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(entry, ec));
 }
 } // namespace
 
@@ -64,9 +72,9 @@ BundleModel resolve_bundle(const fs::path &bundle) {
   BundleModel out;
   fs::path dir = bundle.filename().empty() ? bundle.parent_path() : bundle;
   if (dir.extension() == ".mlpackage") {
-    fs::path manifest = dir / "Manifest.json";
-    if (!fs::exists(manifest))
+    if (!present(dir / "Manifest.json"))
       throw Error("ANEC-COREML-005", dir.string() + ": a .mlpackage without Manifest.json");
+    fs::path manifest = inside(dir, dir, "Manifest.json");
     Doc m = json::parse(read_text_file(manifest, kMaxJson), manifest.string());
     std::string root = text(m, "rootModelIdentifier");
     const Doc *items = member(m, "itemInfoEntries", Doc::Kind::Table);
@@ -85,11 +93,11 @@ BundleModel resolve_bundle(const fs::path &bundle) {
     return out;
   }
   for (const CompiledModel &c : kCompiledModels) {
-    if (!fs::exists(dir / c.file))
+    if (!present(dir / c.file))
       continue;
     out.file = inside(dir, dir, c.file);
     out.format = c.format;
-    if (fs::exists(dir / c.weights))
+    if (present(dir / c.weights))
       out.weights = inside(dir, dir, c.weights);
     return out;
   }

@@ -63,19 +63,6 @@ void write_output(const std::filesystem::path &path, std::string_view text);
 void write_output_set(const std::filesystem::path &dir,
                       const std::vector<std::pair<std::string, std::string>> &files);
 
-// A file a model names by a path relative to the model's folder (a weight file, an .npy constant),
-// resolved there with every link followed. No file outside the folder is looked at: a path that is
-// absolute, empty or climbs with ".." is Invalid before anything is opened or stat'ed; one whose
-// links lead out of the folder is Outside; `real` is the file's canonical path when Inside.
-enum class InFolder { Inside, Absent, Invalid, Outside };
-struct FolderFile {
-  InFolder status = InFolder::Absent;
-  std::filesystem::path real;
-};
-FolderFile file_in_folder(const std::filesystem::path &folder, const std::filesystem::path &relative);
-// Whether the path, as written, stays in the folder it is relative to (not Invalid above).
-bool stays_in_folder(const std::filesystem::path &relative);
-
 // Flushes standard output; ANEC-IO-005 when anything written to it was lost (a full disk, a
 // closed descriptor).
 void flush_stdout();

@@ -22,8 +22,8 @@ struct ReadRequest {
   const OpCatalog &catalog;
   const DimBindings &dims;
   bool keep_values = false; // read_onnx's: the weights' values for the evaluator
-  // The folder a model's external weights are resolved in (a bundle's; "" from memory or for a bare
-  // .mlmodel); a MIL file's own folder is used when this is empty.
+  // The folder a model's external weights are resolved in (a bundle's, an ONNX or MIL file's own; ""
+  // from memory or for a bare .mlmodel); a MIL file's own folder is used when this is empty.
   std::filesystem::path model_folder = {};
 };
 
@@ -37,6 +37,7 @@ struct FrontEnd {
   uint64_t max_bytes;    // a larger file is refused (ANEC-IO-*)
   bool mapped;           // read from the mapped file, not a copy
   bool binds_and_infers; // the reader binds `dims` and infers the shapes itself
+  bool own_folder;       // read from a file, its weights are found in the file's folder (model_folder)
   Graph (*read)(const ReadRequest &request);
 };
 const std::vector<FrontEnd> &front_ends();

@@ -3,6 +3,7 @@
 #include "anec/compiler/ir/graph.hpp"
 #include "anec/compiler/ir/ops.hpp"
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -26,7 +27,14 @@ namespace anec::compiler {
 // right operand) whose operands map exactly onto the evaluator's layout as Graph::values
 // "<op>/weight" and "<op>/bias"; without it only small constants' values are read (for folding),
 // which keeps check and estimate lean on large models.
+// `folder` is the model file's folder: an initializer's external data is found there and only there
+// (ANEC-ONNX-006 for a location that is absolute, climbs out with "..", or resolves outside it); a model
+// read from memory (no folder) has its external data refused. ANEC-ONNX-007 for a stored tensor whose
+// data does not match its shape (never read in part, never replaced by seeded values), ANEC-ONNX-008 for
+// subgraphs nested deeper than protobuf parses, ANEC-ONNX-009 when the ONNX library crashes on the model
+// (it runs in a child process).
 Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
-                const DimBindings &dims = {}, bool keep_values = false);
+                const DimBindings &dims = {}, bool keep_values = false,
+                const std::filesystem::path &folder = {});
 
 } // namespace anec::compiler
