@@ -112,6 +112,10 @@ std::shared_ptr<ProgramTables> program_tables() {
 py::object to_python(const Doc &d) {
   return py::module_::import("json").attr("loads")(json::write(d));
 }
+// A document already written as JSON (render: the work that writes it needs no GIL).
+py::object from_json(const std::string &text) {
+  return py::module_::import("json").attr("loads")(text);
+}
 
 // A Python object (a dict of the documents the tools read) as a document: through its JSON text.
 Doc from_python(const py::object &o, const std::string &source) {
@@ -174,13 +178,19 @@ py::tuple load_program(const py::object &program, std::optional<int> generation)
     throw py::value_error("generation " + std::to_string(*generation) + " is not from 0 to 255");
   auto t = program_tables();
   Input in = input_of(program, 256ull << 20, "a program");
-  py::list warnings;
-  auto warn = [&](const std::string &w) { warnings.append(w); };
-  desc::DescProgram p =
-      desc::read_program(t->databases, in.bytes, generation.value_or(-1), desc::RawChain::Tree, warn);
-  return py::make_tuple(
-      to_python(document("anec-desc.dump", printed_doc([&](Printer &printer) { desc::print(printer, p); }))),
-      warnings);
+  std::vector<std::string> warnings;
+  std::string dump;
+  {
+    py::gil_scoped_release nogil; // the databases load under their own lock; threads decode on every core
+    auto warn = [&](const std::string &w) { warnings.push_back(w); };
+    desc::DescProgram p =
+        desc::read_program(t->databases, in.bytes, generation.value_or(-1), desc::RawChain::Tree, warn);
+    dump = render(Form::Json, "anec-desc.dump", [&](Printer &printer) { desc::print(printer, p); });
+  }
+  py::list warned;
+  for (const std::string &w : warnings)
+    warned.append(w);
+  return py::make_tuple(from_json(dump), warned);
 }
 
 py::bytes encode_program(const py::object &dump) {
@@ -327,32 +337,54 @@ std::string_view format_of(std::string_view bytes) {
 // A model as Python gives it: a path (str or os.PathLike; a .mlpackage or .mlmodelc bundle is one
 // model), its bytes (bytes, bytearray, memoryview: an anec-graph JSON document, a network plist, MIL
 // text, a Core ML .mlmodel or an ONNX model, told apart by their first bytes; MIL and Core ML weights
-// in BLOBFILEs are then sized from their types) or
-// an object that serializes itself to ONNX bytes (onnx.ModelProto). `base` receives the folder the
-// model's relative files are in (bytes: the current folder).
-compiler::Graph load(const Session &s, const py::object &model, const Dims &dims, bool keep_values,
-                     fs::path *base = nullptr) {
-  compiler::DimBindings bindings = dim_bindings(dims);
+// in BLOBFILEs are then sized from their types) or an object that serializes itself to ONNX bytes
+// (onnx.ModelProto). Taken with the GIL held, so that it is read (load) without it: the bytes are
+// held, and viewed, here.
+struct ModelInput {
+  fs::path path; // empty for bytes
+  py::bytes held;
+  std::string_view bytes;
+  std::string format, source;
+};
+
+ModelInput model_input(const py::object &model) {
+  ModelInput in;
   if (py::hasattr(model, "SerializeToString")) {
-    py::bytes bytes = model.attr("SerializeToString")();
-    return compiler::read_model(std::string_view(bytes), "onnx", "<onnx.ModelProto>", s.catalog, bindings,
-                                keep_values);
+    in.held = model.attr("SerializeToString")();
+    in.format = "onnx", in.source = "<onnx.ModelProto>";
+  } else if (is_buffer(model)) {
+    in.held = bytes_of(model);
+    in.source = "<bytes>";
+  } else {
+    try {
+      in.path = py::cast<fs::path>(model);
+    } catch (const py::cast_error &) {
+      throw py::type_error("a model is a path, bytes or an onnx.ModelProto, not " +
+                           std::string(py::str(py::type::of(model).attr("__name__"))));
+    }
+    return in;
   }
-  if (is_buffer(model)) {
-    py::bytes copy = bytes_of(model);
-    std::string_view bytes(copy);
-    return compiler::read_model(bytes, format_of(bytes), "<bytes>", s.catalog, bindings, keep_values);
-  }
-  fs::path path;
-  try {
-    path = py::cast<fs::path>(model);
-  } catch (const py::cast_error &) {
-    throw py::type_error("a model is a path, bytes or an onnx.ModelProto, not " +
-                         std::string(py::str(py::type::of(model).attr("__name__"))));
-  }
-  if (base)
-    *base = path.parent_path();
-  return compiler::load_model(path, s.catalog, bindings, keep_values);
+  in.bytes = std::string_view(in.held);
+  if (in.format.empty())
+    in.format = format_of(in.bytes);
+  return in;
+}
+
+// The model's graph, read without touching Python (the GIL may be released). A model from bytes
+// has its relative files in the current folder.
+compiler::Graph load(const Session &s, const ModelInput &in, const compiler::DimBindings &dims,
+                     bool keep_values) {
+  if (in.path.empty())
+    return compiler::read_model(in.bytes, in.format, in.source, s.catalog, dims, keep_values);
+  return compiler::load_model(in.path, s.catalog, dims, keep_values);
+}
+
+// Python objects made of documents written as JSON without the GIL.
+py::list python_documents(const std::vector<std::string> &docs) {
+  py::list out;
+  for (const std::string &d : docs)
+    out.append(from_json(d));
+  return out;
 }
 
 // The documents of one target, or for "all" the list of every target's.
@@ -361,7 +393,8 @@ py::object one_or_all(const py::list &documents, const std::string &target) {
 }
 
 // The model read, checked and placed on the targets, as `anec check` and `place` do (the placement
-// on the analytic estimate: only `estimate` calibrates).
+// on the analytic estimate: only `estimate` calibrates). The arguments are taken with the GIL held;
+// `documents` runs without it, so that threads check models on every core.
 struct Placed {
   compiler::Graph g;
   std::vector<const hal::Target *> targets;
@@ -369,30 +402,35 @@ struct Placed {
   std::vector<compiler::Placement> placements;
 };
 
-Placed placed(const py::object &model, const std::string &target, const Dims &dims) {
+std::vector<std::string>
+placed_documents(const py::object &model, const std::string &target, const Dims &dims,
+                 const std::function<std::string(const Placed &, size_t)> &document_of) {
   auto s = session();
   std::string chip;
-  auto targets = s->targets(target, &chip);
-  Placed p{load(*s, model, dims, false), targets, {}, {}};
+  auto targets = s->targets(target, &chip); // its tables loaded here, with the GIL held
+  ModelInput in = model_input(model);
+  compiler::DimBindings bindings = dim_bindings(dims);
+  py::gil_scoped_release nogil;
+  Placed p{load(*s, in, bindings, false), targets, {}, {}};
   p.checks = compiler::check(p.g, s->catalog, targets);
   std::vector<compiler::Estimate> es = compiler::estimate(p.g, s->catalog, targets, nullptr, chip);
   p.placements = s->place(p.g, targets, p.checks, es);
-  return p;
+  std::vector<std::string> docs;
+  for (size_t i = 0; i < targets.size(); ++i)
+    docs.push_back(document_of(p, i));
+  return docs;
 }
 
 // What `anec check MODEL --target T --format json` prints; for "all", one document per target.
 py::object check(const py::object &model, const std::string &target, const Dims &dims) {
-  Placed p = placed(model, target, dims);
-  py::list out;
-  for (size_t i = 0; i < p.checks.size(); ++i) {
-    Doc d = printed_doc([&](Printer &printer) {
+  std::vector<std::string> docs = placed_documents(model, target, dims, [](const Placed &p, size_t i) {
+    return render(Form::Json, "anec.check", [&](Printer &printer) {
       compiler::print(printer, p.g, p.checks[i], *p.targets[i]);
       Object placement(printer, "placement");
       compiler::print(printer, p.g, p.placements[i]);
     });
-    out.append(to_python(document("anec.check", std::move(d))));
-  }
-  return one_or_all(out, target);
+  });
+  return one_or_all(python_documents(docs), target);
 }
 
 py::object estimate(const py::object &model, const std::string &target, const Dims &dims,
@@ -402,26 +440,28 @@ py::object estimate(const py::object &model, const std::string &target, const Di
   auto s = session();
   std::string chip;
   auto targets = s->targets(target, &chip);
-  std::optional<compiler::Calibration> calibration;
-  if (cost_model == "calibrated")
-    calibration = s->calibration(calibration_file ? calibration_file->string() : "");
-  compiler::Graph g = load(*s, model, dims, false);
-  std::vector<compiler::Estimate> es =
-      compiler::estimate(g, s->catalog, targets, calibration ? &*calibration : nullptr, chip);
-  py::list out;
-  for (const compiler::Estimate &e : es)
-    out.append(
-        to_python(document("anec.estimate", printed_doc([&](Printer &p) { compiler::print(p, g, e); }))));
-  return one_or_all(out, target);
+  ModelInput in = model_input(model);
+  compiler::DimBindings bindings = dim_bindings(dims);
+  std::vector<std::string> docs;
+  {
+    py::gil_scoped_release nogil;
+    std::optional<compiler::Calibration> calibration;
+    if (cost_model == "calibrated")
+      calibration = s->calibration(calibration_file ? calibration_file->string() : "");
+    compiler::Graph g = load(*s, in, bindings, false);
+    for (const compiler::Estimate &e :
+         compiler::estimate(g, s->catalog, targets, calibration ? &*calibration : nullptr, chip))
+      docs.push_back(render(Form::Json, "anec.estimate", [&](Printer &p) { compiler::print(p, g, e); }));
+  }
+  return one_or_all(python_documents(docs), target);
 }
 
 py::object place(const py::object &model, const std::string &target, const Dims &dims) {
-  Placed p = placed(model, target, dims);
-  py::list out;
-  for (const compiler::Placement &placement : p.placements)
-    out.append(to_python(document(
-        "anec.place", printed_doc([&](Printer &printer) { compiler::print(printer, p.g, placement); }))));
-  return one_or_all(out, target);
+  std::vector<std::string> docs = placed_documents(model, target, dims, [](const Placed &p, size_t i) {
+    return render(Form::Json, "anec.place",
+                  [&](Printer &printer) { compiler::print(printer, p.g, p.placements[i]); });
+  });
+  return one_or_all(python_documents(docs), target);
 }
 
 // An output as an array: float32, or float16 in fp16 mode; [N, C, H, W] when its depth is 1, as
@@ -462,17 +502,26 @@ py::tuple eval(const py::object &model, const std::optional<std::map<std::string
     v.v.assign(a.data(), a.data() + a.size());
     options.inputs.emplace(name, std::move(v));
   }
-  compiler::Graph g = load(*s, model, dims, true, &options.base);
-  for (const std::string &name : g.outputs) // the NumPy arrays made of the outputs
-    options.reserved_bytes += (options.precision == compiler::Precision::fp16 ? 2.0 : 4.0) *
-                              double(g.tensor(name)->shape.elements());
-  compiler::EvalResult r = compiler::evaluate(
-      g, s->catalog, compiler::Numerics::load(s->tables / "schema" / "numerics.toml"), options);
+  ModelInput in = model_input(model);
+  compiler::DimBindings bindings = dim_bindings(dims);
+  options.base = in.path.parent_path();
+  std::optional<compiler::Graph> g;
+  std::optional<compiler::EvalResult> r;
+  std::string report;
+  {
+    py::gil_scoped_release nogil; // the inputs are copied; threads evaluate on every core
+    g = load(*s, in, bindings, true);
+    for (const std::string &name : g->outputs) // the NumPy arrays made of the outputs
+      options.reserved_bytes += (options.precision == compiler::Precision::fp16 ? 2.0 : 4.0) *
+                                double(g->tensor(name)->shape.elements());
+    r = compiler::evaluate(*g, s->catalog, compiler::Numerics::load(s->tables / "schema" / "numerics.toml"),
+                           options);
+    report = render(Form::Json, "anec.eval", [&](Printer &p) { compiler::print(p, *g, *r, options); });
+  }
   py::dict out;
-  for (const auto &[name, v] : r.outputs)
+  for (const auto &[name, v] : r->outputs)
     out[py::str(name)] = output_array(v, options.precision);
-  Doc report = printed_doc([&](Printer &p) { compiler::print(p, g, r, options); });
-  return py::make_tuple(out, to_python(document("anec.eval", std::move(report))));
+  return py::make_tuple(out, from_json(report));
 }
 
 // A target as Python sees it: the fields as typed attributes, their provenance on request.

@@ -38,8 +38,8 @@ fs::path resolve(const fs::path &p, int links) {
 } // namespace
 
 bool names_inside(const fs::path &relative) {
-  if (relative.empty() || relative.is_absolute() || relative.has_root_name() || relative.has_root_directory() ||
-      relative.lexically_normal() == ".")
+  if (relative.empty() || relative.is_absolute() || relative.has_root_name() ||
+      relative.has_root_directory() || relative.lexically_normal() == ".")
     return false;
   return std::none_of(relative.begin(), relative.end(), [](const fs::path &part) { return part == ".."; });
 }

@@ -5,8 +5,8 @@
 #include "anec/support/corpus.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
-#include "anec/support/inside.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/inside.hpp"
 #include "anec/support/json.hpp"
 
 #include <chrono>
@@ -142,7 +142,8 @@ TEST_F(FileIo, FilesAModelNamesStayInItsFolder) {
   EXPECT_EQ(resolve_inside(m, "w/a.bin"), fs::canonical(m / "w" / "a.bin"));
   EXPECT_EQ(resolve_inside(m, "in.bin"), fs::canonical(m / "w" / "a.bin"));
   EXPECT_EQ(resolve_inside(m, "missing.bin"), fs::canonical(m) / "missing.bin");
-  for (const char *out : {"out.bin", "nowhere.bin", "../outside.bin", "w/../../outside.bin", "/etc/passwd", ""})
+  for (const char *out :
+       {"out.bin", "nowhere.bin", "../outside.bin", "w/../../outside.bin", "/etc/passwd", ""})
     EXPECT_EQ(resolve_inside(m, out), std::nullopt) << out;
   EXPECT_TRUE(names_inside("w/./a.bin"));
   for (const char *bad : {"w/../a.bin", "..", ".", "./", "/x", ""}) // ".." anywhere, even back inside

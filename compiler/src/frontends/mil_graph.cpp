@@ -1004,7 +1004,8 @@ std::optional<std::filesystem::path> mil_blob_file(const std::filesystem::path &
   // its target exists, so the answer says nothing of files outside the folder.
   std::optional<std::filesystem::path> real = resolve_inside(model_path, r);
   if (!real)
-    throw Error("ANEC-MIL-007", where + ": BLOBFILE path '" + excerpt(path) + "' resolves outside the model's folder");
+    throw Error("ANEC-MIL-007",
+                where + ": BLOBFILE path '" + excerpt(path) + "' resolves outside the model's folder");
   std::error_code ec;
   if (!std::filesystem::exists(*real, ec))
     return std::nullopt;
