@@ -20,6 +20,7 @@
 #include "anec/support/document.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
+#include "anec/support/format.hpp"
 #include "anec/support/half.hpp"
 #include "anec/support/json.hpp"
 
@@ -211,7 +212,7 @@ py::bytes fw_encode(const py::object &command) {
 
 fw::Channel channel_of(const std::string &channel) {
   if (channel != "ring" && channel != "exeloop")
-    throw py::value_error("channel '" + channel + "' is not one of ring, exeloop");
+    throw py::value_error("channel '" + excerpt(channel) + "' is not one of ring, exeloop");
   return channel == "exeloop" ? fw::Channel::ExeLoop : fw::Channel::Ring;
 }
 
@@ -247,7 +248,7 @@ compiler::DimBindings dim_bindings(const Dims &dims) {
   for (const auto &[name, value] : *dims) {
     // The cap of every model reader, so that a bound dimension cannot overflow the shape arithmetic.
     if (name.empty() || value < 1 || value > compiler::kMaxDimension)
-      throw py::value_error("dims['" + name + "'] = " + std::to_string(value) +
+      throw py::value_error("dims['" + excerpt(name) + "'] = " + std::to_string(value) +
                             ": a dimension is bound to a value from 1 to 2^40");
     out[name] = value;
   }
@@ -256,13 +257,13 @@ compiler::DimBindings dim_bindings(const Dims &dims) {
 
 compiler::Gemm gemm_of(const std::string &g) {
   if (g != "reference" && g != "openblas")
-    throw py::value_error("gemm '" + g + "' is not one of reference, openblas");
+    throw py::value_error("gemm '" + excerpt(g) + "' is not one of reference, openblas");
   return g == "openblas" ? compiler::Gemm::openblas : compiler::Gemm::reference;
 }
 
 compiler::Precision precision_of(const std::string &p) {
   if (p != "fp32" && p != "fp16")
-    throw py::value_error("precision '" + p + "' is not one of fp32, fp16");
+    throw py::value_error("precision '" + excerpt(p) + "' is not one of fp32, fp16");
   return p == "fp16" ? compiler::Precision::fp16 : compiler::Precision::fp32;
 }
 
@@ -436,7 +437,7 @@ py::object check(const py::object &model, const std::string &target, const Dims 
 py::object estimate(const py::object &model, const std::string &target, const Dims &dims,
                     const std::string &cost_model, const std::optional<fs::path> &calibration_file) {
   if (cost_model != "calibrated" && cost_model != "analytic")
-    throw py::value_error("cost_model '" + cost_model + "' is not one of calibrated, analytic");
+    throw py::value_error("cost_model '" + excerpt(cost_model) + "' is not one of calibrated, analytic");
   auto s = session();
   std::string chip;
   auto targets = s->targets(target, &chip);
@@ -496,7 +497,7 @@ py::tuple eval(const py::object &model, const std::optional<std::map<std::string
     // Any array-like of numbers, read as float32 in C order; the evaluator checks its element count.
     auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(value);
     if (!a)
-      throw py::type_error("inputs['" + name + "'] is not an array of numbers");
+      throw py::type_error("inputs['" + excerpt(name) + "'] is not an array of numbers");
     compiler::Values v;
     v.d = {1, 1, 1, 1, int64_t(a.size())};
     v.v.assign(a.data(), a.data() + a.size());

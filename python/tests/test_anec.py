@@ -360,6 +360,12 @@ def test_eval_errors(graph):
     with pytest.raises(anec.Error) as e:
         anec.eval(graph.parent / "missing.json")
     assert e.value.code == "ANEC-IO-001"
+    with pytest.raises(ValueError) as v:  # an argument is quoted as an excerpt, however long
+        anec.eval(graph, precision="x" * (1 << 24))
+    assert len(str(v.value)) < 200
+    with pytest.raises(ValueError) as v:
+        anec.estimate(graph, cost_model="x" * (1 << 24))
+    assert len(str(v.value)) < 200
     with pytest.raises(anec.Error) as e:  # planned before anything is computed
         anec.eval(graph, max_memory=256)
     assert e.value.code == "ANEC-MEM-001" and "memory budget of 256 B" in str(e.value)
