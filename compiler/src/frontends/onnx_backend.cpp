@@ -416,8 +416,8 @@ void check_stored(const onnx::TensorProto &t, const std::string &what, const std
   bool overflow = false;
   for (int64_t d : t.dims())
     overflow |= __builtin_mul_overflow(n, size_t(d), &n);
-  overflow |=
-      __builtin_mul_overflow(n, s->bytes, &raw_needed) | __builtin_mul_overflow(n, s->per, &typed_needed);
+  overflow |= __builtin_mul_overflow(n, s->bytes, &raw_needed);
+  overflow |= __builtin_mul_overflow(n, s->per, &typed_needed);
   if (overflow)
     throw Error("ANEC-ONNX-007", source + ": " + what + ": its shape " + excerpt(dims_text(t)) +
                                      " has more elements than 64 bits can count");
