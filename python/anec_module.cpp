@@ -109,13 +109,12 @@ std::shared_ptr<ProgramTables> program_tables() {
 }
 
 // A document as Python objects: through its JSON text, so that the module gives exactly what
-// `--format json` prints.
-py::object to_python(const Doc &d) {
-  return py::module_::import("json").attr("loads")(json::write(d));
-}
-// A document already written as JSON (render: the work that writes it needs no GIL).
+// `--format json` prints. The text is written by render (JsonPrinter), which needs no GIL.
 py::object from_json(const std::string &text) {
   return py::module_::import("json").attr("loads")(text);
+}
+py::object python_document(std::string_view schema, const PrintFn &print) {
+  return from_json(render(Form::Json, schema, print));
 }
 
 // A Python object (a dict of the documents the tools read) as a document: through its JSON text.
@@ -221,8 +220,8 @@ py::object fw_validate(const py::object &data, const std::string &channel) {
   auto tables = program_tables(); // held: reading the argument may run Python code (set_tables)
   const fw::CommandTable &t = tables->command_table();
   Input in = input_of(data, 1ull << 24, "a command");
-  return to_python(document(
-      "anec-fw.validate", printed_doc([&](Printer &p) { fw::print(p, fw::validate(in.bytes, t, on), t); })));
+  return python_document("anec-fw.validate",
+                         [&](Printer &p) { fw::print(p, fw::validate(in.bytes, t, on), t); });
 }
 
 py::object fw_decode(const py::object &data) {
@@ -235,7 +234,7 @@ py::object fw_decode(const py::object &data) {
         v.violations.empty() ? "" : v.violations.front().code + ": " + v.violations.front().message;
     throw Error("ANEC-FW-020", in.name + ": cannot be decoded (" + why + ")");
   }
-  return to_python(document("anec-fw.command", printed_doc([&](Printer &p) { fw::print(p, v.command, t); })));
+  return python_document("anec-fw.command", [&](Printer &p) { fw::print(p, v.command, t); });
 }
 
 // Symbolic dimensions bound by name ("batch") or by input and axis ("x:1"), as `anec --dim` binds them.
