@@ -643,6 +643,15 @@ int run(const Ctx &ctx, const tools::Args &args) {
     print_matrix(summary.checks, summary.estimates, format, model);
     return cmd == "check" && rejects(summary.checks) ? 1 : 0;
   }
+  // One target's check or estimate of an anec-graph file is printed while the file is read op by op.
+  if (cmd != "place") {
+    using Kind = OneTargetReport::Kind;
+    if (auto report = OneTargetReport::read(cmd == "check" ? Kind::Check : Kind::Estimate, model, ctx.catalog,
+                                            dims, *targets[0], cal, chip, form_named(format))) {
+      render_to_stdout(format, "anec." + cmd, [&](Printer &p) { report->print(p); });
+      return report->rejects() ? 1 : 0;
+    }
+  }
   Graph g = load_model(model, ctx.catalog, dims);
   // A single-target estimate prints no check: it is not run.
   std::vector<CheckResult> cs;

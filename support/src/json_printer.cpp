@@ -3,6 +3,7 @@
 #include "anec/support/document.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/list_spool.hpp"
 
 #include <algorithm>
 
@@ -63,6 +64,25 @@ void scalar(TextOut &out, const Doc &d) {
 
 JsonPrinter::JsonPrinter(TextOut &out, std::string_view schema) : out_(out), schema_(schema) {
   scopes_.push_back({}); // the root object, until a first keyless scope takes its place
+}
+
+JsonPrinter::JsonPrinter(TextOut &out, size_t depth)
+    : out_(out), scopes_(depth), root_explicit_(true), started_(true) {
+  if (depth < 2)
+    misuse("a list's items spooled outside a list");
+  scopes_.back().list = true;
+}
+
+void JsonPrinter::splice(std::FILE *items, size_t depth) {
+  if (depth != scopes_.size() || !scopes_.back().list)
+    misuse("items spooled " + std::to_string(depth) + " scopes deep spliced " +
+           std::to_string(scopes_.size()) + " deep or outside a list");
+  int first = std::fgetc(items);
+  if (first == EOF)
+    return;
+  std::ungetc(first, items);
+  copy_into(items, out_);
+  scopes_.back().empty = false;
 }
 
 void JsonPrinter::indent(size_t depth) {

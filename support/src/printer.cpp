@@ -2,6 +2,7 @@
 
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/list_spool.hpp"
 
 #include <charconv>
 #include <type_traits>
@@ -85,6 +86,14 @@ void Scalar::set_in(Doc &table, std::string_view key) const {
   table.set(std::string(key), doc());
   if (const Named *n = std::get_if<Named>(&v_))
     table.set(std::string(key) + "_value", Doc::integer(n->value));
+}
+
+void Printer::splice(std::FILE *, size_t) {
+  throw Error("ANEC-INTERNAL", "a spooled list is spliced into a text or JSON printer only");
+}
+
+void TextPrinter::splice(std::FILE *items, size_t) {
+  copy_into(items, out_);
 }
 
 void TextPrinter::field(std::string_view, const Scalar &v, int width) {

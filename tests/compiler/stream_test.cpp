@@ -5,7 +5,9 @@
 // A malformed file fails with the whole-graph reader's error, word for word.
 #include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/frontends/load.hpp"
+#include "anec/compiler/pipeline/documents.hpp"
 #include "anec/compiler/pipeline/summary.hpp"
+#include "anec/support/document.hpp"
 #include "anec/support/file.hpp"
 
 #include "../errors.hpp"
@@ -81,6 +83,43 @@ void expect_same_as_whole(const fs::path &file, const DimBindings &dims = {}, bo
   }
 }
 
+// One target's check (with its placement) and estimate, printed while the file is read op by op,
+// against the documents of the graph read whole, byte for byte, in the text and JSON forms.
+void expect_report_same_as_whole(const fs::path &file, const std::vector<std::string> &targets,
+                                 const DimBindings &dims = {}) {
+  using Kind = OneTargetReport::Kind;
+  Graph g = load_model(file, catalog(), dims);
+  for (const std::string &name : targets) {
+    const hal::Target &t = registry().get(name);
+    CheckResult c = check(g, catalog(), t);
+    Estimate analytic = estimate(g, catalog(), {&t}, nullptr).front();
+    Placement pl = place(g, catalog(), t, c, analytic);
+    auto whole_check = [&](Printer &p) {
+      print(p, g, c, t);
+      p.text("\n");
+      Object placement(p, "placement");
+      print(p, g, pl);
+    };
+    for (Form form : {Form::Text, Form::Json}) {
+      const std::string on = file.filename().string() + " on " + name + (form == Form::Json ? " json" : "");
+      auto report = OneTargetReport::read(Kind::Check, file, catalog(), dims, t, nullptr, "", form);
+      ASSERT_TRUE(report) << on;
+      EXPECT_EQ(report->rejects(), c.verdict == Verdict::Reject) << on;
+      EXPECT_EQ(render(form, "anec.check", [&](Printer &p) { report->print(p); }),
+                render(form, "anec.check", whole_check))
+          << on;
+      for (const Calibration *cal : {static_cast<const Calibration *>(nullptr), &calibration()}) {
+        Estimate e = estimate(g, catalog(), {&t}, cal).front();
+        report = OneTargetReport::read(Kind::Estimate, file, catalog(), dims, t, cal, "", form);
+        ASSERT_TRUE(report) << on;
+        EXPECT_EQ(render(form, "anec.estimate", [&](Printer &p) { report->print(p); }),
+                  render(form, "anec.estimate", [&](Printer &p) { print(p, g, e); }))
+            << on << (cal ? " calibrated" : "");
+      }
+    }
+  }
+}
+
 std::string chain(int n) {
   std::string ops;
   const char *types[] = {"conv", "relu", "add", "tan", "sdpa", "linear"};
@@ -120,6 +159,30 @@ TEST_F(StreamTest, KeysInAnyOrderAndAwkwardNamesGiveTheWholeGraphsSummary) {
   fs::path file = write("order.json", text);
   expect_same_as_whole(file);
   expect_same_as_whole(file, {{"batch", 2}});
+}
+
+// Rejects, decompositions and warnings; ops on the CPU and the GPU with the boundaries between the
+// partitions; a graph input's finding; ops with no cost form, skipped ops, a decomposed estimate,
+// an op whose shape is unknown until a dimension is bound; a chain across the reader's chunks.
+TEST_F(StreamTest, OneTargetsReportPrintedWhileReadingIsTheWholeGraphsByteForByte) {
+  fs::path mixed = write("mixed.json", R"({"format": "anec-graph", "version": 1,
+    "inputs": [{"name": "x", "shape": [1, 16, 32, 32]}, {"name": "s", "shape": ["batch", 16, 8, 8]}],
+    "constants": [{"name": "w", "shape": [16, 16, 3, 3]}],
+    "ops": [
+      {"name": "c0", "op": "conv", "inputs": ["x", "w"], "outputs": ["a"],
+       "attrs": {"out_channels": 16, "kernel": [3, 3], "pad": [1, 1, 1, 1]}},
+      {"name": "sm", "op": "shape_math", "inputs": ["a"], "outputs": ["b"]},
+      {"name": "r0", "op": "relu", "inputs": ["b"], "outputs": ["c"]},
+      {"name": "p0", "op": "pad", "inputs": ["c"], "outputs": ["d"]},
+      {"name": "p1", "op": "pad", "inputs": ["d"], "outputs": ["d1"]},
+      {"name": "tn", "op": "tan", "inputs": ["d1"], "outputs": ["e"]},
+      {"name": "ad", "op": "add", "inputs": ["e", "a"], "outputs": ["f"]},
+      {"name": "sd", "op": "sdpa", "inputs": ["f", "f", "f"], "outputs": ["g"]},
+      {"name": "r1", "op": "relu", "inputs": ["s"], "outputs": ["h"]}],
+    "outputs": ["g", "h"]})");
+  expect_report_same_as_whole(mixed, {"h11", "h13", "h16", "m9"});
+  expect_report_same_as_whole(mixed, {"h11", "h16"}, {{"batch", 2}});
+  expect_report_same_as_whole(write("chain.json", chain(12000)), {"h13", "h18"});
 }
 
 TEST_F(StreamTest, AMalformedFileFailsWithTheWholeGraphReadersError) {

@@ -5,6 +5,7 @@
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/list_spool.hpp"
 #include "anec/support/plist.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
@@ -554,4 +555,49 @@ TEST(JsonPrinter, WritesWhatTheTreeWritesAsItIsPrinted) {
                             },
                             [](Printer &p) { p.end(); }, [](Printer &p) { p.begin_object("x"); }})
     EXPECT_EQ(anec::test::code_of([&] { streamed(bad); }), "ANEC-INTERNAL");
+}
+// A list whose items are printed ahead into a spool and spliced where the list belongs gives the
+// bytes of the list printed in place, in the text and JSON forms: empty, one item, nested objects,
+// a list two scopes down. Spliced at another depth, it is refused.
+TEST(ListSpool, SplicesTheBytesTheListPrintedInPlaceGives) {
+  auto rows = [](Printer &p, int n) {
+    for (int i = 0; i < n; ++i) {
+      Object row(p);
+      p.text("row ");
+      p.field("i", i);
+      List inner(p, "inner");
+      for (int k = 0; k < i; ++k)
+        p.item(k);
+      p.text("\n");
+    }
+  };
+  for (Form form : {Form::Text, Form::Json})
+    for (int n : {0, 1, 3}) {
+      auto in_place = [&](Printer &p) {
+        p.field("total", n);
+        Object outer(p, "outer");
+        List list(p, "rows");
+        rows(p, n);
+      };
+      ListSpool spool(form, 3);
+      rows(spool.items(), n);
+      auto spliced = [&](Printer &p) {
+        p.field("total", n);
+        Object outer(p, "outer");
+        List list(p, "rows");
+        spool.splice_into(p);
+      };
+      EXPECT_EQ(render(form, "anec.check", spliced), render(form, "anec.check", in_place)) << n;
+    }
+  ListSpool shallow(Form::Json, 2);
+  shallow.items().item(1);
+  EXPECT_EQ(anec::test::code_of([&] {
+              render(Form::Json, "", [&](Printer &p) {
+                Object outer(p, "outer");
+                List list(p, "rows");
+                shallow.splice_into(p);
+              });
+            }),
+            "ANEC-INTERNAL");
+  EXPECT_EQ(anec::test::code_of([] { ListSpool(Form::Csv, 2); }), "ANEC-INTERNAL");
 }

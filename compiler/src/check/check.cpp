@@ -659,6 +659,10 @@ void GraphCheck::add(const Op &op) {
   }
 }
 
+CheckResult &GraphCheck::partial(size_t k) {
+  return state_->results[k];
+}
+
 std::vector<CheckResult> GraphCheck::finish() {
   State &s = *state_;
   if (s.detail == Detail::Full)

@@ -173,6 +173,8 @@ public:
     skipped(e_, detail_, op.name, std::max(compute_us, memory_us));
   }
 
+  Estimate &partial() { return e_; }
+
   Estimate finish(const OpCatalog &catalog) {
     for (const std::string &n : io_)
       e_.bytes += bytes_of(g_, n);
@@ -232,6 +234,8 @@ public:
       row.bound = row.memory_us > row.compute_us ? "bandwidth" : "compute";
     }
   }
+
+  Estimate &partial() { return e_; }
 
   Estimate finish(const OpCatalog &catalog) {
     double work = e_.latency_us;
@@ -306,6 +310,11 @@ void GraphEstimate::add(const Op &op) {
       s.intermediates.push_back(bytes_of(s.g, n));
   for (AnalyticSum &sum : s.analytic)
     sum.add(op, c, s.intermediates);
+}
+
+Estimate &GraphEstimate::partial(size_t k) {
+  State &s = *state_;
+  return s.analytic.empty() ? s.calibrated[k].partial() : s.analytic[k].partial();
 }
 
 std::vector<Estimate> GraphEstimate::finish() {

@@ -10,8 +10,16 @@
 namespace anec::compiler {
 
 size_t Placement::count(const std::string &backend) const {
-  return size_t(
-      std::count_if(ops.begin(), ops.end(), [&](const PlacedOp &o) { return o.backend == backend; }));
+  size_t n = 0;
+  for (const Partition &p : partitions)
+    n += p.backend == backend ? p.count : 0;
+  return n;
+}
+size_t Placement::placed_ops() const {
+  size_t n = 0;
+  for (const Partition &p : partitions)
+    n += p.count;
+  return n;
 }
 size_t Placement::partitions_on(const std::string &backend) const {
   return size_t(std::count_if(partitions.begin(), partitions.end(),
@@ -55,101 +63,135 @@ std::vector<const OpCost *> costs_by_op(const Graph &g, const Estimate &est) {
 }
 } // namespace
 
+// Each engine partition is one fused dispatch: its compute at the target's peak against the memory it
+// moves (weights, what enters it, what leaves it) at the target's bandwidth, plus the floor; a
+// fallback partition is the sum of its operations at its backend's coarse anchors.
+struct PlacementSum::State {
+  const Graph &g;
+  const OpCatalog &catalog;
+  double bw;
+  Placement p = {};
+  struct Sums {
+    double compute = 0, weights = 0;
+    std::map<std::string, double> moved = {}; // tensor -> bytes: what enters or leaves the partition
+  };
+  std::vector<Sums> sums = {};       // by partition
+  std::vector<size_t> producer = {}; // by the tensor's position in the graph: its partition
+  std::set<std::pair<std::string, size_t>> crossed = {}; // (tensor, partition) with a transfer
+  size_t ops = 0;
+
+  size_t &producer_of(const std::string &n) {
+    size_t at = size_t(g.tensor(n) - g.tensors.data());
+    if (at >= producer.size())
+      producer.resize(g.tensors.size(), SIZE_MAX);
+    return producer[at];
+  }
+  double bytes(const std::string &n) const {
+    const Tensor &x = *g.tensor(n);
+    return x.shape.symbolic() ? 0.0 : double(x.bytes());
+  }
+  void open(const Op &op, const std::string &on) {
+    if (!p.partitions.empty() && p.partitions.back().backend == on)
+      return;
+    p.partitions.push_back({on, ops, 0, op.name, op.name, 0, 0});
+    sums.emplace_back();
+    const Backend *b = backend(catalog, on);
+    p.launch_units += b ? b->launch_units : 0;
+  }
+  // A tensor entering the current partition from another: one transfer per tensor and partition
+  // when the other runs on another backend.
+  void enter(const std::string &in, size_t from) {
+    size_t to = p.partitions.size() - 1;
+    const std::string &on = p.partitions[to].backend;
+    sums[to].moved[in] = bytes(in);
+    if (from == SIZE_MAX)
+      return;
+    sums[from].moved[in] = bytes(in);
+    if (p.partitions[from].backend == on || !crossed.insert({in, to}).second)
+      return;
+    Boundary b{in, p.partitions[from].backend, on, to, bytes(in), 0, 0};
+    b.transfer_us = bw > 0 ? b.bytes / bw * 1e6 : 0;
+    const Backend *into = backend(catalog, on);
+    b.transfer_units = into ? into->transfer_units : 0;
+    p.transfer_us += b.transfer_us;
+    p.transfer_units += b.transfer_units;
+    p.boundaries.push_back(std::move(b));
+  }
+};
+
+PlacementSum::PlacementSum(const Graph &g, const OpCatalog &catalog, const hal::Target &t,
+                           const Estimate &est)
+    : state_(std::make_unique<State>(State{g, catalog, est.bandwidth_gbps.value * 1e9})) {
+  state_->p.target = t.name;
+}
+
+PlacementSum::~PlacementSum() = default;
+
+Placement &PlacementSum::placement() {
+  return state_->p;
+}
+
+void PlacementSum::add(const Op &op, Verdict verdict, std::vector<const Finding *> reasons,
+                       const OpCost &cost) {
+  State &s = *state_;
+  Placement &p = s.p;
+  std::string on = backend_of(s.catalog.find(op.type), verdict);
+  s.open(op, on);
+  Partition &part = p.partitions.back();
+  State::Sums &sums = s.sums.back();
+  ++part.count;
+  part.last_op = op.name;
+  part.flops += cost.flops;
+  p.flops += cost.flops;
+  p.engine_flops += on == "engine" ? cost.flops : 0;
+  if (on != "engine")
+    part.latency_us += coarse_us(backend(s.catalog, on), cost.flops, cost.bytes);
+  sums.compute += cost.compute_us;
+  sums.weights += weight_bytes(s.g, op, s.catalog);
+  for (const std::string &in : op.inputs)
+    if (size_t from = s.producer_of(in); from != p.partitions.size() - 1)
+      s.enter(in, from);
+  for (const std::string &out : op.outputs)
+    s.producer_of(out) = p.partitions.size() - 1;
+  p.ops.push_back({op.name, op.type, std::move(on), verdict, std::move(reasons), cost.flops});
+  ++s.ops;
+}
+
+Placement PlacementSum::finish(const Estimate &est) {
+  State &s = *state_;
+  Placement &p = s.p;
+  p.complete = est.complete();
+  p.unbound = unbound_dimensions(s.g);
+  for (const std::string &out : s.g.outputs)
+    if (size_t from = s.producer_of(out); from != SIZE_MAX)
+      s.sums[from].moved[out] = s.bytes(out);
+  for (size_t k = 0; k < p.partitions.size(); ++k) {
+    Partition &part = p.partitions[k];
+    double memory = s.sums[k].weights;
+    for (const auto &[name, b] : s.sums[k].moved)
+      memory += b;
+    if (part.backend == "engine")
+      part.latency_us = std::max(s.sums[k].compute, s.bw > 0 ? memory / s.bw * 1e6 : 0) + est.floor_us;
+    p.latency_us += part.latency_us;
+  }
+  p.latency_us += p.transfer_us;
+  return std::move(p);
+}
+
 Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, const CheckResult &check,
                 const Estimate &est) {
-  Placement p;
-  p.target = t.name;
-  p.complete = est.complete();
-  p.unbound = unbound_dimensions(g);
   std::unordered_map<std::string_view, std::vector<const Finding *>> rejects; // by op
   for (const Finding &f : check.findings)
     if (f.severity == Severity::Reject && !f.object.empty())
       rejects[f.object].push_back(&f);
-  // The partition that produces each tensor, by the tensor's position in the graph.
-  std::vector<size_t> producer(g.tensors.size(), SIZE_MAX);
-  auto position = [&](const std::string &n) { return size_t(g.tensor(n) - g.tensors.data()); };
-  std::set<std::pair<std::string, size_t>> crossed;
-  double bw = est.bandwidth_gbps.value * 1e9, floor_us = est.floor_us;
   std::vector<const OpCost *> cost = costs_by_op(g, est);
+  PlacementSum sum(g, catalog, t, est);
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Op &op = g.ops[i];
-    PlacedOp placed{
-        op.name, op.type,       backend_of(catalog.find(op.type), check.ops[i].verdict), check.ops[i].verdict,
-        {},      cost[i]->flops};
-    if (auto r = rejects.find(op.name); r != rejects.end())
-      placed.reasons = r->second;
-    if (p.partitions.empty() || p.partitions.back().backend != placed.backend) {
-      p.partitions.push_back({placed.backend, i, 0, 0, 0});
-      const Backend *b = backend(catalog, placed.backend);
-      p.launch_units += b ? b->launch_units : 0;
-    }
-    Partition &part = p.partitions.back();
-    ++part.count;
-    part.flops += placed.flops;
-    p.flops += placed.flops;
-    if (placed.backend == "engine")
-      p.engine_flops += placed.flops;
-    for (const std::string &in : op.inputs) {
-      size_t from = producer[position(in)];
-      if (from == SIZE_MAX || p.partitions[from].backend == placed.backend)
-        continue;
-      if (!crossed.insert({in, p.partitions.size() - 1}).second)
-        continue; // one transfer per tensor and partition
-      Boundary b{in, p.partitions[from].backend, placed.backend, p.partitions.size() - 1, 0, 0, 0};
-      const Tensor &x = *g.tensor(in);
-      b.bytes = x.shape.symbolic() ? 0 : double(x.bytes());
-      b.transfer_us = bw > 0 ? b.bytes / bw * 1e6 : 0;
-      const Backend *to = backend(catalog, placed.backend);
-      b.transfer_units = to ? to->transfer_units : 0;
-      p.transfer_us += b.transfer_us;
-      p.transfer_units += b.transfer_units;
-      p.boundaries.push_back(std::move(b));
-    }
-    for (const std::string &out : op.outputs)
-      producer[position(out)] = p.partitions.size() - 1;
-    p.ops.push_back(std::move(placed));
+    auto r = rejects.find(g.ops[i].name);
+    sum.add(g.ops[i], check.ops[i].verdict, r == rejects.end() ? std::vector<const Finding *>{} : r->second,
+            *cost[i]);
   }
-  // Each engine partition is one fused dispatch: its compute at the target's peak against the
-  // memory it moves (weights, what enters it, what leaves it) at the target's bandwidth, plus the
-  // floor; a fallback partition is the sum of its operations at its backend's coarse anchors.
-  std::vector<size_t> part_of(g.ops.size());
-  for (size_t k = 0; k < p.partitions.size(); ++k)
-    for (size_t i = p.partitions[k].first; i < p.partitions[k].first + p.partitions[k].count; ++i)
-      part_of[i] = k;
-  std::vector<std::map<std::string, double>> moved(p.partitions.size()); // tensor -> bytes, per partition
-  auto bytes = [&](const std::string &n) {
-    return g.tensor(n)->shape.symbolic() ? 0.0 : double(g.tensor(n)->bytes());
-  };
-  for (size_t i = 0; i < g.ops.size(); ++i)
-    for (const std::string &in : g.ops[i].inputs) {
-      size_t from = producer[position(in)];
-      if (from == part_of[i])
-        continue;
-      moved[part_of[i]][in] = bytes(in);
-      if (from != SIZE_MAX)
-        moved[from][in] = bytes(in);
-    }
-  for (const std::string &out : g.outputs)
-    if (size_t from = producer[position(out)]; from != SIZE_MAX)
-      moved[from][out] = bytes(out);
-  for (size_t k = 0; k < p.partitions.size(); ++k) {
-    Partition &part = p.partitions[k];
-    double compute = 0, memory = 0;
-    for (size_t i = part.first; i < part.first + part.count; ++i) {
-      const OpCost &c = *cost[i];
-      if (part.backend != "engine")
-        part.latency_us += coarse_us(backend(catalog, part.backend), c.flops, c.bytes);
-      compute += c.compute_us;
-      memory += weight_bytes(g, g.ops[i], catalog);
-    }
-    for (const auto &[name, b] : moved[k])
-      memory += b;
-    if (part.backend == "engine")
-      part.latency_us = std::max(compute, bw > 0 ? memory / bw * 1e6 : 0) + floor_us;
-    p.latency_us += part.latency_us;
-  }
-  p.latency_us += p.transfer_us;
-  return p;
+  return sum.finish(est);
 }
 
 } // namespace anec::compiler

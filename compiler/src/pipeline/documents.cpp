@@ -99,47 +99,67 @@ void print_findings_of(Printer &p, const std::vector<const Finding *> *findings)
 }
 } // namespace
 
-void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t) {
+void print_op_verdict(Printer &p, const OpVerdict &v, const std::vector<const Finding *> *findings) {
+  Object o(p);
+  p.text("  ");
+  p.field("op", v.op);
+  p.text(" (");
+  p.field("type", v.type);
+  p.text("): ");
+  p.field("verdict", verdict_name(v.verdict));
+  if (!v.decompose_with.empty()) {
+    p.text(" into ");
+    p.field("decompose_with", v.decompose_with);
+  }
+  p.text("\n");
+  print_findings_of(p, findings);
+}
+
+void print_finding_row(Printer &p, const Finding &f) {
+  Object o(p);
+  print(p, f);
+  p.text("\n");
+}
+
+void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t, const CheckLists &lists) {
   print_check_summary(p, g, r, t);
-  // The findings of each object, grouped once: a scan of every finding per op is quadratic.
+  print_wire(p, r.wire);
+  if (p.text_form())
+    for (const Finding &f : r.findings)
+      if (f.object.empty()) {
+        p.text("    ");
+        print(p, f, {.object_shown = true});
+        p.text("\n");
+      }
+  {
+    List ops(p, "ops");
+    lists.ops(p);
+  }
+  if (!p.text_form()) {
+    List findings(p, "findings");
+    lists.findings(p);
+  }
+}
+
+void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t) {
+  // The findings of each op, grouped once: a scan of every finding per op is quadratic.
   std::unordered_map<std::string_view, std::vector<const Finding *>> by_object;
   for (const Finding &f : r.findings)
     by_object[f.object].push_back(&f);
-  auto of = [&](const std::string &object) {
-    auto found = by_object.find(object);
-    return found == by_object.end() ? nullptr : &found->second;
-  };
-  print_wire(p, r.wire);
-  print_findings_of(p, of(""));
-  {
-    List ops(p, "ops");
+  auto ops = [&](Printer &p) {
     for (const OpVerdict &v : r.ops) {
-      Object o(p);
-      p.text("  ");
-      p.field("op", v.op);
-      p.text(" (");
-      p.field("type", v.type);
-      p.text("): ");
-      p.field("verdict", verdict_name(v.verdict));
-      if (!v.decompose_with.empty()) {
-        p.text(" into ");
-        p.field("decompose_with", v.decompose_with);
-      }
-      p.text("\n");
-      print_findings_of(p, of(v.op));
+      auto found = by_object.find(v.op);
+      print_op_verdict(p, v, found == by_object.end() ? nullptr : &found->second);
     }
-  }
-  if (!p.text_form())
-    print(p, r.findings, "findings");
+  };
+  auto findings = [&](Printer &p) {
+    for (const Finding &f : r.findings)
+      print_finding_row(p, f);
+  };
+  print(p, g, r, t, {ops, findings});
 }
 
 namespace {
-// A list of names the document holds; the text form words them itself.
-void print_names(Printer &p, std::string_view key, const std::vector<std::string> &names) {
-  if (!p.text_form())
-    print_list(p, key, names, "");
-}
-
 void print_param(Printer &p, std::string_view key, const Param &param) {
   Object o(p, key);
   p.data("value", param.value);
@@ -148,7 +168,7 @@ void print_param(Printer &p, std::string_view key, const Param &param) {
 
 // The first line: the total, what bounds it and the model; without a total, what is unknown and
 // how to bind it.
-void print_headline(Printer &p, const Graph &g, const Estimate &e) {
+void print_headline(Printer &p, const Graph &g, const Estimate &e, const EstimateLists &lists) {
   bool complete = e.complete(), calibrated = e.model == "calibrated";
   p.text("estimate " + g.source + " on ");
   p.field("target", e.target);
@@ -160,9 +180,12 @@ void print_headline(Printer &p, const Graph &g, const Estimate &e) {
   p.data("bound", e.bound);
   p.data("kind", e.kind);
   p.data("model", e.model);
-  print_names(p, "unknown_ops", e.unknown);
+  if (!p.text_form()) {
+    List unknown(p, "unknown_ops");
+    lists.unknown(p);
+  }
   if (!complete) {
-    p.text("unknown\n  unknown: " + std::to_string(e.unknown.size()) +
+    p.text("unknown\n  unknown: " + std::to_string(lists.unknown_count) +
            " operation(s) have shapes that depend on unbound dimensions (first: " + e.unknown.front() +
            "); no total is given\n");
     for (const std::string &d : unbound_dimensions(g))
@@ -211,43 +234,25 @@ void print_rates(Printer &p, const Estimate &e, bool shown) {
 }
 
 // What the total leaves out: ops with no cost form, and ops skipped at run time.
-void print_left_out(Printer &p, const Estimate &e, bool shown) {
-  print_names(p, "unestimated_ops", e.unestimated);
-  if (shown)
-    for (const std::string &n : e.unestimated)
-      p.text("  no cost form for " + n + ": left out of the total\n");
-  print_names(p, "skipped_ops", e.skipped);
+void print_left_out(Printer &p, const Estimate &e, bool shown, const EstimateLists &lists) {
+  if (shown || !p.text_form()) {
+    List unestimated(p, "unestimated_ops");
+    lists.unestimated(p);
+  }
+  {
+    List skipped(p, "skipped_ops");
+    if (!p.text_form())
+      lists.skipped(p);
+    else if (shown && e.skipped_ops) {
+      p.text("  skipped, moving no data (runtime operation skip): ");
+      lists.skipped(p);
+      p.text(", saving " + fixed(e.skipped_us) + " us\n");
+    }
+  }
   p.data("skipped_us", e.skipped_us);
-  if (shown && e.skipped_ops)
-    p.text("  skipped, moving no data (runtime operation skip): " + join(e.skipped, ", ") + ", saving " +
-           fixed(e.skipped_us) + " us\n");
   if (shown && e.kind == "decomposed")
     p.text("  attention has no analytic cost form (ch.18): estimated as a decomposition (score matrix, "
            "softmax, two matmuls)\n");
-}
-
-void print_op_costs(Printer &p, const Estimate &e, bool shown) {
-  List ops(p, "ops");
-  for (const OpCost &c : e.ops) {
-    Object o(p);
-    for (auto [key, value] : {std::pair{"op", &c.op}, {"type", &c.type}, {"cost_form", &c.form}})
-      p.data(key, *value);
-    p.data("estimated", c.estimated);
-    p.data("decomposed", c.decomposed);
-    for (auto [key, value] : {std::pair{"flops", c.flops},
-                              {"bytes", c.bytes},
-                              {"compute_us", c.compute_us},
-                              {"memory_us", c.memory_us}})
-      p.data(key, value);
-    p.data("bound", c.bound);
-    if (!shown)
-      continue;
-    p.text("  op " + c.op + " (" + c.type + "): ");
-    p.text(c.estimated ? fixed(c.flops / 1e6, 3) + " MFLOP, " + fixed(c.bytes / 1e6, 3) +
-                             " MB alone: compute " + fixed(c.compute_us) + " us, memory " +
-                             fixed(c.memory_us) + " us, " + c.bound + "-bound\n"
-                       : "no estimate\n");
-  }
 }
 
 // The graph as one segment on each backend, fastest first.
@@ -268,13 +273,72 @@ void print_backend_order(Printer &p, const Estimate &e, bool shown) {
 }
 } // namespace
 
-void print(Printer &p, const Graph &g, const Estimate &e) {
-  print_headline(p, g, e);
+void print_unknown(Printer &p, const std::string &op) {
+  if (!p.text_form()) // the text form words them itself
+    p.item(op);
+}
+
+void print_unestimated(Printer &p, const std::string &op) {
+  p.text("  no cost form for " + op + ": left out of the total\n");
+  if (!p.text_form())
+    p.item(op);
+}
+
+void print_skipped(Printer &p, const std::string &op, bool first) {
+  p.text((first ? "" : ", ") + op);
+  if (!p.text_form())
+    p.item(op);
+}
+
+void print_op_cost(Printer &p, const OpCost &c) {
+  Object o(p);
+  for (auto [key, value] : {std::pair{"op", &c.op}, {"type", &c.type}, {"cost_form", &c.form}})
+    p.data(key, *value);
+  p.data("estimated", c.estimated);
+  p.data("decomposed", c.decomposed);
+  for (auto [key, value] : {std::pair{"flops", c.flops},
+                            {"bytes", c.bytes},
+                            {"compute_us", c.compute_us},
+                            {"memory_us", c.memory_us}})
+    p.data(key, value);
+  p.data("bound", c.bound);
+  p.text("  op " + c.op + " (" + c.type + "): ");
+  p.text(c.estimated
+             ? fixed(c.flops / 1e6, 3) + " MFLOP, " + fixed(c.bytes / 1e6, 3) + " MB alone: compute " +
+                   fixed(c.compute_us) + " us, memory " + fixed(c.memory_us) + " us, " + c.bound + "-bound\n"
+             : "no estimate\n");
+}
+
+void print(Printer &p, const Graph &g, const Estimate &e, const EstimateLists &lists) {
+  print_headline(p, g, e, lists);
   bool shown = e.complete(); // without a total the text form shows only the headline
   print_rates(p, e, shown);
-  print_left_out(p, e, shown);
-  print_op_costs(p, e, shown);
+  print_left_out(p, e, shown, lists);
+  if (shown || !p.text_form()) {
+    List ops(p, "ops");
+    lists.ops(p);
+  }
   print_backend_order(p, e, shown);
+}
+
+void print(Printer &p, const Graph &g, const Estimate &e) {
+  auto each = [](const std::vector<std::string> &names, void (*row)(Printer &, const std::string &, bool)) {
+    return [&names, row](Printer &p) {
+      for (size_t k = 0; k < names.size(); ++k)
+        row(p, names[k], k == 0);
+    };
+  };
+  auto ops = [&](Printer &p) {
+    for (const OpCost &c : e.ops)
+      print_op_cost(p, c);
+  };
+  print(p, g, e,
+        {.unknown = each(e.unknown, [](Printer &p, const std::string &n, bool) { print_unknown(p, n); }),
+         .unestimated =
+             each(e.unestimated, [](Printer &p, const std::string &n, bool) { print_unestimated(p, n); }),
+         .skipped = each(e.skipped, print_skipped),
+         .ops = ops,
+         .unknown_count = e.unknown.size()});
 }
 
 void print_place_summary(Printer &p, const Placement &pl, const std::string &share) {
@@ -282,7 +346,7 @@ void print_place_summary(Printer &p, const Placement &pl, const std::string &sha
   p.field("engine_partitions", pl.partitions_on("engine"));
   p.text(" engine partition(s), ");
   p.field("engine_ops", pl.count("engine"));
-  p.text(" of " + std::to_string(pl.ops.size()) + " operation(s) on the engine (" + share +
+  p.text(" of " + std::to_string(pl.placed_ops()) + " operation(s) on the engine (" + share +
          " of the FLOPs), ");
   p.data("gpu_ops", pl.count("gpu"));
   p.data("cpu_ops", pl.count("cpu"));
@@ -300,75 +364,73 @@ void print_partitions(Printer &p, const Placement &pl) {
     p.text("  " + std::to_string(k + 1) + " ");
     p.field("backend", part.backend);
     p.text(": " + std::to_string(part.count) + " op(s) ");
-    p.field("first_op", pl.ops[part.first].op);
+    p.field("first_op", part.first_op);
     p.data("ops", part.count);
     p.data("flops", Doc::number(part.flops));
     p.data("latency_us", pl.complete ? Doc::number(part.latency_us) : Doc());
-    p.text((part.count > 1 ? " .. " + pl.ops[part.first + part.count - 1].op : "") + ", " +
-           fixed(part.flops / 1e6, 3) + " MFLOP" +
+    p.text((part.count > 1 ? " .. " + part.last_op : "") + ", " + fixed(part.flops / 1e6, 3) + " MFLOP" +
            (pl.complete ? ", " + fixed(part.latency_us, 1) + " us" : "") + "\n");
   }
 }
 
-// Every op's backend in the document; in the text form the ops off the engine, each with the
-// findings that keep it off.
-void print_placed_ops(Printer &p, const Placement &pl) {
-  p.text("fallbacks:\n");
-  List ops(p, "ops");
-  for (const PlacedOp &o : pl.ops) {
-    Object x(p);
-    bool shown = o.backend != "engine";
-    p.data("op", o.op);
-    p.data("type", o.type);
-    p.data("backend", o.backend);
-    p.data("verdict", verdict_name(o.verdict));
-    if (shown)
-      p.text("  " + o.op + " (" + o.type + ") -> " + o.backend + "\n");
-    List reasons(p, "reasons");
-    for (const Finding *f : o.reasons) {
-      Object r(p);
-      if (shown)
-        p.text("    ");
-      if (shown || !p.text_form())
-        print(p, *f, {.object_shown = true});
-      if (shown)
-        p.text("\n");
-    }
-  }
-}
-
-void print_boundaries(Printer &p, const Graph &g, const Placement &pl) {
-  p.text("boundaries:\n");
-  List bs(p, "boundaries");
-  for (const Boundary &b : pl.boundaries) {
-    Object x(p);
-    std::string shape = g.tensor(b.tensor)->shape.str();
-    p.text("  ");
-    p.field("tensor", b.tensor);
-    p.text(" ");
-    p.field("shape", shape);
-    p.text(" ");
-    p.field("from", b.from);
-    p.text(" -> ");
-    p.field("to", b.to);
-    p.data("bytes", Doc::number(b.bytes));
-    p.data("transfer_us", Doc::number(b.transfer_us));
-    p.data("transfer_units", Doc::number(b.transfer_units));
-    p.text(" (into partition " + std::to_string(b.partition + 1) + "): " + fixed(b.bytes / 1e3, 1) + " kB, " +
-           fixed(b.transfer_us, 2) + " us, " + fixed(b.transfer_units, 2) + " transfer units\n");
-  }
-}
 } // namespace
 
-void print(Printer &p, const Graph &g, const Placement &pl) {
+void print_placed_op(Printer &p, const PlacedOp &o) {
+  Object x(p);
+  bool shown = o.backend != "engine";
+  p.data("op", o.op);
+  p.data("type", o.type);
+  p.data("backend", o.backend);
+  p.data("verdict", verdict_name(o.verdict));
+  if (shown)
+    p.text("  " + o.op + " (" + o.type + ") -> " + o.backend + "\n");
+  List reasons(p, "reasons");
+  for (const Finding *f : o.reasons) {
+    Object r(p);
+    if (shown)
+      p.text("    ");
+    if (shown || !p.text_form())
+      print(p, *f, {.object_shown = true});
+    if (shown)
+      p.text("\n");
+  }
+}
+
+void print_boundary(Printer &p, const Graph &g, const Boundary &b) {
+  Object x(p);
+  std::string shape = g.tensor(b.tensor)->shape.str();
+  p.text("  ");
+  p.field("tensor", b.tensor);
+  p.text(" ");
+  p.field("shape", shape);
+  p.text(" ");
+  p.field("from", b.from);
+  p.text(" -> ");
+  p.field("to", b.to);
+  p.data("bytes", Doc::number(b.bytes));
+  p.data("transfer_us", Doc::number(b.transfer_us));
+  p.data("transfer_units", Doc::number(b.transfer_units));
+  p.text(" (into partition " + std::to_string(b.partition + 1) + "): " + fixed(b.bytes / 1e3, 1) + " kB, " +
+         fixed(b.transfer_us, 2) + " us, " + fixed(b.transfer_units, 2) + " transfer units\n");
+}
+
+void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &lists) {
   p.text("place " + g.source + " on " + pl.target + ": ");
   print_place_summary(p, pl, pl.flops > 0 ? fixed(100.0 * pl.engine_flops / pl.flops, 1) + "%" : "-");
   p.text("\n");
   p.data("latency_us", pl.complete ? Doc::number(pl.latency_us) : Doc());
   p.data("transfer_us", Doc::number(pl.transfer_us));
   print_partitions(p, pl);
-  print_placed_ops(p, pl);
-  print_boundaries(p, g, pl);
+  {
+    p.text("fallbacks:\n");
+    List ops(p, "ops");
+    lists.ops(p);
+  }
+  {
+    p.text("boundaries:\n");
+    List boundaries(p, "boundaries");
+    lists.boundaries(p);
+  }
   if (!pl.complete) {
     p.text("estimate: unknown (shapes depend on unbound dimensions; no total is given)\n");
     print_list(p, "unbound", pl.unbound, "  unbound ");
@@ -378,6 +440,18 @@ void print(Printer &p, const Graph &g, const Placement &pl) {
   p.text("estimate: " + fixed(pl.latency_us, 1) + " us placed (" + fixed(pl.transfer_us, 2) +
          " us of transfers; penalties " + fixed(pl.launch_units, 2) + " launch and " +
          fixed(pl.transfer_units, 2) + " transfer units, ch.18 table 18.3)\n");
+}
+
+void print(Printer &p, const Graph &g, const Placement &pl) {
+  auto ops = [&](Printer &p) {
+    for (const PlacedOp &o : pl.ops)
+      print_placed_op(p, o);
+  };
+  auto boundaries = [&](Printer &p) {
+    for (const Boundary &b : pl.boundaries)
+      print_boundary(p, g, b);
+  };
+  print(p, g, pl, {ops, boundaries});
 }
 
 namespace {

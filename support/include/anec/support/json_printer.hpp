@@ -16,6 +16,8 @@ class JsonPrinter final : public Printer {
 public:
   // `schema` (empty: none) and its version lead the root object, as document() puts them.
   JsonPrinter(TextOut &out, std::string_view schema);
+  // The items of a list `depth` scopes deep, as a printer with that list open writes them (ListSpool).
+  JsonPrinter(TextOut &out, size_t depth);
   void field(std::string_view key, const Scalar &v) override { data(key, v); }
   void data(std::string_view key, const Scalar &v) override;
   void text(std::string_view) override {}
@@ -23,6 +25,7 @@ public:
   void begin_object(std::string_view key) override;
   void begin_list(std::string_view key) override;
   void end() override;
+  void splice(std::FILE *items, size_t depth) override;
   Form form() const override { return Form::Json; }
   // Closes the root and ends the document with a newline; ANEC-INTERNAL with a scope still open.
   void finish();

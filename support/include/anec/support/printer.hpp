@@ -10,6 +10,7 @@
 #include "anec/support/text_out.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -86,6 +87,9 @@ public:
   virtual void inline_object() {}
   // The names of the columns the rows that follow hold (a CSV header); the other forms ignore it.
   virtual void columns(const std::vector<std::string> &) {}
+  // Items a printer of this form printed ahead, `depth` scopes deep, into the file `items` (ListSpool,
+  // support/list_spool.hpp), added to the open list. Only the text and JSON forms take them.
+  virtual void splice(std::FILE *items, size_t depth);
   // The form being written: a print function may skip work only the text form needs, or print a
   // list of records as a table in the CSV form.
   virtual Form form() const = 0;
@@ -126,6 +130,7 @@ public:
   void begin_object(std::string_view) override {}
   void begin_list(std::string_view) override {}
   void end() override {}
+  void splice(std::FILE *items, size_t depth) override;
   Form form() const override { return Form::Text; }
 
 private:

@@ -54,6 +54,9 @@ public:
              Detail detail = Detail::Full);
   ~GraphCheck();
   void add(const Op &op);
+  // The result on targets[k] so far: its rows (ops, findings) a caller that prints them as they come
+  // may take and clear.
+  CheckResult &partial(size_t k);
   std::vector<CheckResult> finish();
 
 private:

@@ -93,6 +93,9 @@ public:
                 const Calibration *calibration, const std::string &chip = "", Detail detail = Detail::Full);
   ~GraphEstimate();
   void add(const Op &op);
+  // The estimate on targets[k] so far: its rows (ops and the names it leaves out) a caller that
+  // prints them as they come may take and clear.
+  Estimate &partial(size_t k);
   std::vector<Estimate> finish();
 
 private:

@@ -12,6 +12,7 @@
 #include "anec/compiler/check/check.hpp"
 #include "anec/compiler/cost/cost.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ struct PlacedOp {
 
 struct Partition {
   std::string backend;
-  size_t first = 0, count = 0; // op indices [first, first + count)
+  size_t first = 0, count = 0;   // op indices [first, first + count)
+  std::string first_op, last_op; // their names
   double flops = 0, latency_us = 0;
 };
 
@@ -43,13 +45,32 @@ struct Placement {
   std::vector<Boundary> boundaries;
   double flops = 0, engine_flops = 0;
   double latency_us = 0, transfer_us = 0, launch_units = 0, transfer_units = 0;
-  bool complete = true;             // false: some shape is unknown, no total is given
-  std::vector<std::string> unbound; // the unbound input dimensions and how to bind them
-  size_t count(const std::string &backend) const;
+  bool complete = true;                           // false: some shape is unknown, no total is given
+  std::vector<std::string> unbound;               // the unbound input dimensions and how to bind them
+  size_t count(const std::string &backend) const; // ops placed on it (the partitions' counts)
+  size_t placed_ops() const;                      // every op placed
   size_t partitions_on(const std::string &backend) const;
 };
 
 Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &target, const CheckResult &check,
                 const Estimate &estimate);
+
+// The same one op at a time, for a graph read op by op (GraphReader): add() each op with its verdict,
+// the rejects that keep it off the engine and its cost (a row of `estimate`, whose bandwidth prices
+// the transfers); the op's PlacedOp and the boundaries it opens are appended to placement(), which a
+// caller printing them as they come may clear; finish() adds the partitions' times with the finished
+// estimate's floor.
+class PlacementSum {
+public:
+  PlacementSum(const Graph &g, const OpCatalog &catalog, const hal::Target &target, const Estimate &estimate);
+  ~PlacementSum();
+  void add(const Op &op, Verdict verdict, std::vector<const Finding *> reasons, const OpCost &cost);
+  Placement &placement();
+  Placement finish(const Estimate &estimate);
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 } // namespace anec::compiler

@@ -21,6 +21,36 @@ namespace anec::compiler {
 // op's verdict with its findings under it. The document form: the counts, the ops, the findings.
 void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t);
 
+// A document's per-op lists, each printed into its open list by a function: the documents above
+// print the lists their results hold; a graph read op by op prints each row as it is decided into a
+// spool (support/list_spool.hpp), spliced here (pipeline/summary.hpp). A row is printed by the
+// row functions below, either way.
+struct CheckLists {
+  PrintFn ops, findings; // findings: the document form only
+};
+struct EstimateLists {
+  PrintFn unknown, unestimated, skipped, ops;
+  size_t unknown_count = 0;
+};
+struct PlaceLists {
+  PrintFn ops, boundaries;
+};
+void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t, const CheckLists &lists);
+void print(Printer &p, const Graph &g, const Estimate &e, const EstimateLists &lists);
+void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &lists);
+
+// The rows: an op's verdict (with its findings under it in the text form), a finding, an op's cost,
+// the names of the ops an estimate leaves out (`first`: the first of its list), a placed op and a
+// boundary. The text form of an unestimated op or an op's cost is shown only with a total.
+void print_op_verdict(Printer &p, const OpVerdict &v, const std::vector<const Finding *> *findings);
+void print_finding_row(Printer &p, const Finding &f);
+void print_unknown(Printer &p, const std::string &op);
+void print_unestimated(Printer &p, const std::string &op);
+void print_skipped(Printer &p, const std::string &op, bool first);
+void print_op_cost(Printer &p, const OpCost &c);
+void print_placed_op(Printer &p, const PlacedOp &o);
+void print_boundary(Printer &p, const Graph &g, const Boundary &b);
+
 // `anec estimate` on one target: the total, what bounds it and the model; the rates with their
 // provenance; what the total leaves out; each op's cost alone; the backends in placement order. Without
 // a total (unbound dimensions), the text form says what is unknown and how to bind it.

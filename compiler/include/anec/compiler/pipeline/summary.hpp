@@ -3,8 +3,10 @@
 #include "anec/compiler/check/check.hpp"
 #include "anec/compiler/cost/cost.hpp"
 #include "anec/compiler/ir/graph.hpp"
+#include "anec/support/printer.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,5 +25,28 @@ struct ModelSummary {
 ModelSummary summarize_model(const std::filesystem::path &path, const OpCatalog &catalog,
                              const DimBindings &dims, const std::vector<const hal::Target *> &targets,
                              const Calibration *calibration, const std::string &chip = "");
+
+// `anec check` (with its placement) or `anec estimate` on one target, with the per-op rows, while an
+// anec-graph file is read op by op: each op's rows are printed as it is decided into spools
+// (support/list_spool.hpp) in the form given, and print() gives, byte for byte, what the documents of
+// pipeline/documents.hpp give for the file read whole; memory grows with the tensors, not the ops.
+class OneTargetReport {
+public:
+  enum class Kind { Check, Estimate };
+  // nullptr when the file cannot be read this way or reading it fails: read it whole, whose errors
+  // are the ones to report. The forms: text and JSON.
+  static std::unique_ptr<OneTargetReport> read(Kind kind, const std::filesystem::path &path,
+                                               const OpCatalog &catalog, const DimBindings &dims,
+                                               const hal::Target &target, const Calibration *calibration,
+                                               const std::string &chip, Form form);
+  ~OneTargetReport();
+  void print(Printer &p) const;
+  bool rejects() const; // a check with a rejected op
+
+private:
+  struct State;
+  explicit OneTargetReport(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 } // namespace anec::compiler

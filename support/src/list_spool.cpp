@@ -1,0 +1,54 @@
+#include "anec/support/list_spool.hpp"
+
+#include "anec/support/error.hpp"
+#include "anec/support/json_printer.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+namespace anec {
+
+namespace {
+[[noreturn]] void spool_failed(const char *what) {
+  throw Error("ANEC-IO-003",
+              std::string("cannot ") + what + " the temporary file of a list: " + std::strerror(errno));
+}
+
+std::unique_ptr<Printer> items_printer(Form form, TextOut &out, size_t depth) {
+  if (form == Form::Text)
+    return std::make_unique<TextPrinter>(out);
+  if (form == Form::Json)
+    return std::make_unique<JsonPrinter>(out, depth);
+  throw Error("ANEC-INTERNAL", "a list is spooled in the text or JSON form only");
+}
+
+std::FILE *temporary_file() {
+  std::FILE *f = std::tmpfile();
+  if (!f)
+    spool_failed("create");
+  return f;
+}
+} // namespace
+
+ListSpool::ListSpool(Form form, size_t depth)
+    : file_(temporary_file()), out_(file_.get()), printer_(items_printer(form, out_, depth)), depth_(depth) {}
+
+ListSpool::~ListSpool() = default;
+
+void ListSpool::splice_into(Printer &p) {
+  out_.flush();
+  if (std::fflush(file_.get()) != 0 || std::ferror(file_.get()))
+    spool_failed("write");
+  std::rewind(file_.get());
+  p.splice(file_.get(), depth_);
+}
+
+void copy_into(std::FILE *from, TextOut &out) {
+  char chunk[64 << 10];
+  while (size_t n = std::fread(chunk, 1, sizeof chunk, from))
+    out << std::string_view(chunk, n);
+  if (std::ferror(from))
+    spool_failed("read back");
+}
+
+} // namespace anec
