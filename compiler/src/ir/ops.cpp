@@ -191,6 +191,7 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
     c.ops_.emplace(name, std::move(o));
   }
   top.finish();
+  c.reindex();
   return c;
 }
 
@@ -321,9 +322,26 @@ OpCatalog OpCatalog::load(const std::filesystem::path &path) {
   return c;
 }
 
-const OpSpec *OpCatalog::find(const std::string &name) const {
-  auto it = ops_.find(name);
-  return it == ops_.end() ? nullptr : &it->second;
+OpCatalog::OpCatalog(const OpCatalog &other)
+    : ops_(other.ops_), common_attrs_(other.common_attrs_), front_ends_(other.front_ends_),
+      unmapped_(other.unmapped_), backends_(other.backends_) {
+  reindex();
+}
+
+OpCatalog &OpCatalog::operator=(const OpCatalog &other) {
+  OpCatalog copy(other);
+  return *this = std::move(copy);
+}
+
+void OpCatalog::reindex() {
+  index_.clear();
+  for (const auto &[name, spec] : ops_)
+    index_.emplace(name, &spec);
+}
+
+const OpSpec *OpCatalog::find(std::string_view name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : it->second;
 }
 
 } // namespace anec::compiler

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace anec::compiler {
@@ -71,13 +72,19 @@ struct Backend {
 
 class OpCatalog {
 public:
+  OpCatalog() = default;
+  // A copy indexes its own entries; a move keeps the map's nodes, which the index names.
+  OpCatalog(const OpCatalog &other);
+  OpCatalog &operator=(const OpCatalog &other);
+  OpCatalog(OpCatalog &&) = default;
+  OpCatalog &operator=(OpCatalog &&) = default;
   // Strict (ANEC-OPS-001 with line:column): unknown keys, unknown rule or cost names, duplicates,
   // attribute declarations of an unknown type or with a default of another type.
   static OpCatalog from_doc(const Doc &doc, const std::string &source);
   // ops.toml, and the front-end maps in frontend/ and the placement model (placement.toml) beside
   // it when present.
   static OpCatalog load(const std::filesystem::path &path);
-  const OpSpec *find(const std::string &name) const;
+  const OpSpec *find(std::string_view name) const; // by a hash: every op of a graph asks, several times
   const std::map<std::string, OpSpec> &ops() const { return ops_; }
   // The attributes any operation may carry (ops.toml `[every_op.attrs]`), what a front-end counted.
   const AttrDecls &common_attrs() const { return common_attrs_; }
@@ -93,7 +100,9 @@ public:
   void set_backends(const Doc &doc, const std::string &source);
 
 private:
+  void reindex();
   std::map<std::string, OpSpec> ops_;
+  std::unordered_map<std::string_view, const OpSpec *> index_; // ops_ by name
   AttrDecls common_attrs_;
   std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
   std::map<std::string, std::map<std::string, std::string>> unmapped_;  // format -> folded name -> reason
