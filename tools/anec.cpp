@@ -63,6 +63,11 @@ int explain(const fs::path &tables, const tools::Args &args) {
 // target table (through the index), `--target all` and `calibrate` the line-up.
 using Ctx = compiler::ModelContext;
 
+// The run's memory budget (--max-memory, ANEC-MEM-001).
+double max_memory(const tools::Args &args) {
+  return double(parse_size(args.value("max-memory"), 1, UINT64_MAX, "--max-memory"));
+}
+
 std::string percent(double part, double whole) {
   return whole > 0 ? fixed(100.0 * part / whole) + "%" : "-";
 }
@@ -241,15 +246,15 @@ int calibrate_command(const Ctx &ctx, const tools::Args &args) {
 // with its error, not the end of the run.
 int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &files,
            const std::string &target, const std::string &format, const DimBindings &dims,
-           const std::optional<Calibration> &calibration) {
+           const std::optional<Calibration> &calibration, double budget) {
   std::string chip;
   auto targets = ctx.targets(target, &chip);
   std::vector<std::vector<std::vector<std::string>>> rows(files.size());
   std::vector<int> outcome(files.size(), 0); // 0 pass, 1 a reject, 2 unreadable
   spread_over_cores(files.size(), [&](size_t i) {
     try {
-      ModelSummary summary =
-          summarize_model(files[i], ctx.catalog, dims, targets, calibration ? &*calibration : nullptr, chip);
+      ModelSummary summary = summarize_model(files[i], ctx.catalog, dims, targets,
+                                             calibration ? &*calibration : nullptr, chip, budget);
       for (size_t k = 0; k < targets.size(); ++k) {
         const hal::Target *t = targets[k];
         const CheckResult &c = summary.checks[k];
@@ -376,8 +381,8 @@ int eval_command(const Ctx &ctx, const tools::Args &args) {
     throw Error("ANEC-CLI-001", "eval takes one MODEL");
   EvalOptions options = eval_options(args.value("precision"), seed, args.values("input"), models[0]);
   options.gemm = gemm == "openblas" ? Gemm::openblas : Gemm::reference;
-  options.max_bytes = double(parse_size(args.value("max-memory"), 1, UINT64_MAX, "--max-memory"));
-  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), true);
+  options.max_bytes = max_memory(args);
+  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), true, options.max_bytes);
   if (!out_dir.empty())
     options.reserved_bytes = npy_bytes(g, options.precision);
   EvalResult r = evaluate(g, ctx.catalog, Numerics::load(ctx.tables / "schema" / "numerics.toml"), options);
@@ -575,15 +580,15 @@ int tune_command(const Ctx &ctx, const tools::Args &args) {
 // the graph included) and 190 MB on one.
 constexpr double kReportBytesPerOpTarget = 1280;
 
-void check_report_budget(const Graph &g, size_t targets, uint64_t budget) {
+void check_report_budget(const Graph &g, size_t targets, double budget) {
   double need = double(g.ops.size()) * double(targets) * kReportBytesPerOpTarget;
-  if (need > double(budget))
+  if (need > budget)
     throw Error("ANEC-MEM-001", g.source + ": the report of " + std::to_string(g.ops.size()) +
                                     " operation(s) on " + std::to_string(targets) +
                                     " target(s) needs about " + size_text(need) + " (" +
                                     size_text(kReportBytesPerOpTarget) +
                                     " per operation and target), more than the memory budget of " +
-                                    size_text(double(budget)) + " (--max-memory); report on fewer targets");
+                                    size_text(budget) + " (--max-memory); report on fewer targets");
 }
 
 // `report`: the check, the estimate (calibrated unless --model analytic) and the placement (the
@@ -593,10 +598,10 @@ int report_command(const Ctx &ctx, const tools::Args &args) {
                     &cost_model = args.value("model"), &calibration_file = args.value("calibration");
   const std::vector<std::string> &dim_args = args.values("dim"), &models = args.positional();
   size_t top = size_t(parse_uint(args.value("top"), 1, 1000000, "--top"));
-  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args));
+  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), false, max_memory(args));
   std::string chip;
   auto targets = ctx.targets(target, &chip);
-  check_report_budget(g, targets.size(), parse_size(args.value("max-memory"), 1, UINT64_MAX, "--max-memory"));
+  check_report_budget(g, targets.size(), max_memory(args));
   std::optional<Calibration> calibration;
   if (cost_model == "calibrated")
     calibration = ctx.calibration(calibration_file);
@@ -621,13 +626,14 @@ int run(const Ctx &ctx, const tools::Args &args) {
   if (models.empty() || target.empty()) throw Error("ANEC-CLI-001", cmd + " needs MODEL and --target T|all");
   const std::string &model = models.front();
   DimBindings dims = dim_bindings(dim_args);
+  double budget = max_memory(args);
   std::optional<Calibration> calibration; // only `estimate` uses the calibrated model
   if (cmd == "estimate" && cost_model == "calibrated")
     calibration = ctx.calibration(calibration_file);
   if (models.size() > 1 || (fs::is_directory(model) && !is_bundle(model))) {
     if (cmd == "place") throw Error("ANEC-CLI-001", "place takes one MODEL");
     return corpus(ctx, cmd, input_files(models, model_extensions(), kBundleExtensions), target, format, dims,
-                  calibration);
+                  calibration, budget);
   }
   std::string chip;
   auto targets = ctx.targets(target, &chip);
@@ -639,7 +645,7 @@ int run(const Ctx &ctx, const tools::Args &args) {
   // A matrix over targets (--target all, csv) prints one summary row per target: the model is checked
   // and estimated while it is read.
   if (cmd != "place" && (target == "all" || format == "csv")) {
-    ModelSummary summary = summarize_model(model, ctx.catalog, dims, targets, cal, chip);
+    ModelSummary summary = summarize_model(model, ctx.catalog, dims, targets, cal, chip, budget);
     print_matrix(summary.checks, summary.estimates, format, model);
     return cmd == "check" && rejects(summary.checks) ? 1 : 0;
   }
@@ -652,7 +658,7 @@ int run(const Ctx &ctx, const tools::Args &args) {
       return report->rejects() ? 1 : 0;
     }
   }
-  Graph g = load_model(model, ctx.catalog, dims);
+  Graph g = load_model(model, ctx.catalog, dims, false, budget);
   // A single-target estimate prints no check: it is not run.
   std::vector<CheckResult> cs;
   if (cmd != "estimate")
@@ -728,8 +734,9 @@ const Positional kModel[] = {{.name = "MODEL"}};
 const Positional kMeasurements[] = {{.name = "MEASUREMENTS.tsv"}};
 const Positional kCode[] = {{.name = "CODE", .min = 0, .completes = Completion::none}};
 
-const Option kCheckOptions[] = {kTarget, tools::kFormatTextJsonCsv, kDim};
-const Option kEstimateOptions[] = {kTarget, kCostModel, kCalibration, tools::kFormatTextJsonCsv, kDim};
+const Option kCheckOptions[] = {kTarget, tools::kFormatTextJsonCsv, kDim, kMaxMemory};
+const Option kEstimateOptions[] = {kTarget, kCostModel, kCalibration, tools::kFormatTextJsonCsv,
+                                   kDim,    kMaxMemory};
 const Option kCalibrateOptions[] = {
     {.name = "out",
      .short_name = 'o',

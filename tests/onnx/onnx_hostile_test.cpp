@@ -13,6 +13,7 @@
 #include "../run_tool.hpp"
 #include "onnx_model.hpp"
 #include <filesystem>
+#include <functional>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
@@ -314,6 +315,27 @@ TEST(OnnxHostile, DeepNestingIsSaidNotCalledNotAModel) {
             "ANEC-ONNX-001");
 }
 
+// Reading a model is planned from its nodes, counted on the wire format before protobuf parses it
+// (the subgraphs' nodes included), and its size: over the budget it is refused (ANEC-MEM-001) with
+// the count; under it the model is read.
+TEST(OnnxHostile, AModelThatWouldExpandPastTheBudgetIsRefusedBeforeItIsParsed) {
+  onnx::ModelProto m = nested_ifs(20);
+  std::function<int(const onnx::GraphProto &)> nodes = [&](const onnx::GraphProto &g) {
+    int n = g.node_size();
+    for (const onnx::NodeProto &node : g.node())
+      for (const onnx::AttributeProto &a : node.attribute())
+        n += a.has_g() ? nodes(a.g()) : 0;
+    return n;
+  };
+  std::string bytes = m.SerializeAsString(), msg;
+  EXPECT_EQ(code_of([&] { read_onnx(bytes, "n20.onnx", catalog(), {}, false, {}, 20000); }, &msg),
+            "ANEC-MEM-001");
+  EXPECT_NE(msg.find("n20.onnx: reading the model needs about "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(" (" + std::to_string(nodes(m.graph())) + " node(s) at "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("more than the memory budget of 19.5 KiB (--max-memory)"), std::string::npos) << msg;
+  EXPECT_NO_THROW(read_onnx(bytes, "n20.onnx", catalog(), {}, false, {}, 1 << 20));
+}
+
 // The crash boundary: the ONNX library's checker and shape inference run in a child process, so a
 // crash there is a reason code and the caller (this test process) lives on. A Conv with strides 0,
 // which the reader refuses before the library sees it (ANEC-ONNX-005), is handed to the boundary
@@ -362,4 +384,24 @@ TEST(OnnxHostile, ACorpusRunGivesEachHostileFileARow) {
   for (const char *code : {"ANEC-ONNX-006", "ANEC-ONNX-007", "ANEC-ONNX-008"})
     EXPECT_NE(r.out.find(code), std::string::npos) << code << "\n" << r.out << r.err;
   EXPECT_NE(r.out.find("d_good.onnx"), std::string::npos) << r.out;
+}
+
+// `check`, `estimate` and `place` take the budget (--max-memory): one model, and each of a corpus.
+TEST(OnnxHostile, TheToolsPlanReadingAModelUnderTheBudgetGiven) {
+  Scratch s;
+  fs::path dir = s.path / "model", file = dir / "n20.onnx";
+  write_output(file, nested_ifs(20).SerializeAsString());
+  for (const char *cmd : {"check ", "estimate ", "place "}) {
+    anec::test::ToolRun r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, kTables.string(),
+                                                 cmd + file.string() + " --target h16 --max-memory 20K");
+    EXPECT_EQ(r.status, 2) << cmd << r.err;
+    EXPECT_NE(r.err.find("ANEC-MEM-001"), std::string::npos) << cmd << r.err;
+  }
+  anec::test::ToolRun corpus = anec::test::run_tool(
+      ANEC_TEST_ANEC_TOOL, kTables.string(), "check " + dir.string() + " --target h16 --max-memory 20K");
+  EXPECT_NE(corpus.out.find("ANEC-MEM-001"), std::string::npos) << corpus.out << corpus.err;
+  EXPECT_EQ(
+      anec::test::run_tool(ANEC_TEST_ANEC_TOOL, kTables.string(), "check " + file.string() + " --target h16")
+          .err.find("ANEC-MEM-001"),
+      std::string::npos);
 }

@@ -80,7 +80,7 @@ Graph read_mil_program(const ReadRequest &r) {
   return read_mil(r.bytes, r.source, r.catalog, r.dims, context);
 }
 Graph read_onnx_model(const ReadRequest &r) {
-  return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values, r.model_folder);
+  return read_onnx(r.bytes, r.source, r.catalog, r.dims, r.keep_values, r.model_folder, r.max_memory);
 }
 Graph read_coreml_model(const ReadRequest &r) {
   return read_coreml(r.bytes, r.source, r.catalog, r.dims, r.model_folder, r.keep_values);
@@ -94,11 +94,9 @@ std::string known(const char *FrontEnd::*name) {
   return out;
 }
 
-Graph read_normalised(const FrontEnd &f, std::string_view bytes, const std::string &source,
-                      const OpCatalog &catalog, const DimBindings &dims, bool keep_values,
-                      const std::filesystem::path &folder = {}) {
-  Graph g = f.read(ReadRequest{bytes, source, catalog, dims, keep_values, folder});
-  normalise(g, f, catalog, dims);
+Graph read_normalised(const FrontEnd &f, const ReadRequest &r) {
+  Graph g = f.read(r);
+  normalise(g, f, r.catalog, r.dims);
   return g;
 }
 } // namespace
@@ -136,10 +134,10 @@ void normalise(Graph &g, const FrontEnd &front_end, const OpCatalog &catalog, co
 }
 
 Graph read_model(std::string_view bytes, std::string_view format, const std::string &source,
-                 const OpCatalog &catalog, const DimBindings &dims, bool keep_values) {
+                 const OpCatalog &catalog, const DimBindings &dims, bool keep_values, double max_memory) {
   for (const FrontEnd &f : front_ends())
     if (format == f.format)
-      return read_normalised(f, bytes, source, catalog, dims, keep_values);
+      return read_normalised(f, {bytes, source, catalog, dims, keep_values, {}, max_memory});
   throw Error("ANEC-MODEL-001", source + ": no front-end reads '" + std::string(format) +
                                     "' models (known: " + known(&FrontEnd::format) + ")");
 }
@@ -156,7 +154,7 @@ const FrontEnd *front_end_named(std::string_view format) {
 // read by the front-end of that model's format, its weights resolved inside the bundle (the folder
 // that holds the model file: @model_path of its BLOBFILEs), named as the user named the bundle.
 Graph load_bundle(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
-                  bool keep_values) {
+                  bool keep_values, double max_memory) {
   BundleModel b = resolve_bundle(path);
   std::filesystem::path dir = path.filename().empty() ? path.parent_path() : path;
   std::error_code ec;
@@ -180,8 +178,8 @@ Graph load_bundle(const std::filesystem::path &path, const OpCatalog &catalog, c
     std::optional<InputFile> mapped;
     if (f->mapped)
       mapped.emplace(InputFile::open(b.file, f->max_bytes));
-    g = read_normalised(*f, f->mapped ? mapped->text() : std::string_view(text), b.file.string(), catalog,
-                        dims, keep_values, b.file.parent_path());
+    g = read_normalised(*f, {f->mapped ? mapped->text() : std::string_view(text), b.file.string(), catalog,
+                             dims, keep_values, b.file.parent_path(), max_memory});
     if (!b.weights.empty())
       what += ", weights in " + b.weights.lexically_relative(b.file.parent_path()).generic_string();
   }
@@ -192,9 +190,9 @@ Graph load_bundle(const std::filesystem::path &path, const OpCatalog &catalog, c
 } // namespace
 
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims,
-                 bool keep_values) {
+                 bool keep_values, double max_memory) {
   if (is_bundle(path))
-    return load_bundle(path, catalog, dims, keep_values);
+    return load_bundle(path, catalog, dims, keep_values, max_memory);
   std::string ext = path.extension().string(), source = path.string();
   for (const FrontEnd &f : front_ends()) {
     if (ext != f.extension)
@@ -203,9 +201,10 @@ Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, co
     if (f.own_folder)
       folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
     if (f.mapped)
-      return read_normalised(f, InputFile::open(path, f.max_bytes).text(), source, catalog, dims, keep_values,
-                             folder);
-    return read_normalised(f, read_text_file(path, f.max_bytes), source, catalog, dims, keep_values, folder);
+      return read_normalised(f, {InputFile::open(path, f.max_bytes).text(), source, catalog, dims,
+                                 keep_values, folder, max_memory});
+    return read_normalised(
+        f, {read_text_file(path, f.max_bytes), source, catalog, dims, keep_values, folder, max_memory});
   }
   throw Error("ANEC-MODEL-001", source + ": no front-end reads '" + ext +
                                     "' files (known: " + known(&FrontEnd::extension) + ")");

@@ -592,8 +592,106 @@ private:
 };
 } // namespace
 
+namespace {
+// Protobuf's wire format, read only as far as counting the nodes a model holds, before a parser
+// allocates for them: a varint, and each length-delimited field of a message.
+bool wire_varint(std::string_view &s, uint64_t &v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && !s.empty(); shift += 7) {
+    auto byte = uint8_t(s.front());
+    s.remove_prefix(1);
+    v |= uint64_t(byte & 0x7f) << shift;
+    if (!(byte & 0x80))
+      return true;
+  }
+  return false;
+}
+
+// `on(field, payload)` for each length-delimited field of a message, in order; stops at bytes that
+// are not a message (the parser says what is wrong with them).
+template <class On> void each_wire_field(std::string_view s, On on) {
+  uint64_t key = 0, n = 0;
+  while (!s.empty() && wire_varint(s, key) && key >> 3 != 0) { // field 0: not protobuf
+    switch (key & 7) {
+    case 0: // a varint
+      if (!wire_varint(s, n))
+        return;
+      continue;
+    case 1: // 64 bits
+      n = 8;
+      break;
+    case 5: // 32 bits
+      n = 4;
+      break;
+    case 2:
+      if (!wire_varint(s, n) || n > s.size())
+        return;
+      on(key >> 3, s.substr(0, n));
+      break;
+    default: // groups, or not protobuf
+      return;
+    }
+    if (n > s.size())
+      return;
+    s.remove_prefix(n);
+  }
+}
+
+// The nodes of a graph (onnx.proto: GraphProto.node = 1) and of the subgraphs its nodes' attributes
+// hold (NodeProto.attribute = 5; AttributeProto.g = 6, graphs = 11), as deep as protobuf parses.
+uint64_t graph_nodes(std::string_view graph, int depth = 100) {
+  uint64_t n = 0;
+  if (depth > 0)
+    each_wire_field(graph, [&](uint64_t field, std::string_view node) {
+      if (field != 1)
+        return;
+      ++n;
+      each_wire_field(node, [&](uint64_t f, std::string_view attribute) {
+        if (f == 5)
+          each_wire_field(attribute, [&](uint64_t a, std::string_view sub) {
+            if (a == 6 || a == 11)
+              n += graph_nodes(sub, depth - 1);
+          });
+      });
+    });
+  return n;
+}
+
+// A model's nodes: its graph's (ModelProto.graph = 7) and its functions' (ModelProto.functions = 25,
+// FunctionProto.node = 7).
+uint64_t model_nodes(std::string_view model) {
+  uint64_t n = 0;
+  each_wire_field(model, [&](uint64_t field, std::string_view m) {
+    if (field == 7)
+      n += graph_nodes(m);
+    else if (field == 25)
+      each_wire_field(m, [&](uint64_t f, std::string_view) { n += f == 7; });
+  });
+  return n;
+}
+
+// What reading an ONNX model holds at its peak (the parsed model, the library's inference, the graph):
+// per node and per byte of the file. Measured: 300,000 Relu nodes in 12.9 MB peaked at 630 MB
+// (2.07 KB a node); a 26 MB initializer at 116 MB (4.4 bytes a byte).
+constexpr double kOnnxBytesPerNode = 2150, kOnnxBytesPerFileByte = 4.5;
+
+void check_read_budget(std::string_view bytes, const std::string &source, double budget) {
+  uint64_t nodes = model_nodes(bytes);
+  double need = double(nodes) * kOnnxBytesPerNode + double(bytes.size()) * kOnnxBytesPerFileByte;
+  if (need > budget)
+    throw Error("ANEC-MEM-001", source + ": reading the model needs about " + size_text(need) + " (" +
+                                    std::to_string(nodes) + " node(s) at " + size_text(kOnnxBytesPerNode) +
+                                    " and " + size_text(double(bytes.size())) + " of file at " +
+                                    fixed(kOnnxBytesPerFileByte, 1) +
+                                    " bytes a byte), more than the memory budget of " + size_text(budget) +
+                                    " (--max-memory)");
+}
+} // namespace
+
 Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
-                const DimBindings &bind, bool keep_values, const std::filesystem::path &folder) {
+                const DimBindings &bind, bool keep_values, const std::filesystem::path &folder,
+                double max_memory) {
+  check_read_budget(bytes, source, max_memory);
   onnx_front::Model model = onnx_front::api().read(bytes, source, bind, keep_values, folder.string());
   Graph g = Reader(model, source, catalog, keep_values).read();
   g.notes.insert(g.notes.begin(), model.notes.begin(), model.notes.end());

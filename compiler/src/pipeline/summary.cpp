@@ -58,14 +58,14 @@ std::optional<ModelSummary> summarize_while_reading(const std::filesystem::path 
 
 ModelSummary summarize_model(const std::filesystem::path &path, const OpCatalog &catalog,
                              const DimBindings &dims, const std::vector<const hal::Target *> &targets,
-                             const Calibration *calibration, const std::string &chip) {
+                             const Calibration *calibration, const std::string &chip, double max_memory) {
   try {
     if (auto summary = summarize_while_reading(path, catalog, dims, targets, calibration, chip))
       return std::move(*summary);
   } catch (const Error &) {
     // Read whole below: the whole-document reader reports the error as it reports it for any file.
   }
-  Graph g = load_model(path, catalog, dims);
+  Graph g = load_model(path, catalog, dims, false, max_memory);
   return {check(g, catalog, targets, Detail::Summary),
           estimate(g, catalog, targets, calibration, chip, Detail::Summary)};
 }

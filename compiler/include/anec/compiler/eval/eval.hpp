@@ -12,6 +12,7 @@
 // wide; the cliffs of tables/schema/numerics.toml (the accumulator port's ceiling, the width-slice
 // gain, NaN and indeterminate forms, the flush of subnormals inside the multiply-accumulate) apply.
 #pragma once
+#include "anec/compiler/ir/budget.hpp"
 #include "anec/compiler/ir/graph.hpp"
 #include "anec/compiler/ir/ops.hpp"
 
@@ -47,12 +48,6 @@ struct Numerics {
   // Strict (ANEC-OPS-001): every key known, every value a number of the right kind.
   static Numerics load(const std::filesystem::path &path);
 };
-
-// The default memory budget of a run (`--max-memory`), well under the 24 GiB of the machines it is
-// built for, and the same on every machine: 2 GiB (a relu over the largest tensor the evaluator
-// holds, input and output, fits).
-inline constexpr double kDefaultMaxMemory = 2.0 * (1 << 30);
-inline constexpr const char *kDefaultMaxMemoryText = "2G";
 
 struct EvalOptions {
   Precision precision = Precision::fp32;

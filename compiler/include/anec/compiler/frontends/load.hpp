@@ -3,6 +3,7 @@
 // same steps: bind the dimensions (--dim), infer the shapes, mark what is skippable at run time
 // (skip.hpp). ANEC-MODEL-001 for a file no front-end reads.
 #pragma once
+#include "anec/compiler/ir/budget.hpp"
 #include "anec/compiler/ir/graph.hpp"
 #include "anec/compiler/ir/ops.hpp"
 
@@ -25,6 +26,7 @@ struct ReadRequest {
   // The folder a model's external weights are resolved in (a bundle's, an ONNX or MIL file's own; ""
   // from memory or for a bare .mlmodel); a MIL file's own folder is used when this is empty.
   std::filesystem::path model_folder = {};
+  double max_memory = kDefaultMaxMemory; // the run's budget (ANEC-MEM-001), for what the reader makes
 };
 
 // One front-end: its format name, its file extension, its largest file, and what its reader does
@@ -54,12 +56,13 @@ void bind_dimensions(Graph &g, const DimBindings &dims);
 void normalise(Graph &g, const FrontEnd &front_end, const OpCatalog &catalog, const DimBindings &dims);
 
 // A model file, by its extension. `keep_values`: as read_onnx's (the other front-ends read the
-// values they are given).
+// values they are given); `max_memory`: the budget of what the ONNX reader makes (read_onnx).
 Graph load_model(const std::filesystem::path &path, const OpCatalog &catalog, const DimBindings &dims = {},
-                 bool keep_values = false);
+                 bool keep_values = false, double max_memory = kDefaultMaxMemory);
 // The same from memory (the Python module's bytes): `format` is the front-end, "json", "plist" or
 // "onnx" (ANEC-MODEL-001 for another), `source` names the model in messages.
 Graph read_model(std::string_view bytes, std::string_view format, const std::string &source,
-                 const OpCatalog &catalog, const DimBindings &dims = {}, bool keep_values = false);
+                 const OpCatalog &catalog, const DimBindings &dims = {}, bool keep_values = false,
+                 double max_memory = kDefaultMaxMemory);
 
 } // namespace anec::compiler

@@ -1,5 +1,6 @@
 // The ONNX front-end (the reader; libonnx and protobuf are in a module, onnx_model.hpp).
 #pragma once
+#include "anec/compiler/ir/budget.hpp"
 #include "anec/compiler/ir/graph.hpp"
 #include "anec/compiler/ir/ops.hpp"
 
@@ -32,9 +33,10 @@ namespace anec::compiler {
 // read from memory (no folder) has its external data refused. ANEC-ONNX-007 for a stored tensor whose
 // data does not match its shape (never read in part, never replaced by seeded values), ANEC-ONNX-008 for
 // subgraphs nested deeper than protobuf parses, ANEC-ONNX-009 when the ONNX library crashes on the model
-// (it runs in a child process).
+// (it runs in a child process). ANEC-MEM-001 before parsing, when the nodes the file holds (counted on
+// its wire format) and its size plan more memory than `max_memory`.
 Graph read_onnx(std::string_view bytes, const std::string &source, const OpCatalog &catalog,
                 const DimBindings &dims = {}, bool keep_values = false,
-                const std::filesystem::path &folder = {});
+                const std::filesystem::path &folder = {}, double max_memory = kDefaultMaxMemory);
 
 } // namespace anec::compiler

@@ -2,6 +2,7 @@
 #pragma once
 #include "anec/compiler/check/check.hpp"
 #include "anec/compiler/cost/cost.hpp"
+#include "anec/compiler/ir/budget.hpp"
 #include "anec/compiler/ir/graph.hpp"
 #include "anec/support/printer.hpp"
 
@@ -15,8 +16,8 @@ namespace anec::compiler {
 // A model checked and estimated on targets, keeping the verdicts, counts and totals only
 // (Detail::Summary; a null calibration gives the analytic model). An anec-graph file is checked and
 // estimated while it is read, op by op (GraphReader), in memory that grows with its tensors, not its
-// ops or its size; any other file, or one that reader cannot take, is read whole with load_model,
-// whose errors it reports.
+// ops or its size; any other file, or one that reader cannot take, is read whole with load_model
+// (under the budget `max_memory`), whose errors it reports.
 struct ModelSummary {
   std::vector<CheckResult> checks;
   std::vector<Estimate> estimates; // in the order of the targets
@@ -24,7 +25,8 @@ struct ModelSummary {
 };
 ModelSummary summarize_model(const std::filesystem::path &path, const OpCatalog &catalog,
                              const DimBindings &dims, const std::vector<const hal::Target *> &targets,
-                             const Calibration *calibration, const std::string &chip = "");
+                             const Calibration *calibration, const std::string &chip = "",
+                             double max_memory = kDefaultMaxMemory);
 
 // `anec check` (with its placement) or `anec estimate` on one target, with the per-op rows, while an
 // anec-graph file is read op by op: each op's rows are printed as it is decided into spools
