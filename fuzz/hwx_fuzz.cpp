@@ -11,7 +11,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto h = anec::desc::read_hwx({data, size}, schema);
     auto print = [&](anec::Printer &p) { anec::desc::print(p, h, schema, {data, size}); };
     anec::printed_text(print);
-    anec::tools::desc_html(anec::printed_doc(print), {data, size}, "fuzz");
+    std::string page;
+    anec::TextOut out(page);
+    anec::tools::desc_html(print, {data, size}, "fuzz", out);
   } catch (const anec::Error &) {
   }
   return 0;

@@ -47,6 +47,35 @@ for f in "$ext"/tinygrad/*.hwx; do
   "$desc" --tables "$root/tables" dump "$tmp/$n.anec" > "$g/desc/converted_$n.anec.txt"
 done
 rm -rf "$tmp"
+# the HTML page of each kind of program, dumped from the file's folder so that the page names the file
+# as the test does; a chain past the tree's node budget as its page's header line and digest (the page
+# is 11 MB): 160 copies of relu6's descriptor built as tests/desc/td_test.cpp's relu6_chain builds them
+mkdir -p "$g/desc-html"
+rm -f "$g/desc-html"/*
+desc_abs=$(cd "$(dirname "$desc")" && pwd)/anec-desc
+html() { (cd "$(dirname "$1")" && "$desc_abs" --tables "$root/tables" dump "$(basename "$1")" --format html "${@:2}"); }
+tmp=$(mktemp -d)
+html "$k/activation/relu6.bin" > "$g/desc-html/relu6.bin.html"
+html "$k/activation/softmax.bin" --td 4 > "$g/desc-html/softmax.bin-td4.html"
+html "$k/activation/relu6.bin" --generation 5 > "$g/desc-html/relu6.bin-generation5.html"
+html "$ext/tinygrad/conv.hwx" > "$g/desc-html/conv.hwx.html"
+"$desc" --tables "$root/tables" convert "$ext/tinygrad/conv.hwx" -o "$tmp/conv.anec" 2>/dev/null
+html "$tmp/conv.anec" > "$g/desc-html/conv.anec.html"
+python3 - "$k/activation/relu6.bin" "$tmp/chain160.bin" <<'EOF_CHAIN'
+import sys
+one, n, stride = open(sys.argv[1], "rb").read()[:0x274], 160, 0x300
+chain = bytearray(n * stride + 0x80)
+for i in range(n):
+    chain[i * stride:i * stride + 0x274] = one
+    if i + 1 < n:
+        chain[i * stride + 3] &= ~0x02
+open(sys.argv[2], "wb").write(chain)
+EOF_CHAIN
+html "$tmp/chain160.bin" > "$tmp/chain160.html"
+{ grep -o '<p>[^<]*</p>' "$tmp/chain160.html" | sed -n 1p
+  echo "sha256 $(sha256sum < "$tmp/chain160.html" | cut -d' ' -f1), $(wc -c < "$tmp/chain160.html") bytes"
+} > "$g/desc-html/chain160.bin.digest"
+rm -rf "$tmp"
 # the real network plist on all 28 targets
 anec=${bin%/anec-hal}/anec
 "$anec" --tables "$root/tables" check "$ext/tinygrad/net.plist" --target all > "$g/anec-check-net-plist-all.txt"

@@ -72,7 +72,7 @@ int dump(const std::filesystem::path &tables, const tools::Args &args) {
   auto print = [&](Printer &printer) { desc::print(printer, p, only); };
   TextOut out(stdout); // the text is written as it is printed, not gathered first
   if (format == "html")
-    out << tools::desc_html(printed_doc(print), p.bytes, file);
+    tools::desc_html(print, p.bytes, file, out);
   else
     render(form_named(format), "anec-desc.dump", print, out);
   return 0;

@@ -1,5 +1,6 @@
 #include "desc_html.hpp"
 
+#include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
 #include "html.hpp"
 
@@ -51,6 +52,10 @@ bool transparent(std::string_view key) {
 // Keys whose value names a node, in order of preference, for its one-line summary.
 constexpr std::string_view kNameKeys[] = {"name", "layout", "holds", "symbol", "tensor", "container"};
 
+ByteRange joined(const ByteRange &a, const ByteRange &b) {
+  return {std::min(a.begin, b.begin), std::max(a.end, b.end)};
+}
+
 std::string range_text(const ByteRange &r) {
   return hex(r.begin) + " +" + std::to_string(r.end - r.begin);
 }
@@ -77,9 +82,8 @@ std::string scalar_text(const Doc &v) {
   }
 }
 
+// A table node's one-line summary (a list's is its item count).
 std::string summary_of(const Doc &d) {
-  if (!d.is(Doc::Kind::Table))
-    return d.is(Doc::Kind::Array) ? std::to_string(d.items().size()) + " item(s)" : "";
   const Doc *raw = d.find("raw"), *block = d.find("block"), *address = d.find("address");
   if (raw && raw->is(Doc::Kind::Int)) // a register word
     return (block && block->is(Doc::Kind::String) && !block->as_string().empty() ? block->as_string() : "?") +
@@ -96,77 +100,233 @@ bool scalar(const Doc &d) {
   return !d.is(Doc::Kind::Table) && !d.is(Doc::Kind::Array);
 }
 
-// The tree, written depth first; each node's range is known once its children are written.
-class Tree {
+// The members that a node's range and summary and the page's header read, besides kSizeRules' and
+// kNameKeys': a node keeps these of its scalar members; the others are drawn and dropped.
+constexpr std::string_view kReadKeys[] = {"offset", "block", "address", "generation", "cmdsize"};
+
+bool read_by_page(std::string_view key) {
+  auto in = [key](const auto &keys) { return std::ranges::find(keys, key) != std::end(keys); };
+  return std::ranges::any_of(kSizeRules, [key](const SizeRule &r) { return r.key == key; }) ||
+         in(kNameKeys) || in(kReadKeys);
+}
+
+// The tree, drawn as the dump is printed (the dump's print function calls it as it calls the JSON
+// printer), so that the document never exists as a tree. A node's HTML is written when its scope
+// ends; its opening tag, which shows the range its children cover, goes into a piece kept for it
+// when it began. The items of a list past kTreeNodes are counted, and nothing inside them is kept.
+class TreePrinter final : public Printer {
 public:
-  size_t nodes = 0, ranged = 0, undrawn = 0;
+  size_t nodes = 1, ranged = 0, undrawn = 0; // the root is a node
+  std::optional<size_t> descriptors;         // the items of the root's `tds`
 
-  // What a node and its descendants cover (an array has no range of its own,
-  // but a stream's registers array tells the stream where its words lie).
-  struct Out {
-    std::string html;
-    std::optional<ByteRange> cover;
+  TreePrinter();
+  void field(std::string_view key, const Scalar &v) override { data(key, v); }
+  void data(std::string_view key, const Scalar &v) override;
+  void text(std::string_view) override {}
+  void item(const Scalar &v) override;
+  void begin_object(std::string_view key) override { open(key, false); }
+  void begin_list(std::string_view key) override { open(key, true); }
+  void end() override;
+  Form form() const override { return Form::Json; } // the members the JSON form holds
+  // Ends the tree (ANEC-INTERNAL with a scope still open); the root's members that the header reads.
+  const Doc &finish();
+  void write(TextOut &out) const;
+
+private:
+  // A node, or a `fields` table drawn as its node's members (see transparent()).
+  struct Scope {
+    std::string id{}, base{}, label{}; // base: what the ids of its children begin with
+    size_t owner = 0;                  // the node its members are drawn under (itself unless transparent)
+    int depth = 0;
+    bool list = false, transparent = false, drawn = false; // drawn: anything written under it
+    size_t head = 0;                                       // the piece its opening tag goes into
+    size_t items = 0, cut = 0;                             // a list's items; those not drawn
+    Doc own = Doc::table();                                // its members read_by_page keeps
+    std::optional<ByteRange> cover{};
   };
+  void open(std::string_view key, bool list);
+  void member(std::string_view key, const Doc &v);
+  void replay(std::string_view key, const Doc &v);
+  bool admit(Scope &list);
+  void leaf(const std::string &text);
+  std::optional<ByteRange> close(Scope &node);
+  static std::string opening_tag(const Scope &node, std::optional<ByteRange> range);
 
-  Out node(const Doc &d, const std::string &id, const std::string &label, int depth) {
-    ++nodes;
-    // Ids are the document paths, the root's members without a prefix: `tds/0/header/3`.
-    auto path = [&](const std::string &key) { return id == kRoot ? key : id + "/" + key; };
-    std::string kids;
-    std::optional<ByteRange> cover;
-    auto child = [&](const Doc &v, const std::string &key, const std::string &child_id,
-                     const std::string &child_label) {
-      if (scalar(v)) {
-        kids += element("div", attr("class", "leaf"), escape(key) + " = " + escape(scalar_text(v)));
-        return;
-      }
-      Out o = node(v, child_id, child_label, depth + 1);
-      kids += o.html;
-      if (o.cover)
-        cover = cover ? ByteRange{std::min(cover->begin, o.cover->begin), std::max(cover->end, o.cover->end)}
-                      : o.cover;
-    };
-    if (d.is(Doc::Kind::Array)) {
-      for (size_t i = 0; i < d.items().size(); ++i) {
-        if (nodes >= kTreeNodes) {
-          size_t rest = d.items().size() - i;
-          undrawn += rest;
-          kids += element("div", attr("class", "leaf empty"),
-                          "… " + std::to_string(rest) + " more item(s) not drawn");
-          break;
-        }
-        child(d.items()[i], "[" + std::to_string(i) + "]", path(std::to_string(i)),
-              "[" + std::to_string(i) + "]");
-      }
-    } else {
-      for (const DocMember &m : d.members()) {
-        if (transparent(m.key) && m.value.is(Doc::Kind::Table)) {
-          for (const DocMember &f : m.value.members())
-            child(f.value, f.key, path(m.key + "/" + f.key), f.key);
-        } else {
-          child(m.value, m.key, path(m.key), m.key);
-        }
-      }
-    }
-    std::optional<ByteRange> range = own_range(d, cover);
-    ranged += range.has_value();
-    std::string sum = summary_of(d);
-    std::string head =
-        element("span", attr("class", "key"), escape(label)) +
-        (sum.empty() ? "" : " " + element("span", attr("class", "sum"), escape(sum))) +
-        (range ? " " + element("span", attr("class", "range"), escape(range_text(*range))) : "");
-    std::string attrs = attr("class", "node") + attr("id", "n-" + id) + attr("data-id", id);
-    if (range)
-      attrs += attr("data-s", std::to_string(range->begin)) + attr("data-e", std::to_string(range->end));
-    if (depth <= 1)
-      attrs += " open";
-    if (kids.empty())
-      kids = element("div", attr("class", "leaf empty"), "(empty)");
-    return {
-        element("details", attrs, element("summary", "", head) + element("div", attr("class", "kids"), kids)),
-        range ? range : cover};
-  }
+  std::vector<Scope> scopes_;
+  std::vector<std::string> pieces_;
+  size_t skip_ = 0; // the depth inside a list item not drawn
+  bool root_used_ = false, root_open_ = false;
 };
+
+TreePrinter::TreePrinter() : pieces_(2) {
+  scopes_.push_back({.id = kRoot, .base = "", .label = "file"});
+}
+
+void TreePrinter::data(std::string_view key, const Scalar &v) {
+  if (skip_)
+    return;
+  if (scopes_.back().list)
+    throw Error("ANEC-INTERNAL", "printer: member '" + std::string(key) + "' given inside a list");
+  root_used_ = true;
+  Doc members = Doc::table(2);
+  v.set_in(members, key); // a Named value is two members, as in the document
+  for (const DocMember &m : members.members())
+    member(m.key, m.value);
+}
+
+void TreePrinter::member(std::string_view key, const Doc &v) {
+  if (!scalar(v))
+    return replay(key, v);
+  leaf(escape(key) + " = " + escape(scalar_text(v)));
+  if (read_by_page(key))
+    scopes_.back().own.set(std::string(key), v);
+}
+
+void TreePrinter::item(const Scalar &v) {
+  if (skip_)
+    return;
+  Scope &list = scopes_.back();
+  if (!list.list)
+    throw Error("ANEC-INTERNAL", "printer: a list item given outside a list");
+  Doc d = v.doc();
+  if (!scalar(d))
+    return replay({}, d);
+  if (admit(list))
+    leaf(escape("[" + std::to_string(list.items - 1) + "]") + " = " + escape(scalar_text(d)));
+}
+
+// A table or list given as one value: drawn as if printed member by member.
+void TreePrinter::replay(std::string_view key, const Doc &v) {
+  open(key, v.is(Doc::Kind::Array));
+  for (const Doc &i : v.items())
+    item(i);
+  for (const DocMember &m : v.members())
+    data(m.key, m.value);
+  end();
+}
+
+// Counts a list's next item; whether it is drawn (the node budget left, and no item before it cut).
+bool TreePrinter::admit(Scope &list) {
+  ++list.items;
+  if (list.cut == 0 && nodes < kTreeNodes)
+    return true;
+  ++list.cut;
+  return false;
+}
+
+void TreePrinter::leaf(const std::string &text) {
+  scopes_[scopes_.back().owner].drawn = true;
+  pieces_.back() += element("div", attr("class", "leaf"), text);
+}
+
+void TreePrinter::open(std::string_view key, bool list) {
+  if (skip_) {
+    ++skip_;
+    return;
+  }
+  if (scopes_.size() == 1 && key.empty() && !root_used_) { // the document itself, as DocPrinter has it
+    scopes_[0].list = list;
+    root_used_ = root_open_ = true;
+    return;
+  }
+  root_used_ = true;
+  Scope &parent = scopes_.back();
+  if (parent.list && !admit(parent)) {
+    skip_ = 1;
+    return;
+  }
+  if (!parent.list && !parent.transparent && !list && transparent(key)) {
+    Scope fields{.base = parent.base + std::string(key) + "/", .owner = parent.owner, .transparent = true};
+    scopes_.push_back(std::move(fields));
+    return;
+  }
+  // Ids are the document paths, the root's members without a prefix: `tds/0/header/3`.
+  std::string name = parent.list ? std::to_string(parent.items - 1) : std::string(key);
+  Scope node{.id = parent.base + name,
+             .label = parent.list ? "[" + name + "]" : name,
+             .owner = scopes_.size(),
+             .depth = scopes_[parent.owner].depth + 1,
+             .list = list,
+             .head = pieces_.size()};
+  node.base = node.id + "/";
+  pieces_.back().shrink_to_fit();     // written whole: its growth's slack would be a third of the tree
+  pieces_.resize(pieces_.size() + 2); // its opening tag, then what it holds
+  ++nodes;
+  scopes_.push_back(std::move(node));
+}
+
+void TreePrinter::end() {
+  if (skip_) {
+    --skip_;
+    return;
+  }
+  if (scopes_.size() == 1) {
+    if (!root_open_)
+      throw Error("ANEC-INTERNAL", "printer: end() without an open scope");
+    root_open_ = false;
+    return;
+  }
+  Scope done = std::move(scopes_.back());
+  scopes_.pop_back();
+  Scope &owner = scopes_[scopes_.back().owner];
+  if (done.transparent) {
+    owner.own.set("fields", std::move(done.own));
+    return;
+  }
+  std::optional<ByteRange> c = close(done);
+  owner.drawn = true;
+  if (c)
+    owner.cover = owner.cover ? joined(*owner.cover, *c) : *c;
+  if (scopes_.size() == 1 && !scopes_[0].list && done.label == "tds")
+    descriptors = done.items;
+}
+
+// Writes what a node's HTML lacks once its members are written: its opening tag and its end.
+std::optional<ByteRange> TreePrinter::close(Scope &n) {
+  std::string &tail = pieces_.back();
+  if (n.cut) {
+    undrawn += n.cut;
+    std::string more = "… " + std::to_string(n.cut) + " more item(s) not drawn";
+    tail += element("div", attr("class", "leaf empty"), more);
+    n.drawn = true;
+  }
+  std::optional<ByteRange> range = own_range(n.own, n.cover);
+  ranged += range.has_value();
+  std::string &tag = pieces_[n.head];
+  tag = opening_tag(n, range);
+  tag.shrink_to_fit(); // held until the page is written, like every piece
+  if (!n.drawn)
+    tail += element("div", attr("class", "leaf empty"), "(empty)");
+  tail += html::close_tag("div") + html::close_tag("details");
+  return range ? range : n.cover;
+}
+
+// <details ...><summary>label, summary, range</summary><div class="kids">: what precedes its members.
+std::string TreePrinter::opening_tag(const Scope &n, std::optional<ByteRange> range) {
+  std::string sum = n.list ? std::to_string(n.items) + " item(s)" : summary_of(n.own);
+  std::string head = element("span", attr("class", "key"), escape(n.label)) +
+                     (sum.empty() ? "" : " " + element("span", attr("class", "sum"), escape(sum))) +
+                     (range ? " " + element("span", attr("class", "range"), escape(range_text(*range))) : "");
+  std::string attrs = attr("class", "node") + attr("id", "n-" + n.id) + attr("data-id", n.id);
+  if (range)
+    attrs += attr("data-s", std::to_string(range->begin)) + attr("data-e", std::to_string(range->end));
+  if (n.depth <= 1)
+    attrs += " open";
+  return html::open_tag("details", attrs) + element("summary", "", head) +
+         html::open_tag("div", attr("class", "kids"));
+}
+
+const Doc &TreePrinter::finish() {
+  if (scopes_.size() != 1 || root_open_)
+    throw Error("ANEC-INTERNAL", "printer: the page was written with a scope still open");
+  close(scopes_[0]);
+  return scopes_[0].own;
+}
+
+void TreePrinter::write(TextOut &out) const {
+  for (const std::string &p : pieces_)
+    out << p;
+}
 
 std::string hex_text(std::span<const uint8_t> bytes) {
   static const char kDigits[] = "0123456789abcdef";
@@ -178,14 +338,24 @@ std::string hex_text(std::span<const uint8_t> bytes) {
   return out;
 }
 
-std::string header(const Doc &dump, std::span<const uint8_t> file, const std::string &title,
-                   const Tree &tree) {
-  const Doc *container = dump.find("container"), *generation = dump.find("generation"),
-            *tds = dump.find("tds");
+// The hex view: `<div id="hex" data-hex="DIGITS"></div>`, its two million digits (a mebibyte) written
+// a slice at a time, each escaped as attr() escapes a value (hex digits hold nothing to escape).
+void write_hex_view(TextOut &out, std::span<const uint8_t> shown) {
+  constexpr size_t kSlice = 32 << 10;
+  out << "<div" << attr("id", "hex") << " data-hex=\"";
+  for (size_t at = 0; at < shown.size(); at += kSlice)
+    out << escape(hex_text(shown.subspan(at, std::min(kSlice, shown.size() - at))));
+  out << "\">" << html::close_tag("div");
+}
+
+// `root`: the root's members the tree kept (read_by_page).
+std::string header(const TreePrinter &tree, const Doc &root, std::span<const uint8_t> file,
+                   const std::string &title) {
+  const Doc *container = root.find("container"), *generation = root.find("generation");
   std::string facts =
       (container ? container->as_string() : std::string("program")) + ", " + std::to_string(file.size()) +
       " bytes" + (generation ? ", descriptor generation " + std::to_string(generation->as_int()) : "") +
-      (tds ? ", " + std::to_string(tds->items().size()) + " descriptor(s)" : "") + "; " +
+      (tree.descriptors ? ", " + std::to_string(*tree.descriptors) + " descriptor(s)" : "") + "; " +
       std::to_string(tree.nodes) + " nodes, " + std::to_string(tree.ranged) + " with a byte range";
   if (tree.undrawn)
     facts += "; the tree stops at " + std::to_string(kTreeNodes) + " nodes, " +
@@ -382,15 +552,18 @@ std::optional<ByteRange> own_range(const Doc &node, std::optional<ByteRange> chi
   return std::nullopt;
 }
 
-std::string desc_html(const Doc &dump, std::span<const uint8_t> file, const std::string &title) {
-  Tree tree;
-  std::string nodes = tree.node(dump, kRoot, "file", 0).html;
-  std::span<const uint8_t> shown = file.first(std::min<size_t>(file.size(), kHexViewBytes));
-  std::string body = header(dump, file, title, tree) +
-                     element("main", "",
-                             element("div", attr("id", "tree"), nodes) +
-                                 element("div", attr("id", "hex") + attr("data-hex", hex_text(shown)), ""));
-  return html::page("anec-desc: " + title, kCss, body, kJs);
+void desc_html(const PrintFn &print, std::span<const uint8_t> file, const std::string &title, TextOut &out) {
+  TreePrinter tree;
+  print(tree);
+  const Doc &root = tree.finish();
+  html::page_begin(out, "anec-desc: " + title, kCss);
+  out << header(tree, root, file, title) << html::open_tag("main", "")
+      << html::open_tag("div", attr("id", "tree"));
+  tree.write(out);
+  out << html::close_tag("div");
+  write_hex_view(out, file.first(std::min<size_t>(file.size(), kHexViewBytes)));
+  out << html::close_tag("main");
+  html::page_end(out, kJs);
 }
 
 } // namespace anec::tools

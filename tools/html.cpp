@@ -52,8 +52,20 @@ std::string number(double v, int digits) {
 }
 
 std::string element(std::string_view tag, std::string_view attrs, std::string_view content) {
+  std::string out = open_tag(tag, attrs);
+  out.append(content).append(close_tag(tag));
+  return out;
+}
+
+std::string open_tag(std::string_view tag, std::string_view attrs) {
   std::string out = "<";
-  out.append(tag).append(attrs).append(">").append(content).append("</").append(tag).append(">");
+  out.append(tag).append(attrs).append(">");
+  return out;
+}
+
+std::string close_tag(std::string_view tag) {
+  std::string out = "</";
+  out.append(tag).append(">");
   return out;
 }
 
@@ -64,11 +76,25 @@ std::string attr(std::string_view name, std::string_view value) {
 }
 
 std::string page(std::string_view title, std::string_view css, std::string_view body, std::string_view js) {
-  std::string out = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
-  out.append(escape(title)).append("</title>\n<style>\n").append(css).append("</style>\n</head>\n<body>\n");
-  out.append(body).append("<script>\n").append(js).append("</script>\n</body>\n</html>\n");
+  std::string out;
+  {
+    TextOut text(out);
+    page_begin(text, title, css);
+    text << body;
+    page_end(text, js);
+  }
   return out;
+}
+
+void page_begin(TextOut &out, std::string_view title, std::string_view css) {
+  out << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
+      << escape(title) << "</title>\n<style>\n"
+      << css << "</style>\n</head>\n<body>\n";
+}
+
+void page_end(TextOut &out, std::string_view js) {
+  out << "<script>\n" << js << "</script>\n</body>\n</html>\n";
 }
 
 } // namespace anec::tools::html

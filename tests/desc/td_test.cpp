@@ -8,6 +8,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/sha256.hpp"
 #include "anec/support/toml.hpp"
 
 #include <algorithm>
@@ -250,19 +251,28 @@ TEST(RawChain, StreamInNoBlockIsAFindingOfDecodeTd) {
   for (const Finding &f : c.findings) EXPECT_NE(f.code, "ANEC-TD-101");
 }
 
-// Chains longer than 4096 descriptors used to be refused as "without EON"; real programs hold
-// more than ten thousand. 5000 copies of relu6's descriptor, EON on the last only.
-TEST(RawChain, LongChainsDecode) {
+namespace {
+// n copies of the real relu6 descriptor (its first 0x274 bytes), 0x300 apart, EON (bit 25 of word 0)
+// on the last only, and 0x80 bytes after it. tests/update-golden.sh builds the same for its pages.
+std::vector<uint8_t> relu6_chain(size_t n) {
   auto one = read_file(kernels() / "activation" / "relu6.bin");
-  const size_t n = 5000, stride = 0x300;
+  const size_t stride = 0x300;
   std::vector<uint8_t> chain(n * stride + 0x80, 0);
   for (size_t i = 0; i < n; ++i) {
     std::copy(one.begin(), one.begin() + 0x274, chain.begin() + long(i * stride));
     if (i + 1 < n) chain[i * stride + 3] &= ~0x02;
   }
-  Chain c = decode_raw_chain(chain, gen7());
+  return chain;
+}
+} // namespace
+
+// Chains longer than 4096 descriptors used to be refused as "without EON"; real programs hold
+// more than ten thousand. 5000 copies of relu6's descriptor, EON on the last only.
+TEST(RawChain, LongChainsDecode) {
+  const size_t n = 5000;
+  Chain c = decode_raw_chain(relu6_chain(n), gen7());
   ASSERT_EQ(c.tds.size(), n);
-  EXPECT_EQ(c.tds.back().offset, (n - 1) * stride);
+  EXPECT_EQ(c.tds.back().offset, (n - 1) * 0x300);
 }
 
 namespace {
@@ -305,6 +315,76 @@ TEST(DescCli, EveryRealFileMatchesItsGoldens) {
       }
     }
   EXPECT_EQ(n, 100u);
+}
+
+namespace {
+// The HTML page of `file`, its path (which the page's title and heading show) written as `name`:
+// the page tests/update-golden.sh writes from the file's own folder.
+std::string html_page(const fs::path &file, const std::string &name, const std::string &args = "") {
+  CliResult r = desc_cli("dump " + file.string() + " --format html " + args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::string page = r.out;
+  const std::string path = file.string();
+  for (size_t at = page.find(path); at != std::string::npos; at = page.find(path, at + name.size()))
+    page.replace(at, path.size(), name);
+  return page;
+}
+
+// Where two pages part, with some text of each there (a page's tree is one line of 100 KB or more).
+std::string first_difference(const std::string &got, const std::string &want) {
+  size_t at = 0, common = std::min(got.size(), want.size());
+  while (at < common && got[at] == want[at])
+    ++at;
+  if (at == got.size() && at == want.size())
+    return "";
+  size_t from = at < 80 ? 0 : at - 80;
+  return "byte " + std::to_string(at) + " of " + std::to_string(got.size()) +
+         " (golden: " + std::to_string(want.size()) + ")\n  got:    ..." + got.substr(from, 240) +
+         "\n  golden: ..." + want.substr(from, 240);
+}
+fs::path html_golden(const std::string &name) {
+  return fs::path(ANEC_TEST_GOLDEN_DIR) / "desc-html" / name;
+}
+} // namespace
+
+// The HTML page (--format html) of each kind of program, as reviewed (tests/update-golden.sh
+// writes them): a raw chain, one descriptor of it, a chain walked with another generation's layout,
+// an hwx container and an anec container.
+TEST(DescCli, HtmlPagesMatchGoldens) {
+  fs::path dir = fs::temp_directory_path() / ("anec-html-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path hwx = fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "tinygrad" / "conv.hwx";
+  ASSERT_EQ(desc_cli("convert " + hwx.string() + " -o " + (dir / "conv.anec").string()).status, 0);
+  struct G {
+    fs::path file;
+    std::string args, golden;
+  } cases[] = {{kernels() / "activation" / "relu6.bin", "", "relu6.bin.html"},
+               {kernels() / "activation" / "softmax.bin", "--td 4", "softmax.bin-td4.html"},
+               {kernels() / "activation" / "relu6.bin", "--generation 5", "relu6.bin-generation5.html"},
+               {hwx, "", "conv.hwx.html"},
+               {dir / "conv.anec", "", "conv.anec.html"}};
+  for (const G &c : cases) {
+    std::string page = html_page(c.file, c.file.filename().string(), c.args);
+    std::string want = read_text_file(html_golden(c.golden));
+    EXPECT_TRUE(page == want) << c.golden << ": " << first_difference(page, want);
+  }
+  fs::remove_all(dir);
+}
+
+// A chain past the tree's node budget (kTreeNodes: some 119 relu6 descriptors), its page of 11 MB
+// kept as its header line and its digest (tests/update-golden.sh writes them from the same chain).
+TEST(DescCli, HtmlPageOfALongChainMatchesItsDigest) {
+  fs::path dir = fs::temp_directory_path() / ("anec-html-chain-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  write_output(dir / "chain160.bin", relu6_chain(160));
+  std::string page = html_page(dir / "chain160.bin", "chain160.bin");
+  size_t facts = page.find("<p>"), end = page.find("</p>", facts);
+  ASSERT_NE(end, std::string::npos);
+  std::string digest = sha256_hex({reinterpret_cast<const uint8_t *>(page.data()), page.size()});
+  std::string got = page.substr(facts, end + 4 - facts) + "\nsha256 " + digest + ", " +
+                    std::to_string(page.size()) + " bytes\n";
+  EXPECT_EQ(got, read_text_file(html_golden("chain160.bin.digest")));
+  fs::remove_all(dir);
 }
 
 TEST(DescCli, ErrorsExitTwo) {
