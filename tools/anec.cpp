@@ -574,21 +574,23 @@ int tune_command(const Ctx &ctx, const tools::Args &args) {
   return 0;
 }
 
-// What a report holds per operation and target before its page is written: the check's verdict and
-// findings, the calibrated and analytic estimates' op rows and the placement's. Measured: a 100,000-op
-// chain of relus with two findings each peaked at 3.19 GB on 28 targets (1.14 KB per op and target,
-// the graph included) and 190 MB on one.
-constexpr double kReportBytesPerOpTarget = 1280;
+// What a command holds per operation and target before it prints, with the per-op rows of a graph
+// read whole: the check's verdict and findings, the estimates' op rows and the placement's. Measured
+// on a report (the most it holds): a 100,000-op chain of relus with two findings each peaked at
+// 3.19 GB on 28 targets (1.14 KB per op and target, the graph included) and 190 MB on one.
+constexpr double kResultBytesPerOpTarget = 1280;
 
-void check_report_budget(const Graph &g, size_t targets, double budget) {
-  double need = double(g.ops.size()) * double(targets) * kReportBytesPerOpTarget;
+// `what`: the document ("report"); `fix`: how to need less.
+void check_results_budget(const Graph &g, size_t targets, double budget, const std::string &what,
+                          const std::string &fix) {
+  double need = double(g.ops.size()) * double(targets) * kResultBytesPerOpTarget;
   if (need > budget)
-    throw Error("ANEC-MEM-001", g.source + ": the report of " + std::to_string(g.ops.size()) +
+    throw Error("ANEC-MEM-001", g.source + ": the " + what + " of " + std::to_string(g.ops.size()) +
                                     " operation(s) on " + std::to_string(targets) +
                                     " target(s) needs about " + size_text(need) + " (" +
-                                    size_text(kReportBytesPerOpTarget) +
+                                    size_text(kResultBytesPerOpTarget) +
                                     " per operation and target), more than the memory budget of " +
-                                    size_text(budget) + " (--max-memory); report on fewer targets");
+                                    size_text(budget) + " (--max-memory); " + fix);
 }
 
 // `report`: the check, the estimate (calibrated unless --model analytic) and the placement (the
@@ -601,7 +603,7 @@ int report_command(const Ctx &ctx, const tools::Args &args) {
   Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), false, max_memory(args));
   std::string chip;
   auto targets = ctx.targets(target, &chip);
-  check_report_budget(g, targets.size(), max_memory(args));
+  check_results_budget(g, targets.size(), max_memory(args), "report", "report on fewer targets");
   std::optional<Calibration> calibration;
   if (cost_model == "calibrated")
     calibration = ctx.calibration(calibration_file);
@@ -659,6 +661,9 @@ int run(const Ctx &ctx, const tools::Args &args) {
     }
   }
   Graph g = load_model(model, ctx.catalog, dims, false, budget);
+  check_results_budget(g, targets.size(), budget, cmd == "place" ? "placement" : cmd,
+                       cmd == "place" ? "place on fewer targets"
+                                      : "write the model as an anec-graph file, read op by op on one target");
   // A single-target estimate prints no check: it is not run.
   std::vector<CheckResult> cs;
   if (cmd != "estimate")
