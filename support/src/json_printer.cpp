@@ -113,7 +113,9 @@ void JsonPrinter::key(std::string_view k) {
   Scope &s = scopes_.back();
   if (s.list)
     misuse("member '" + std::string(k) + "' given inside a list");
-  size_t hash = std::hash<std::string_view>()(k);
+  size_t hash = 0xcbf29ce484222325; // FNV-1a (64-bit): keys are a few characters, and every member has one
+  for (char c : k)
+    hash = (hash ^ uint8_t(c)) * 0x100000001b3;
   if (std::find(s.keys.begin(), s.keys.end(), hash) != s.keys.end())
     misuse("member '" + std::string(k) + "' given twice");
   s.keys.push_back(hash);

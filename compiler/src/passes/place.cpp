@@ -47,9 +47,8 @@ double coarse_us(const Backend *b, double flops, double bytes) {
   return b ? std::max(flops / (b->gflops * 1e9), bytes / (b->gbps * 1e9)) * 1e6 : 0;
 }
 // Each op's cost, by its position in the graph. The estimate leaves out the ops it skips (they move
-// no data), so it is matched by name; a skipped op costs nothing.
+// no data), so it is matched by name; a skipped op has none (nullptr).
 std::vector<const OpCost *> costs_by_op(const Graph &g, const Estimate &est) {
-  static const OpCost kSkipped{};
   std::unordered_map<std::string_view, const OpCost *> by_name;
   for (const OpCost &c : est.ops)
     by_name.emplace(c.op, &c);
@@ -57,7 +56,7 @@ std::vector<const OpCost *> costs_by_op(const Graph &g, const Estimate &est) {
   out.reserve(g.ops.size());
   for (const Op &op : g.ops) {
     auto found = by_name.find(op.name);
-    out.push_back(found == by_name.end() ? &kSkipped : found->second);
+    out.push_back(found == by_name.end() ? nullptr : found->second);
   }
   return out;
 }
@@ -132,8 +131,10 @@ Placement &PlacementSum::placement() {
 }
 
 void PlacementSum::add(const Op &op, Verdict verdict, std::vector<const Finding *> reasons,
-                       const OpCost &cost) {
+                       const OpCost *row) {
   State &s = *state_;
+  static const OpCost kSkipped{}; // moves no data: no time, no work
+  const OpCost &cost = row ? *row : kSkipped;
   Placement &p = s.p;
   std::string on = backend_of(s.catalog.find(op.type), verdict);
   s.open(op, on);
@@ -147,7 +148,7 @@ void PlacementSum::add(const Op &op, Verdict verdict, std::vector<const Finding 
   if (on != "engine")
     part.latency_us += coarse_us(backend(s.catalog, on), cost.flops, cost.bytes);
   sums.compute += cost.compute_us;
-  sums.weights += weight_bytes(s.g, op, s.catalog);
+  sums.weights += row ? row->weight : weight_bytes(s.g, op, s.catalog);
   for (const std::string &in : op.inputs)
     if (size_t from = s.producer_of(in); from != p.partitions.size() - 1)
       s.enter(in, from);
@@ -189,7 +190,7 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
   for (size_t i = 0; i < g.ops.size(); ++i) {
     auto r = rejects.find(g.ops[i].name);
     sum.add(g.ops[i], check.ops[i].verdict, r == rejects.end() ? std::vector<const Finding *>{} : r->second,
-            *cost[i]);
+            cost[i]);
   }
   return sum.finish(est);
 }

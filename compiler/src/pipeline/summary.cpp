@@ -115,14 +115,13 @@ struct OneTargetReport::State {
 void OneTargetReport::State::add(const Op &op) {
   estimates.add(op);
   Estimate &e = estimates.partial(0);
-  static const OpCost kSkipped{}; // an op skipped at run time moves no data and has no row
-  const OpCost &cost = e.ops.empty() ? kSkipped : e.ops.back();
+  const OpCost *cost = e.ops.empty() ? nullptr : &e.ops.back(); // none: skipped at run time
   if (kind == Kind::Estimate) {
     unknown.take(e.unknown, [](Printer &p, const std::string &n, bool) { print_unknown(p, n); });
     unestimated.take(e.unestimated, [](Printer &p, const std::string &n, bool) { print_unestimated(p, n); });
     skipped.take(e.skipped, print_skipped);
-    if (!e.ops.empty())
-      print_op_cost(ops.items(), cost);
+    if (cost)
+      print_op_cost(ops.items(), *cost);
     e.ops.clear();
     return;
   }

@@ -57,14 +57,14 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &tar
 
 // The same one op at a time, for a graph read op by op (GraphReader): add() each op with its verdict,
 // the rejects that keep it off the engine and its cost (a row of `estimate`, whose bandwidth prices
-// the transfers); the op's PlacedOp and the boundaries it opens are appended to placement(), which a
-// caller printing them as they come may clear; finish() adds the partitions' times with the finished
-// estimate's floor.
+// the transfers; nullptr for an op the estimate skips, which moves no data); the op's PlacedOp and the
+// boundaries it opens are appended to placement(), which a caller printing them as they come may clear;
+// finish() adds the partitions' times with the finished estimate's floor.
 class PlacementSum {
 public:
   PlacementSum(const Graph &g, const OpCatalog &catalog, const hal::Target &target, const Estimate &estimate);
   ~PlacementSum();
-  void add(const Op &op, Verdict verdict, std::vector<const Finding *> reasons, const OpCost &cost);
+  void add(const Op &op, Verdict verdict, std::vector<const Finding *> reasons, const OpCost *cost);
   Placement &placement();
   Placement finish(const Estimate &estimate);
 
