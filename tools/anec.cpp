@@ -651,11 +651,13 @@ int run(const Ctx &ctx, const tools::Args &args) {
     print_matrix(summary.checks, summary.estimates, format, model);
     return cmd == "check" && rejects(summary.checks) ? 1 : 0;
   }
-  // One target's check or estimate of an anec-graph file is printed while the file is read op by op.
-  if (cmd != "place") {
+  // One target's check, estimate or placement of an anec-graph file is printed while the file is read
+  // op by op.
+  if (target != "all" && format != "csv") {
     using Kind = OneTargetReport::Kind;
-    if (auto report = OneTargetReport::read(cmd == "check" ? Kind::Check : Kind::Estimate, model, ctx.catalog,
-                                            dims, *targets[0], cal, chip, form_named(format))) {
+    Kind kind = cmd == "check" ? Kind::Check : cmd == "estimate" ? Kind::Estimate : Kind::Place;
+    if (auto report = OneTargetReport::read(kind, model, ctx.catalog, dims, *targets[0], cal, chip,
+                                            form_named(format))) {
       render_to_stdout(format, "anec." + cmd, [&](Printer &p) { report->print(p); });
       return report->rejects() ? 1 : 0;
     }

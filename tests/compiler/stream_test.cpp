@@ -83,7 +83,7 @@ void expect_same_as_whole(const fs::path &file, const DimBindings &dims = {}, bo
   }
 }
 
-// One target's check (with its placement) and estimate, printed while the file is read op by op,
+// One target's check (with its placement), estimate and placement, printed while the file is read op by op,
 // against the documents of the graph read whole, byte for byte, in the text and JSON forms.
 void expect_report_same_as_whole(const fs::path &file, const std::vector<std::string> &targets,
                                  const DimBindings &dims = {}) {
@@ -107,6 +107,12 @@ void expect_report_same_as_whole(const fs::path &file, const std::vector<std::st
       EXPECT_EQ(report->rejects(), c.verdict == Verdict::Reject) << on;
       EXPECT_EQ(render(form, "anec.check", [&](Printer &p) { report->print(p); }),
                 render(form, "anec.check", whole_check))
+          << on;
+      report = OneTargetReport::read(Kind::Place, file, catalog(), dims, t, nullptr, "", form);
+      ASSERT_TRUE(report) << on;
+      EXPECT_FALSE(report->rejects()) << on;
+      EXPECT_EQ(render(form, "anec.place", [&](Printer &p) { report->print(p); }),
+                render(form, "anec.place", [&](Printer &p) { print(p, g, pl); }))
           << on;
       for (const Calibration *cal : {static_cast<const Calibration *>(nullptr), &calibration()}) {
         Estimate e = estimate(g, catalog(), {&t}, cal).front();

@@ -104,12 +104,13 @@ struct OneTargetReport::State {
       : kind(k), target(t), reader(std::move(r)), checks(reader.graph(), catalog, {&t}),
         estimates(reader.graph(), catalog, {&t}, calibration, chip),
         placing(reader.graph(), catalog, t, estimates.partial(0)), ops(form, 2), findings(form, 2),
-        placed(form, 3),
-        boundaries(form, 3), unknown{ListSpool(form, 2)}, unestimated{ListSpool(form, 2)}, skipped{ListSpool(
-                                                                                               form, 2)} {}
+        placed(form, placement_depth(k)), boundaries(form, placement_depth(k)), unknown{ListSpool(form, 2)},
+        unestimated{ListSpool(form, 2)}, skipped{ListSpool(form, 2)} {}
 
   void add(const Op &op);
   void finish();
+  // The placement's lists are the document's own (place), or under its "placement" member (check).
+  static size_t placement_depth(Kind k) { return k == Kind::Place ? 2 : 3; }
 };
 
 void OneTargetReport::State::add(const Op &op) {
@@ -132,10 +133,11 @@ void OneTargetReport::State::add(const Op &op) {
     of_op.push_back(&f);
     if (f.severity == Severity::Reject)
       rejects.push_back(&f);
-    if (!ops.items().text_form())
+    if (kind == Kind::Check && !ops.items().text_form())
       print_finding_row(findings.items(), f);
   }
-  print_op_verdict(ops.items(), r.ops.back(), of_op.empty() ? nullptr : &of_op);
+  if (kind == Kind::Check)
+    print_op_verdict(ops.items(), r.ops.back(), of_op.empty() ? nullptr : &of_op);
   placing.add(op, r.ops.back().verdict, std::move(rejects), cost);
   Placement &pl = placing.placement();
   print_placed_op(placed.items(), pl.ops.back());
@@ -198,6 +200,10 @@ void OneTargetReport::print(Printer &p) const {
                      .skipped = splice(s.skipped.spool),
                      .ops = splice(s.ops),
                      .unknown_count = s.unknown.count});
+    return;
+  }
+  if (s.kind == Kind::Place) {
+    compiler::print(p, g, s.placement, {splice(s.placed), splice(s.boundaries)});
     return;
   }
   compiler::print(p, g, s.check, s.target, {splice(s.ops), splice(s.findings)});

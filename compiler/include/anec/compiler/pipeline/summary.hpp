@@ -28,13 +28,13 @@ ModelSummary summarize_model(const std::filesystem::path &path, const OpCatalog 
                              const Calibration *calibration, const std::string &chip = "",
                              double max_memory = kDefaultMaxMemory);
 
-// `anec check` (with its placement) or `anec estimate` on one target, with the per-op rows, while an
-// anec-graph file is read op by op: each op's rows are printed as it is decided into spools
+// `anec check` (with its placement), `anec estimate` or `anec place` on one target, with the per-op rows,
+// while an anec-graph file is read op by op: each op's rows are printed as it is decided into spools
 // (support/list_spool.hpp) in the form given, and print() gives, byte for byte, what the documents of
 // pipeline/documents.hpp give for the file read whole; memory grows with the tensors, not the ops.
 class OneTargetReport {
 public:
-  enum class Kind { Check, Estimate };
+  enum class Kind { Check, Estimate, Place };
   // nullptr when the file cannot be read this way or reading it fails: read it whole, whose errors
   // are the ones to report. The forms: text and JSON.
   static std::unique_ptr<OneTargetReport> read(Kind kind, const std::filesystem::path &path,
