@@ -116,9 +116,9 @@ void JsonPrinter::key(std::string_view k) {
   size_t hash = 0xcbf29ce484222325; // FNV-1a (64-bit): keys are a few characters, and every member has one
   for (char c : k)
     hash = (hash ^ uint8_t(c)) * 0x100000001b3;
-  if (std::find(s.keys.begin(), s.keys.end(), hash) != s.keys.end())
+  if (std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
     misuse("member '" + std::string(k) + "' given twice");
-  s.keys.push_back(hash);
+  keys_.push_back(hash);
   out_ << (s.empty ? "\n" : ",\n");
   s.empty = false;
   indent(scopes_.size());
@@ -135,6 +135,13 @@ void JsonPrinter::next_item() {
   indent(scopes_.size());
 }
 
+JsonPrinter::Scope JsonPrinter::pop() {
+  Scope done = scopes_.back();
+  scopes_.pop_back();
+  keys_.resize(done.keys_from);
+  return done;
+}
+
 void JsonPrinter::close(const Scope &done) {
   if (!done.empty) {
     out_ << "\n";
@@ -148,7 +155,7 @@ void JsonPrinter::value(const Doc &d) {
   if (!list && !d.is(Doc::Kind::Table))
     return scalar(out_, d);
   out_ << (list ? "[" : "{");
-  scopes_.push_back({list, true, {}});
+  scopes_.push_back({list, true, keys_.size()});
   if (list)
     for (const Doc &x : d.items()) {
       next_item();
@@ -159,9 +166,7 @@ void JsonPrinter::value(const Doc &d) {
       key(m.key);
       value(m.value);
     }
-  Scope done = std::move(scopes_.back());
-  scopes_.pop_back();
-  close(done);
+  close(pop());
 }
 
 // Each kind as Scalar::doc() and set_in() put it in a tree.
@@ -215,7 +220,7 @@ void JsonPrinter::open(std::string_view k, bool list) {
   started();
   scopes_.back().list ? next_item() : key(k);
   out_ << (list ? "[" : "{");
-  scopes_.push_back({list, true, {}});
+  scopes_.push_back({list, true, keys_.size()});
 }
 
 void JsonPrinter::begin_object(std::string_view k) {
@@ -232,18 +237,14 @@ void JsonPrinter::end() {
     finished_ = true;
     return;
   }
-  Scope done = std::move(scopes_.back());
-  scopes_.pop_back();
-  close(done);
+  close(pop());
 }
 
 void JsonPrinter::finish() {
   if (scopes_.size() != 1 || (root_explicit_ && !finished_))
     misuse("the document was finished with a scope still open");
   started();
-  Scope root = std::move(scopes_.back());
-  scopes_.clear();
-  close(root);
+  close(pop());
   out_ << "\n";
 }
 

@@ -33,11 +33,12 @@ public:
 private:
   struct Scope {
     bool list = false, empty = true;
-    std::vector<size_t> keys; // an object's, hashed, to refuse one given twice (a tree replaces it)
+    size_t keys_from = 0; // where its keys start in keys_
   };
   void open(std::string_view key, bool list);
   void key(std::string_view k);  // the separator, the indent and "key": of a new member
   void next_item();              // the separator and the indent of a new list item
+  Scope pop();                   // the innermost scope, its keys dropped
   void close(const Scope &done); // the indent and the bracket that ends `done`
   void value(const Doc &d);      // a whole value, nested members indented as the scopes are
   void value(const Scalar &v);
@@ -47,6 +48,7 @@ private:
   TextOut &out_;
   std::string schema_;
   std::vector<Scope> scopes_;
+  std::vector<size_t> keys_; // the open objects' keys, hashed, to refuse one given twice (a tree replaces it)
   bool root_explicit_ = false, started_ = false, finished_ = false;
 };
 
