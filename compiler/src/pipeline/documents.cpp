@@ -273,12 +273,12 @@ void print_backend_order(Printer &p, const Estimate &e, bool shown) {
 }
 } // namespace
 
-void print_unknown(Printer &p, const std::string &op) {
+void print_unknown(Printer &p, const std::string &op, bool) {
   if (!p.text_form()) // the text form words them itself
     p.item(op);
 }
 
-void print_unestimated(Printer &p, const std::string &op) {
+void print_unestimated(Printer &p, const std::string &op, bool) {
   p.text("  no cost form for " + op + ": left out of the total\n");
   if (!p.text_form())
     p.item(op);
@@ -333,9 +333,8 @@ void print(Printer &p, const Graph &g, const Estimate &e) {
       print_op_cost(p, c);
   };
   print(p, g, e,
-        {.unknown = each(e.unknown, [](Printer &p, const std::string &n, bool) { print_unknown(p, n); }),
-         .unestimated =
-             each(e.unestimated, [](Printer &p, const std::string &n, bool) { print_unestimated(p, n); }),
+        {.unknown = each(e.unknown, print_unknown),
+         .unestimated = each(e.unestimated, print_unestimated),
          .skipped = each(e.skipped, print_skipped),
          .ops = ops,
          .unknown_count = e.unknown.size()});

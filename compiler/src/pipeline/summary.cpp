@@ -118,8 +118,8 @@ void OneTargetReport::State::add(const Op &op) {
   Estimate &e = estimates.partial(0);
   const OpCost *cost = e.ops.empty() ? nullptr : &e.ops.back(); // none: skipped at run time
   if (kind == Kind::Estimate) {
-    unknown.take(e.unknown, [](Printer &p, const std::string &n, bool) { print_unknown(p, n); });
-    unestimated.take(e.unestimated, [](Printer &p, const std::string &n, bool) { print_unestimated(p, n); });
+    unknown.take(e.unknown, print_unknown);
+    unestimated.take(e.unestimated, print_unestimated);
     skipped.take(e.skipped, print_skipped);
     if (cost)
       print_op_cost(ops.items(), *cost);

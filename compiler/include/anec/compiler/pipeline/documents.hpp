@@ -44,8 +44,8 @@ void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &li
 // boundary. The text form of an unestimated op or an op's cost is shown only with a total.
 void print_op_verdict(Printer &p, const OpVerdict &v, const std::vector<const Finding *> *findings);
 void print_finding_row(Printer &p, const Finding &f);
-void print_unknown(Printer &p, const std::string &op);
-void print_unestimated(Printer &p, const std::string &op);
+void print_unknown(Printer &p, const std::string &op, bool first);
+void print_unestimated(Printer &p, const std::string &op, bool first);
 void print_skipped(Printer &p, const std::string &op, bool first);
 void print_op_cost(Printer &p, const OpCost &c);
 void print_placed_op(Printer &p, const PlacedOp &o);
