@@ -370,13 +370,14 @@ ModelInput model_input(const py::object &model) {
   return in;
 }
 
-// The model's graph, read without touching Python (the GIL may be released). A model from bytes
-// has its relative files in the current folder.
+// The model's graph, read without touching Python (the GIL may be released) under the budget
+// `max_memory` (ANEC-MEM-001). A model from bytes has its relative files in the current folder.
 compiler::Graph load(const Session &s, const ModelInput &in, const compiler::DimBindings &dims,
-                     bool keep_values) {
+                     bool keep_values, uint64_t max_memory) {
   if (in.path.empty())
-    return compiler::read_model(in.bytes, in.format, in.source, s.catalog, dims, keep_values);
-  return compiler::load_model(in.path, s.catalog, dims, keep_values);
+    return compiler::read_model(in.bytes, in.format, in.source, s.catalog, dims, keep_values,
+                                double(max_memory));
+  return compiler::load_model(in.path, s.catalog, dims, keep_values, double(max_memory));
 }
 
 // Python objects made of documents written as JSON without the GIL.
@@ -403,7 +404,7 @@ struct Placed {
 };
 
 std::vector<std::string>
-placed_documents(const py::object &model, const std::string &target, const Dims &dims,
+placed_documents(const py::object &model, const std::string &target, const Dims &dims, uint64_t max_memory,
                  const std::function<std::string(const Placed &, size_t)> &document_of) {
   auto s = session();
   std::string chip;
@@ -411,7 +412,7 @@ placed_documents(const py::object &model, const std::string &target, const Dims 
   ModelInput in = model_input(model);
   compiler::DimBindings bindings = dim_bindings(dims);
   py::gil_scoped_release nogil;
-  Placed p{load(*s, in, bindings, false), targets, {}, {}};
+  Placed p{load(*s, in, bindings, false, max_memory), targets, {}, {}};
   p.checks = compiler::check(p.g, s->catalog, targets);
   std::vector<compiler::Estimate> es = compiler::estimate(p.g, s->catalog, targets, nullptr, chip);
   p.placements = s->place(p.g, targets, p.checks, es);
@@ -422,19 +423,20 @@ placed_documents(const py::object &model, const std::string &target, const Dims 
 }
 
 // What `anec check MODEL --target T --format json` prints; for "all", one document per target.
-py::object check(const py::object &model, const std::string &target, const Dims &dims) {
-  std::vector<std::string> docs = placed_documents(model, target, dims, [](const Placed &p, size_t i) {
+py::object check(const py::object &model, const std::string &target, const Dims &dims, uint64_t max_memory) {
+  auto document = [](const Placed &p, size_t i) {
     return render(Form::Json, "anec.check", [&](Printer &printer) {
       compiler::print(printer, p.g, p.checks[i], *p.targets[i]);
       Object placement(printer, "placement");
       compiler::print(printer, p.g, p.placements[i]);
     });
-  });
-  return one_or_all(python_documents(docs), target);
+  };
+  return one_or_all(python_documents(placed_documents(model, target, dims, max_memory, document)), target);
 }
 
 py::object estimate(const py::object &model, const std::string &target, const Dims &dims,
-                    const std::string &cost_model, const std::optional<fs::path> &calibration_file) {
+                    const std::string &cost_model, const std::optional<fs::path> &calibration_file,
+                    uint64_t max_memory) {
   if (cost_model != "calibrated" && cost_model != "analytic")
     throw py::value_error("cost_model '" + excerpt(cost_model) + "' is not one of calibrated, analytic");
   auto s = session();
@@ -448,7 +450,7 @@ py::object estimate(const py::object &model, const std::string &target, const Di
     std::optional<compiler::Calibration> calibration;
     if (cost_model == "calibrated")
       calibration = s->calibration(calibration_file ? calibration_file->string() : "");
-    compiler::Graph g = load(*s, in, bindings, false);
+    compiler::Graph g = load(*s, in, bindings, false, max_memory);
     for (const compiler::Estimate &e :
          compiler::estimate(g, s->catalog, targets, calibration ? &*calibration : nullptr, chip))
       docs.push_back(render(Form::Json, "anec.estimate", [&](Printer &p) { compiler::print(p, g, e); }));
@@ -456,12 +458,12 @@ py::object estimate(const py::object &model, const std::string &target, const Di
   return one_or_all(python_documents(docs), target);
 }
 
-py::object place(const py::object &model, const std::string &target, const Dims &dims) {
-  std::vector<std::string> docs = placed_documents(model, target, dims, [](const Placed &p, size_t i) {
+py::object place(const py::object &model, const std::string &target, const Dims &dims, uint64_t max_memory) {
+  auto document = [](const Placed &p, size_t i) {
     return render(Form::Json, "anec.place",
                   [&](Printer &printer) { compiler::print(printer, p.g, p.placements[i]); });
-  });
-  return one_or_all(python_documents(docs), target);
+  };
+  return one_or_all(python_documents(placed_documents(model, target, dims, max_memory, document)), target);
 }
 
 // An output as an array: float32, or float16 in fp16 mode; [N, C, H, W] when its depth is 1, as
@@ -510,7 +512,7 @@ py::tuple eval(const py::object &model, const std::optional<std::map<std::string
   std::string report;
   {
     py::gil_scoped_release nogil; // the inputs are copied; threads evaluate on every core
-    g = load(*s, in, bindings, true);
+    g = load(*s, in, bindings, true, max_memory);
     for (const std::string &name : g->outputs) // the NumPy arrays made of the outputs
       options.reserved_bytes += (options.precision == compiler::Precision::fp16 ? 2.0 : 4.0) *
                                 double(g->tensor(name)->shape.elements());
@@ -654,13 +656,15 @@ PYBIND11_MODULE(_anec, m) {
         return PyTarget{s->target(name), s};
       },
       py::arg("name"), "The target a name or alias names (ANEC-HAL-006 when none does).");
-  m.def("check", &check, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none());
+  const auto max_memory = py::arg("max_memory") = uint64_t(anec::compiler::kDefaultMaxMemory);
+  m.def("check", &check, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none(),
+        max_memory);
   m.def("estimate", &estimate, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none(),
-        py::arg("cost_model") = "calibrated", py::arg("calibration") = py::none());
-  m.def("place", &place, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none());
+        py::arg("cost_model") = "calibrated", py::arg("calibration") = py::none(), max_memory);
+  m.def("place", &place, py::arg("model"), py::arg("target") = "h13", py::arg("dims") = py::none(),
+        max_memory);
   m.def("eval", &eval, py::arg("model"), py::arg("inputs") = py::none(), py::arg("precision") = "fp32",
-        py::arg("seed") = 1, py::arg("dims") = py::none(), py::arg("gemm") = "reference",
-        py::arg("max_memory") = uint64_t(anec::compiler::kDefaultMaxMemory));
+        py::arg("seed") = 1, py::arg("dims") = py::none(), py::arg("gemm") = "reference", max_memory);
   m.def("load_program", &load_program, py::arg("program"), py::arg("generation") = py::none(),
         "The dump document of a descriptor program (a path or bytes) and the reader's warnings.");
   m.def("encode_program", &encode_program, py::arg("dump"), "The file a complete dump document describes.");

@@ -108,7 +108,7 @@ def target(name):
     return _ext.target(name)
 
 
-def check(model, target="h13", dims=None):
+def check(model, target="h13", dims=None, max_memory=2 << 30):
     """Check ``model`` against ``target``.
 
     ``model`` is a path to an anec-graph JSON (.json), network plist (.plist) or ONNX (.onnx) file,
@@ -118,12 +118,16 @@ def check(model, target="h13", dims=None):
     one document per target). ``dims`` binds symbolic dimensions: ``{'batch': 1, 'x:1': 512}``.
     Returns the document of ``anec check --format json``: ``verdict``, ``rejects``, ``ops``,
     ``findings`` (each with its reason code, value, limit and fix) and ``placement``.
+
+    ``max_memory`` is the budget of reading the model, in bytes (2 GiB, as the tool's
+    ``--max-memory``): an ONNX model whose nodes and size plan more raises :class:`Error`
+    ``ANEC-MEM-001`` before it is parsed.
     """
-    return _ext.check(model, target, dims)
+    return _ext.check(model, target, dims, max_memory)
 
 
-def estimate(model, target="h13", dims=None, cost_model="calibrated", calibration=None):
-    """Estimate the latency of ``model`` (as :func:`check` takes it) on ``target``.
+def estimate(model, target="h13", dims=None, cost_model="calibrated", calibration=None, max_memory=2 << 30):
+    """Estimate the latency of ``model`` (as :func:`check` takes it, ``max_memory`` too) on ``target``.
 
     ``target`` is as :func:`check` takes it (``'all'``: a list, one document per target).
 
@@ -133,17 +137,18 @@ def estimate(model, target="h13", dims=None, cost_model="calibrated", calibratio
     ``latency_low_us``/``latency_high_us``, ``bound``, ``parameters`` with their provenance, ``ops``.
     """
     return _ext.estimate(model, target, dims, cost_model,
-                         None if calibration is None else str(calibration))
+                         None if calibration is None else str(calibration), max_memory)
 
 
-def place(model, target="h13", dims=None):
-    """Where each operation of ``model`` (as :func:`check` takes it) runs: engine, GPU or CPU.
+def place(model, target="h13", dims=None, max_memory=2 << 30):
+    """Where each operation of ``model`` (as :func:`check` takes it, ``max_memory`` too) runs: engine,
+    GPU or CPU.
 
     Returns the document of ``anec place --format json`` (``'all'``: a list, one per target):
     ``partitions``, ``ops`` with the reasons of each fallback, ``boundaries`` with their transfers,
     ``latency_us``.
     """
-    return _ext.place(model, target, dims)
+    return _ext.place(model, target, dims, max_memory)
 
 
 def eval(model, inputs=None, precision="fp32", seed=1, dims=None, gemm="reference",  # noqa: A001 - anec's own word

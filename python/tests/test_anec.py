@@ -300,6 +300,10 @@ def test_onnx_model_proto(tmp_path):
     x = np.random.default_rng(1).standard_normal((1, 8, 4, 4)).astype(np.float32)
     y = anec.eval(model, {"x": x})["y"]
     np.testing.assert_allclose(y, conv_relu_reference(x, w, b), rtol=1e-5, atol=1e-5)
+    for fn in (anec.check, anec.estimate, anec.place, anec.eval):  # reading is planned first
+        with pytest.raises(anec.Error) as e:
+            fn(model, max_memory=1024)
+        assert e.value.code == "ANEC-MEM-001" and "reading the model needs about" in e.value.message, fn
 
 
 def test_eval_matches_numpy(graph):
