@@ -40,7 +40,14 @@ void write_prefix(std::string &prefix, const Word &w, bool header) {
 
 // A word: in text a line per field ("Common.ConvCfg.Kw = 5") or, where no field names it,
 // BLOCK.0xADDRESS = 0xRAW, and a line for reserved bits that are set.
-void print_word(Printer &p, const Word &w, bool header, std::string &prefix) {
+// The strings a word's lines are made in, kept from word to word so that they are not allocated for
+// each: the line's prefix (write_prefix) and a field's key.
+struct WordLines {
+  std::string prefix, key;
+};
+
+void print_word(Printer &p, const Word &w, bool header, WordLines &lines) {
+  std::string &prefix = lines.prefix;
   Object word(p);
   p.data("offset", w.offset);
   p.data("address", w.address);
@@ -53,7 +60,8 @@ void print_word(Printer &p, const Word &w, bool header, std::string &prefix) {
   {
     Object fields(p, "fields");
     for (const FieldValue &f : w.fields) {
-      std::string key = f.field->reg + "." + f.field->name; // the field's path() without its block
+      // The field's path() without its block.
+      std::string &key = lines.key.assign(f.field->reg).append(".").append(f.field->name);
       p.text(prefix);
       if (f.field->block != "Header") {
         p.text(f.field->block);
@@ -77,7 +85,7 @@ void print_word(Printer &p, const Word &w, bool header, std::string &prefix) {
   p.text(" set\n");
 }
 
-void print_stream(Printer &p, const Stream &st, std::string &prefix) {
+void print_stream(Printer &p, const Stream &st, WordLines &lines) {
   Object stream(p);
   p.text("  stream ");
   p.text(st.words.empty() || st.words[0].block.empty() ? std::string_view("?") : st.words[0].block);
@@ -91,10 +99,10 @@ void print_stream(Printer &p, const Stream &st, std::string &prefix) {
   p.text("\n");
   List registers(p, "registers");
   for (const Word &w : st.words)
-    print_word(p, w, false, prefix);
+    print_word(p, w, false, lines);
 }
 
-void print_td(Printer &p, const Td &td, size_t index, std::string &prefix) {
+void print_td(Printer &p, const Td &td, size_t index, WordLines &lines) {
   Object o(p);
   p.text("\nTD ");
   p.field("index", index);
@@ -108,11 +116,11 @@ void print_td(Printer &p, const Td &td, size_t index, std::string &prefix) {
   {
     List header(p, "header");
     for (const Word &w : td.header)
-      print_word(p, w, true, prefix);
+      print_word(p, w, true, lines);
   }
   List streams(p, "streams");
   for (const Stream &st : td.streams)
-    print_stream(p, st, prefix);
+    print_stream(p, st, lines);
 }
 
 // Which bytes of the file the descriptor words hold (4 from each word's offset).
@@ -206,9 +214,9 @@ void print_chain(Printer &p, const Chain &c, const TdSchema &s, std::span<const 
   print_head(p, {c.tds.size(), c.kernel_offset, c.kernel_size, c.findings}, s, file, only);
   {
     List list(p, "tds");
-    std::string prefix;
+    WordLines lines;
     for (size_t i : tds)
-      print_td(p, c.tds[i], i, prefix);
+      print_td(p, c.tds[i], i, lines);
   }
   if (!p.text_form())
     print_regions(p, held_by(c, file.size()), file);
@@ -236,12 +244,12 @@ void print_raw_chain(Printer &p, const TdSchema &s, std::span<const uint8_t> fil
   print_head(p, {count, walked.kernel_offset, walked.kernel_size, walked.findings}, s, file, only);
   {
     List list(p, "tds");
-    std::string prefix;
+    WordLines lines;
     size_t index = 0;
     FlatChain scratch;
     decode_flat_each(file, s, scratch, [&](const FlatChain &f, const FlatTd &td) {
       if (!only || *only == index)
-        print_td(p, tree_td(f, s, td), index, prefix);
+        print_td(p, tree_td(f, s, td), index, lines);
       ++index;
     });
   }

@@ -1,4 +1,5 @@
 #include "anec/support/format.hpp"
+#include "anec/support/text_out.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -8,9 +9,9 @@
 namespace anec {
 
 std::string hex(uint64_t v, int width) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
-  return buf;
+  std::string out;
+  TextOut(out).hex(v, width);
+  return out;
 }
 
 std::string fixed(double v, int digits) {

@@ -51,6 +51,8 @@ void Scalar::write_text(TextOut &out) const {
           out.hex(v.value, v.width);
         else if constexpr (std::is_same_v<T, Named>)
           out << v.name;
+        else if (v->is(Doc::Kind::Int) && v->hex) // a register field's value: no string made
+          out.hex(uint64_t(v->as_int()));
         else
           out << scalar_text(*v);
       },

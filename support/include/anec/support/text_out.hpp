@@ -30,15 +30,14 @@ public:
   // As anec::hex: "0x", then at least `width` digits.
   TextOut &hex(uint64_t v, int width = 0) {
     char digits[16];
-    int n = 0;
+    int n = 16;
     do
-      digits[n++] = "0123456789abcdef"[v & 15];
+      digits[--n] = "0123456789abcdef"[v & 15];
     while (v >>= 4);
     text_->append("0x");
-    if (width > n)
-      text_->append(size_t(width - n), '0');
-    while (n)
-      text_->push_back(digits[--n]);
+    if (width > 16 - n)
+      text_->append(size_t(width - (16 - n)), '0');
+    text_->append(digits + n, size_t(16 - n));
     return written();
   }
   TextOut &dec(uint64_t v) {
