@@ -600,10 +600,11 @@ int report_command(const Ctx &ctx, const tools::Args &args) {
                     &cost_model = args.value("model"), &calibration_file = args.value("calibration");
   const std::vector<std::string> &dim_args = args.values("dim"), &models = args.positional();
   size_t top = size_t(parse_uint(args.value("top"), 1, 1000000, "--top"));
-  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), false, max_memory(args));
+  double budget = max_memory(args);
+  Graph g = load_model(models[0], ctx.catalog, dim_bindings(dim_args), false, budget);
   std::string chip;
   auto targets = ctx.targets(target, &chip);
-  check_results_budget(g, targets.size(), max_memory(args), "report", "report on fewer targets");
+  check_results_budget(g, targets.size(), budget, "report", "report on fewer targets");
   std::optional<Calibration> calibration;
   if (cost_model == "calibrated")
     calibration = ctx.calibration(calibration_file);

@@ -86,16 +86,18 @@ void print_wire(Printer &p, const Wire &w) {
     print_port(p, port);
 }
 
-// The text form lists each object's findings under it (those of no op first); the document form
-// lists them after the ops.
+// The text form lists each object's findings under it (those of no op first), a line each; the
+// document form lists them after the ops.
+void print_finding_line(Printer &p, const Finding &f) {
+  p.text("    ");
+  print(p, f, {.object_shown = true});
+  p.text("\n");
+}
 void print_findings_of(Printer &p, const std::vector<const Finding *> *findings) {
   if (!findings || !p.text_form())
     return;
-  for (const Finding *f : *findings) {
-    p.text("    ");
-    print(p, *f, {.object_shown = true});
-    p.text("\n");
-  }
+  for (const Finding *f : *findings)
+    print_finding_line(p, *f);
 }
 } // namespace
 
@@ -126,11 +128,8 @@ void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &
   print_wire(p, r.wire);
   if (p.text_form())
     for (const Finding &f : r.findings)
-      if (f.object.empty()) {
-        p.text("    ");
-        print(p, f, {.object_shown = true});
-        p.text("\n");
-      }
+      if (f.object.empty())
+        print_finding_line(p, f);
   {
     List ops(p, "ops");
     lists.ops(p);
