@@ -6,6 +6,9 @@
 #include "anec/support/list_spool.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +16,9 @@ namespace anec {
 
 namespace {
 constexpr size_t kIndent = 2; // json::write's
+// A separator, a line break and the indent of the scopes open, as a view of its first bytes.
+constexpr std::string_view kLineBreaks =
+    ",\n                                                                                      ";
 
 [[noreturn]] void misuse(const std::string &what) {
   throw Error("ANEC-INTERNAL", "printer: " + what);
@@ -23,15 +29,48 @@ constexpr size_t kIndent = 2; // json::write's
 void nlohmann_scalar(TextOut &out, const nlohmann::ordered_json &j) {
   out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
-void string_value(TextOut &out, std::string_view s) {
-  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+// A number as nlohmann's serializer writes it (its shortest round trip; null when not finite),
+// without a json value made for it.
+void float_value(TextOut &out, double v) {
+  if (!std::isfinite(v)) {
+    out << "null";
+    return;
+  }
+  std::array<char, 64> digits; // the serializer's number buffer
+  char *end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), v);
+  out << std::string_view(digits.data(), size_t(end - digits.data()));
+}
+bool plain(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
     auto u = static_cast<unsigned char>(c);
     return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
   });
-  if (plain)
-    out << "\"" << s << "\"";
+}
+// Short pieces gathered on the stack and written in one append: a member's line starts with a
+// separator, an indent and a key, each a few bytes.
+class Pieces {
+public:
+  bool add(std::string_view s) {
+    if (s.size() > sizeof(text_) - size_)
+      return false;
+    std::memcpy(text_ + size_, s.data(), s.size());
+    size_ += s.size();
+    return true;
+  }
+  std::string_view text() const { return {text_, size_}; }
+
+private:
+  char text_[192];
+  size_t size_ = 0;
+};
+void string_value(TextOut &out, std::string_view s) {
+  if (!plain(s))
+    return nlohmann_scalar(out, std::string(s));
+  Pieces p;
+  if (p.add("\"") && p.add(s) && p.add("\""))
+    out << p.text();
   else
-    nlohmann_scalar(out, std::string(s));
+    out << "\"" << s << "\"";
 }
 void integer_value(TextOut &out, int64_t v) {
   if (v < 0)
@@ -51,7 +90,7 @@ void scalar(TextOut &out, const Doc &d) {
     integer_value(out, d.as_int());
     break;
   case Doc::Kind::Float:
-    nlohmann_scalar(out, d.as_float());
+    float_value(out, d.as_float());
     break;
   case Doc::Kind::String:
     string_value(out, d.as_string());
@@ -83,6 +122,19 @@ void JsonPrinter::splice(std::FILE *items, size_t depth) {
   std::ungetc(first, items);
   copy_into(items, out_);
   scopes_.back().empty = false;
+}
+
+// The separator after the scope's previous entry (none before its first), a line break and the
+// indent of its entries.
+std::string_view JsonPrinter::line_start() {
+  Scope &s = scopes_.back();
+  size_t from = s.empty ? 1 : 0, spaces = scopes_.size() * kIndent;
+  s.empty = false;
+  if (2 + spaces <= kLineBreaks.size())
+    return kLineBreaks.substr(from, 2 - from + spaces);
+  out_ << kLineBreaks.substr(from, 2 - from);
+  indent(scopes_.size());
+  return {};
 }
 
 void JsonPrinter::indent(size_t depth) {
@@ -119,9 +171,13 @@ void JsonPrinter::key(std::string_view k) {
   if (std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
     misuse("member '" + std::string(k) + "' given twice");
   keys_.push_back(hash);
-  out_ << (s.empty ? "\n" : ",\n");
-  s.empty = false;
-  indent(scopes_.size());
+  std::string_view lead = line_start();
+  Pieces p;
+  if (plain(k) && p.add(lead) && p.add("\"") && p.add(k) && p.add("\": ")) {
+    out_ << p.text();
+    return;
+  }
+  out_ << lead;
   string_value(out_, k);
   out_ << ": ";
 }
@@ -130,9 +186,7 @@ void JsonPrinter::next_item() {
   Scope &s = scopes_.back();
   if (!s.list)
     misuse("a list item given outside a list");
-  out_ << (s.empty ? "\n" : ",\n");
-  s.empty = false;
-  indent(scopes_.size());
+  out_ << line_start();
 }
 
 JsonPrinter::Scope JsonPrinter::pop() {
@@ -143,11 +197,20 @@ JsonPrinter::Scope JsonPrinter::pop() {
 }
 
 void JsonPrinter::close(const Scope &done) {
-  if (!done.empty) {
-    out_ << "\n";
-    indent(scopes_.size());
+  std::string_view bracket = done.list ? "]" : "}";
+  if (done.empty) {
+    out_ << bracket;
+    return;
   }
-  out_ << (done.list ? "]" : "}");
+  size_t spaces = scopes_.size() * kIndent;
+  Pieces p;
+  if (2 + spaces <= kLineBreaks.size() && p.add(kLineBreaks.substr(1, 1 + spaces)) && p.add(bracket)) {
+    out_ << p.text();
+    return;
+  }
+  out_ << "\n";
+  indent(scopes_.size());
+  out_ << bracket;
 }
 
 void JsonPrinter::value(const Doc &d) {
@@ -181,9 +244,9 @@ void JsonPrinter::value(const Scalar &v) {
         else if constexpr (std::is_same_v<T, int64_t>)
           integer_value(out_, x);
         else if constexpr (std::is_same_v<T, uint64_t>)
-          x <= uint64_t(INT64_MAX) ? integer_value(out_, int64_t(x)) : nlohmann_scalar(out_, double(x));
+          x <= uint64_t(INT64_MAX) ? integer_value(out_, int64_t(x)) : float_value(out_, double(x));
         else if constexpr (std::is_same_v<T, double>)
-          nlohmann_scalar(out_, x);
+          float_value(out_, x);
         else if constexpr (std::is_same_v<T, Hex>)
           x.value <= uint64_t(INT64_MAX) ? integer_value(out_, int64_t(x.value))
                                          : string_value(out_, hex(x.value));

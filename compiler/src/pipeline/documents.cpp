@@ -301,6 +301,8 @@ void print_op_cost(Printer &p, const OpCost &c) {
                             {"memory_us", c.memory_us}})
     p.data(key, value);
   p.data("bound", c.bound);
+  if (!p.text_form())
+    return;
   p.text("  op " + c.op + " (" + c.type + "): ");
   p.text(c.estimated
              ? fixed(c.flops / 1e6, 3) + " MFLOP, " + fixed(c.bytes / 1e6, 3) + " MB alone: compute " +
