@@ -84,8 +84,9 @@ const char *Doc::kind_name(Kind k) {
 }
 
 const Doc *Doc::find(std::string_view key) const {
-  for (const auto &m : members())
-    if (m.key == key) return &m.value;
+  for (const auto &m : members()) // the first byte before the rest: keys are short, and many of a length
+    if (m.key.size() == key.size() && (key.empty() || m.key[0] == key[0]) && m.key == key)
+      return &m.value;
   return nullptr;
 }
 

@@ -3,6 +3,9 @@
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
 
+#include <array>
+#include <cstdint>
+
 namespace anec::compiler {
 
 namespace {
@@ -23,7 +26,9 @@ const Doc *out_of_bounds(const Doc &v, int64_t min) {
 
 void check_attribute_bounds(const Op &op, const OpCatalog &catalog, const std::string &source) {
   const OpSpec *spec = catalog.find(op.type);
-  for (const AttrDecl &d : spec ? spec->attrs : AttrDecls{}) {
+  if (!spec)
+    return;
+  for (const AttrDecl &d : spec->attrs) {
     const Doc *v = d.min ? op.attrs.find(d.name) : nullptr;
     const Doc *bad = v && holds(*v, d.type) ? out_of_bounds(*v, *d.min) : nullptr;
     if (!bad)
@@ -36,11 +41,27 @@ void check_attribute_bounds(const Op &op, const OpCatalog &catalog, const std::s
 }
 
 OpAttrs::OpAttrs(const Op &op, const OpCatalog &catalog)
-    : op_(&op), spec_(catalog.find(op.type)), common_(&catalog.common_attrs()) {}
+    : op_(&op), spec_(catalog.find(op.type)), common_(&catalog.common_attrs()), catalog_(catalog.identity()) {
+}
 
 const AttrDecl *OpAttrs::find(std::string_view name) const {
+  // The passes ask each op for the same few attributes, by names that are literals: the answer
+  // for an operation and a name's address is kept, confirmed by the name.
+  struct Found {
+    uint64_t catalog = 0;
+    const OpSpec *spec = nullptr;
+    const char *asked = nullptr;
+    const AttrDecl *decl = nullptr;
+  };
+  thread_local std::array<Found, 64> found;
+  auto slot = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (reinterpret_cast<uintptr_t>(spec_) >> 4);
+  Found &f = found[slot % found.size()];
+  if (f.catalog == catalog_ && f.spec == spec_ && f.asked == name.data() && f.decl && f.decl->name == name)
+    return f.decl;
   const AttrDecl *d = spec_ ? find_attr(spec_->attrs, name) : nullptr;
-  return d ? d : find_attr(*common_, name);
+  d = d ? d : find_attr(*common_, name);
+  f = {catalog_, spec_, name.data(), d};
+  return d;
 }
 
 bool OpAttrs::declares(std::string_view name) const {

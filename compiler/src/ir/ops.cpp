@@ -4,8 +4,10 @@
 #include "anec/support/toml.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <string_view>
+#include <utility>
 
 namespace anec::compiler {
 using anec::detail::Strict;
@@ -124,7 +126,9 @@ bool holds(const Doc &value, AttrType type) {
 }
 
 const AttrDecl *find_attr(const AttrDecls &decls, std::string_view name) {
-  auto it = std::find_if(decls.begin(), decls.end(), [&](const AttrDecl &a) { return a.name == name; });
+  auto it = std::find_if(decls.begin(), decls.end(), [&](const AttrDecl &a) {
+    return a.name.size() == name.size() && !name.empty() && a.name[0] == name[0] && a.name == name;
+  });
   return it == decls.end() ? nullptr : &*it;
 }
 
@@ -333,6 +337,28 @@ OpCatalog &OpCatalog::operator=(const OpCatalog &other) {
   return *this = std::move(copy);
 }
 
+OpCatalog::OpCatalog(OpCatalog &&other) noexcept
+    : ops_(std::move(other.ops_)), index_(std::move(other.index_)),
+      common_attrs_(std::move(other.common_attrs_)), front_ends_(std::move(other.front_ends_)),
+      unmapped_(std::move(other.unmapped_)), backends_(std::move(other.backends_)),
+      identity_(std::exchange(other.identity_, new_identity())) {}
+
+OpCatalog &OpCatalog::operator=(OpCatalog &&other) noexcept {
+  ops_ = std::move(other.ops_);
+  index_ = std::move(other.index_);
+  common_attrs_ = std::move(other.common_attrs_);
+  front_ends_ = std::move(other.front_ends_);
+  unmapped_ = std::move(other.unmapped_);
+  backends_ = std::move(other.backends_);
+  identity_ = std::exchange(other.identity_, new_identity());
+  return *this;
+}
+
+uint64_t OpCatalog::new_identity() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
 void OpCatalog::reindex() {
   index_.clear();
   for (const auto &[name, spec] : ops_)
@@ -340,8 +366,21 @@ void OpCatalog::reindex() {
 }
 
 const OpSpec *OpCatalog::find(std::string_view name) const {
+  // The passes over an op ask for its type several times, by the name the op holds: the last
+  // answer is tried first, by the address of the name asked for (confirmed by the name).
+  struct Last {
+    uint64_t catalog = 0;
+    const char *asked = nullptr;
+    const OpSpec *spec = nullptr;
+  };
+  thread_local Last last;
+  if (last.catalog == identity_ && last.asked == name.data() && last.spec->name == name)
+    return last.spec;
   auto it = index_.find(name);
-  return it == index_.end() ? nullptr : it->second;
+  if (it == index_.end())
+    return nullptr;
+  last = {identity_, name.data(), it->second};
+  return it->second;
 }
 
 } // namespace anec::compiler

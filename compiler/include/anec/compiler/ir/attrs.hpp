@@ -36,6 +36,7 @@ private:
   const Op *op_;
   const OpSpec *spec_; // null for an op the catalogue does not list: it has the common attributes only
   const AttrDecls *common_;
+  uint64_t catalog_; // its identity
 };
 
 // Refuses an op that sets a declared attribute below its `min` (ops.toml), or an item of such an

@@ -73,11 +73,15 @@ struct Backend {
 class OpCatalog {
 public:
   OpCatalog() = default;
-  // A copy indexes its own entries; a move keeps the map's nodes, which the index names.
+  // A copy indexes its own entries; a move keeps the map's nodes, which the index names, and its
+  // identity, while the moved-from catalogue takes a new one.
   OpCatalog(const OpCatalog &other);
   OpCatalog &operator=(const OpCatalog &other);
-  OpCatalog(OpCatalog &&) = default;
-  OpCatalog &operator=(OpCatalog &&) = default;
+  OpCatalog(OpCatalog &&other) noexcept;
+  OpCatalog &operator=(OpCatalog &&other) noexcept;
+  // Never shared by two catalogues of a run, even after one is gone: what a lookup keeps is keyed
+  // by it, never by an address another catalogue may take.
+  uint64_t identity() const { return identity_; }
   // Strict (ANEC-OPS-001 with line:column): unknown keys, unknown rule or cost names, duplicates,
   // attribute declarations of an unknown type or with a default of another type.
   static OpCatalog from_doc(const Doc &doc, const std::string &source);
@@ -107,6 +111,8 @@ private:
   std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
   std::map<std::string, std::map<std::string, std::string>> unmapped_;  // format -> folded name -> reason
   std::vector<Backend> backends_;
+  uint64_t identity_ = new_identity();
+  static uint64_t new_identity();
 };
 
 // The rule, cost, shape-function and attribute-handler names the checker, the cost model, shape
