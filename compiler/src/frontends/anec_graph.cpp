@@ -27,12 +27,13 @@ public:
     if (object.kind() != Doc::Kind::Table)
       fail("must be an object");
     members_ = object.members();
+    asked_.assign(members_.size(), false);
   }
   // The value of `key` if it is given, with the kind checked.
   std::optional<View> opt(std::string_view key, Doc::Kind kind) {
-    asked_.push_back(key);
     std::optional<View> found;
-    for (const auto &[k, v] : members_) {
+    for (size_t i = 0; i < members_.size(); ++i) {
+      const auto &[k, v] = members_[i];
       if (k != key)
         continue;
       if (found)
@@ -41,6 +42,7 @@ public:
         fail("'" + std::string(key) + "' must be " + Doc::kind_name(kind) + ", found " +
              Doc::kind_name(v.kind()));
       found = v;
+      asked_[i] = true;
     }
     return found;
   }
@@ -53,9 +55,9 @@ public:
   std::string text(std::string_view key) { return std::string(req(key, Doc::Kind::String).string()); }
   // Every key given was asked for.
   void finish() const {
-    for (const auto &[k, v] : members_)
-      if (std::find(asked_.begin(), asked_.end(), k) == asked_.end())
-        fail("has unknown key '" + std::string(k) + "'");
+    for (size_t i = 0; i < members_.size(); ++i)
+      if (!asked_[i])
+        fail("has unknown key '" + std::string(members_[i].first) + "'");
   }
   [[noreturn]] void fail(const std::string &message) const {
     throw Error("ANEC-GRAPH-001", source_ + ": " + what_ + " " + message);
@@ -65,7 +67,7 @@ private:
   const std::string &source_;
   std::string what_;
   std::vector<std::pair<std::string_view, View>> members_;
-  std::vector<std::string_view> asked_;
+  std::vector<bool> asked_; // each member's key, asked for
 };
 
 Shape shape_of(const View &d, const std::string &where, const std::string &what) {
@@ -140,24 +142,23 @@ Tensor tensor_of(const View &d, Graph &g, bool constant) {
   return t;
 }
 
-// The tensor names an op lists under `key`.
-std::vector<std::string> names_of(Members &r, std::string_view key, const std::string &op) {
-  std::vector<std::string> out;
+// The tensor names an op lists under `key`, into `out`.
+void names_of(Members &r, std::string_view key, const std::string &op, std::vector<std::string> &out) {
+  out.clear();
   for (const View &v : r.req(key, Doc::Kind::Array).items()) {
     if (v.kind() != Doc::Kind::String)
       r.fail("'" + op + "': " + std::string(key) + " are tensor names");
     out.emplace_back(v.string());
   }
-  return out;
 }
 
-Op op_of(const View &d, const std::string &source, Graph &g) {
+// The op `d` into `op`, whose storage it reuses.
+void read_op(const View &d, const std::string &source, Graph &g, Op &op) {
   Members r(d, source, "op");
-  Op op;
-  op.name = r.text("name");
-  op.type = r.text("op");
-  op.inputs = names_of(r, "inputs", op.name);
-  op.outputs = names_of(r, "outputs", op.name);
+  op.name = r.req("name", Doc::Kind::String).string();
+  op.type = r.req("op", Doc::Kind::String).string();
+  names_of(r, "inputs", op.name, op.inputs);
+  names_of(r, "outputs", op.name, op.outputs);
   for (const std::string &i : op.inputs)
     if (!g.tensor(i))
       throw Error("ANEC-GRAPH-002", source + ": op '" + op.name + "' reads '" + i +
@@ -171,9 +172,16 @@ Op op_of(const View &d, const std::string &source, Graph &g) {
       throw Error("ANEC-GRAPH-002",
                   source + ": op '" + op.name + "' writes '" + o + "', which is already defined");
   }
+  op.attrs = Doc::table();
   if (auto a = r.opt("attrs", Doc::Kind::Table))
     op.attrs = a->doc();
+  op.optimized = op.runtime_skippable = false;
   r.finish();
+}
+
+Op op_of(const View &d, const std::string &source, Graph &g) {
+  Op op;
+  read_op(d, source, g, op);
   return op;
 }
 
@@ -329,7 +337,7 @@ Op *GraphReader::next() {
   State &s = *state_;
   if (auto text = s.ops.next()) {
     s.op_doc.parse(*text, s.graph.source, 2); // inside the top-level object and the ops array
-    s.op = op_of(s.op_doc.root(), s.graph.source, s.graph);
+    read_op(s.op_doc.root(), s.graph.source, s.graph, s.op);
     return &s.op;
   }
   read_outputs(*s.top, s.graph);

@@ -45,6 +45,8 @@ std::string Shape::str() const {
 }
 
 int64_t dtype_bytes(const std::string &t) {
+  if (t == "fp16") // nearly every tensor's
+    return 2;
   static constexpr std::pair<std::string_view, int64_t> kSizes[] = {
       {"fp16", 2},   {"fp32", 4},  {"bf16", 2}, {"int8", 1}, {"uint8", 1}, {"int16", 2},
       {"uint16", 2}, {"int32", 4}, {"fp8", 1},  {"int4", 1}, {"fp64", 8}};
@@ -82,6 +84,10 @@ std::string size_problem(const Tensor &t) {
   return "";
 }
 } // namespace
+
+bool within_size_limits(const Tensor &t) {
+  return size_problem(t).empty();
+}
 
 void check_size(const Tensor &t, const std::string &where) {
   if (std::string why = size_problem(t); !why.empty())
@@ -146,21 +152,23 @@ bool TensorIndex::insert(size_t position, const std::vector<Tensor> &tensors) {
 }
 
 const Tensor *Graph::tensor(std::string_view name) const {
-  // The passes over an op look its few tensors up many times: the last ones found are tried first
-  // (each confirmed by its name, so a stale entry, or one of another graph, is only a miss).
+  // The passes over an op look its few tensors up many times, by the names the op holds: the last
+  // ones found are tried first, by the address of the name asked for (each confirmed by its name, so
+  // a stale entry, or one of another graph, is only a miss).
   struct Recent {
+    const char *asked = nullptr;
     const Graph *graph = nullptr;
     size_t at = 0;
   };
-  thread_local std::array<Recent, 4> recent;
+  thread_local std::array<Recent, 8> recent;
   thread_local size_t next = 0;
   for (const Recent &r : recent)
-    if (r.graph == this && r.at < tensors.size() && tensors[r.at].name == name)
+    if (r.asked == name.data() && r.graph == this && r.at < tensors.size() && tensors[r.at].name == name)
       return &tensors[r.at];
   size_t at = index.find(name, tensors);
   if (at == TensorIndex::npos)
     return nullptr;
-  recent[next++ % recent.size()] = {this, at};
+  recent[next++ % recent.size()] = {name.data(), this, at};
   return &tensors[at];
 }
 Tensor *Graph::tensor(std::string_view name) {

@@ -139,6 +139,7 @@ inline constexpr int64_t kMaxDimension = int64_t(1) << 40;
 // ANEC-GRAPH-003 (message prefixed by `where`: file, op) when a concrete dimension of `t` exceeds
 // kMaxDimension or its element count or byte size does not fit in 64 bits.
 void check_size(const Tensor &t, const std::string &where);
+bool within_size_limits(const Tensor &t); // what check_size checks, without a message
 
 // The axis a one-letter name ("N", "D", "C", "H", "W") names, else `fallback`.
 int axis_index(const std::string &letter, int fallback);
