@@ -1,10 +1,13 @@
 // A buffered text writer for printers that write as they walk (freedreno cffdump, llvm-readobj):
-// to a FILE, flushed every 64 KiB and at the end, or appended to a std::string. Numbers are
-// formatted here, digit by digit, not through snprintf.
+// to a FILE through a 64 KiB buffer, written whenever it fills and at the end, or appended to a
+// std::string. Numbers are formatted here, digit by digit, not through snprintf.
 #pragma once
 #include "anec/support/format.hpp"
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -12,20 +15,25 @@ namespace anec {
 
 class TextOut {
 public:
-  explicit TextOut(std::FILE *file) : file_(file), text_(&buffer_) {}
+  explicit TextOut(std::FILE *file) : file_(file), buffer_(new char[kChunk]) {}
   explicit TextOut(std::string &text) : text_(&text) {}
   TextOut(const TextOut &) = delete;
   TextOut &operator=(const TextOut &) = delete;
   ~TextOut() { flush(); }
 
   TextOut &operator<<(std::string_view s) {
-    text_->append(s);
-    return written();
+    put(s.data(), s.size());
+    return *this;
   }
   // A text from an input, its control characters escaped (anec::terminal_safe).
   TextOut &safe(std::string_view s) {
-    append_terminal_safe(*text_, s);
-    return written();
+    if (text_) {
+      append_terminal_safe(*text_, s);
+      return *this;
+    }
+    std::string escaped;
+    append_terminal_safe(escaped, s);
+    return *this << escaped;
   }
   // As anec::hex: "0x", then at least `width` digits.
   TextOut &hex(uint64_t v, int width = 0) {
@@ -34,39 +42,57 @@ public:
     do
       digits[--n] = "0123456789abcdef"[v & 15];
     while (v >>= 4);
-    text_->append("0x");
-    if (width > 16 - n)
-      text_->append(size_t(width - (16 - n)), '0');
-    text_->append(digits + n, size_t(16 - n));
-    return written();
+    static constexpr std::string_view kLead = "0x0000000000000000";
+    size_t zeros = size_t(std::max(0, width - (16 - n)));
+    put(kLead.data(), 2);
+    for (; zeros > 0; zeros -= std::min<size_t>(zeros, 16))
+      put(kLead.data() + 2, std::min<size_t>(zeros, 16));
+    put(digits + n, size_t(16 - n));
+    return *this;
   }
   TextOut &dec(uint64_t v) {
     char digits[20];
-    int n = 0;
+    int n = 20;
     do
-      digits[n++] = char('0' + v % 10);
+      digits[--n] = char('0' + v % 10);
     while (v /= 10);
-    while (n)
-      text_->push_back(digits[--n]);
-    return written();
+    put(digits + n, size_t(20 - n));
+    return *this;
   }
   // Writes what is buffered to the file (errors surface at flush_stdout, support/file.hpp).
   void flush() {
-    if (file_ && !buffer_.empty())
-      std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
-    buffer_.clear();
+    if (file_ && used_)
+      std::fwrite(buffer_.get(), 1, used_, file_);
+    used_ = 0;
   }
 
 private:
   static constexpr size_t kChunk = 64 << 10;
-  TextOut &written() {
-    if (file_ && buffer_.size() >= kChunk)
-      flush();
-    return *this;
+  void put(const char *p, size_t n) {
+    if (text_) {
+      text_->append(p, n);
+    } else if (n <= kChunk - used_) { // the common case: a few bytes into the buffer
+      std::memcpy(buffer_.get() + used_, p, n);
+      used_ += n;
+    } else {
+      spill(p, n);
+    }
+  }
+  // Past the buffer's end: what it holds goes to the file, then the text (written at once when it
+  // would fill the buffer alone).
+  void spill(const char *p, size_t n) {
+    flush();
+    if (n >= kChunk) {
+      std::fwrite(p, 1, n, file_);
+      return;
+    }
+    std::memcpy(buffer_.get(), p, n);
+    used_ = n;
   }
   std::FILE *file_ = nullptr;
-  std::string buffer_;
-  std::string *text_;
+  std::unique_ptr<char[]> buffer_;
+  size_t used_ = 0;
+  std::string *text_ = nullptr; // appended to instead of a file
 };
 
 } // namespace anec
