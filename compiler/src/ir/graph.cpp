@@ -160,15 +160,22 @@ const Tensor *Graph::tensor(std::string_view name) const {
     const Graph *graph = nullptr;
     size_t at = 0;
   };
+  // An address names one entry at most: the next op's names take the storage of the last's.
   thread_local std::array<Recent, 8> recent;
   thread_local size_t next = 0;
-  for (const Recent &r : recent)
-    if (r.asked == name.data() && r.graph == this && r.at < tensors.size() && tensors[r.at].name == name)
+  Recent *same_address = nullptr;
+  for (Recent &r : recent) {
+    if (r.asked != name.data())
+      continue;
+    if (r.graph == this && r.at < tensors.size() && tensors[r.at].name == name)
       return &tensors[r.at];
+    same_address = &r;
+    break;
+  }
   size_t at = index.find(name, tensors);
   if (at == TensorIndex::npos)
     return nullptr;
-  recent[next++ % recent.size()] = {name.data(), this, at};
+  *(same_address ? same_address : &recent[next++ % recent.size()]) = {name.data(), this, at};
   return &tensors[at];
 }
 Tensor *Graph::tensor(std::string_view name) {
