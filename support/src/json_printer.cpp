@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -46,31 +45,10 @@ bool plain(std::string_view s) {
     return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
   });
 }
-// Short pieces gathered on the stack and written in one append: a member's line starts with a
-// separator, an indent and a key, each a few bytes.
-class Pieces {
-public:
-  bool add(std::string_view s) {
-    if (s.size() > sizeof(text_) - size_)
-      return false;
-    std::memcpy(text_ + size_, s.data(), s.size());
-    size_ += s.size();
-    return true;
-  }
-  std::string_view text() const { return {text_, size_}; }
-
-private:
-  char text_[192];
-  size_t size_ = 0;
-};
 void string_value(TextOut &out, std::string_view s) {
   if (!plain(s))
     return nlohmann_scalar(out, std::string(s));
-  Pieces p;
-  if (p.add("\"") && p.add(s) && p.add("\""))
-    out << p.text();
-  else
-    out << "\"" << s << "\"";
+  out << "\"" << s << "\"";
 }
 void integer_value(TextOut &out, int64_t v) {
   if (v < 0)
@@ -138,10 +116,9 @@ std::string_view JsonPrinter::line_start() {
 }
 
 void JsonPrinter::indent(size_t depth) {
-  static constexpr std::string_view kSpaces =
-      "                                                                ";
-  for (size_t n = depth * kIndent; n > 0; n -= std::min(n, kSpaces.size()))
-    out_ << kSpaces.substr(0, std::min(n, kSpaces.size()));
+  std::string_view spaces = kLineBreaks.substr(2);
+  for (size_t n = depth * kIndent; n > 0; n -= std::min(n, spaces.size()))
+    out_ << spaces.substr(0, std::min(n, spaces.size()));
 }
 
 // The root's bracket and the schema's members, once, when the root's first content comes.
@@ -171,13 +148,7 @@ void JsonPrinter::key(std::string_view k) {
   if (std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
     misuse("member '" + std::string(k) + "' given twice");
   keys_.push_back(hash);
-  std::string_view lead = line_start();
-  Pieces p;
-  if (plain(k) && p.add(lead) && p.add("\"") && p.add(k) && p.add("\": ")) {
-    out_ << p.text();
-    return;
-  }
-  out_ << lead;
+  out_ << line_start();
   string_value(out_, k);
   out_ << ": ";
 }
@@ -197,20 +168,11 @@ JsonPrinter::Scope JsonPrinter::pop() {
 }
 
 void JsonPrinter::close(const Scope &done) {
-  std::string_view bracket = done.list ? "]" : "}";
-  if (done.empty) {
-    out_ << bracket;
-    return;
+  if (!done.empty) {
+    out_ << "\n";
+    indent(scopes_.size());
   }
-  size_t spaces = scopes_.size() * kIndent;
-  Pieces p;
-  if (2 + spaces <= kLineBreaks.size() && p.add(kLineBreaks.substr(1, 1 + spaces)) && p.add(bracket)) {
-    out_ << p.text();
-    return;
-  }
-  out_ << "\n";
-  indent(scopes_.size());
-  out_ << bracket;
+  out_ << (done.list ? "]" : "}");
 }
 
 void JsonPrinter::value(const Doc &d) {

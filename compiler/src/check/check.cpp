@@ -134,13 +134,18 @@ struct Checker {
   // The strings are views: a literal passed in makes no string unless the limit is exceeded.
   bool over(int64_t value, std::string_view field, std::string_view code, std::string_view what,
             std::string_view fix, Severity s = Severity::Reject) {
-    auto lim = num(field);
-    if (!lim || value < 0 || double(value) <= *lim ||
-        entry(field)->provenance.confidence == hal::Confidence::Placeholder)
+    if (!exceeds(value, field))
       return false;
+    auto lim = num(field);
     add(std::string(code), s, std::string(what) + " " + str(value) + " exceeds " + str(int64_t(*lim)),
         str(value), str(int64_t(*lim)), std::string(field), std::string(fix));
     return true;
+  }
+  // Whether value > the table limit `field`, as over() judges it (a message need not be made unless).
+  bool exceeds(int64_t value, std::string_view field) const {
+    auto lim = num(field);
+    return lim && value >= 0 && double(value) > *lim &&
+           entry(field)->provenance.confidence != hal::Confidence::Placeholder;
   }
   void begin(const Op &o, const Operands &x, OpVerdict &v) {
     op = &o;
@@ -492,9 +497,10 @@ struct Checker {
     // weight_bytes is a double product of attribute values: compare as doubles, clamp before the cast.
     if (double w = operands->weight; w > double(largest))
       largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = op->name + ".weight";
-    over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'",
-         "split the operation so each operand fits on chip (it still runs, streaming from DRAM)",
-         Severity::Warning);
+    if (exceeds(largest, "max_operand_bytes"))
+      over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'",
+           "split the operation so each operand fits on chip (it still runs, streaming from DRAM)",
+           Severity::Warning);
     if (op->inputs.size() >= 12)
       add("ANEC-CHK-055", Severity::Warning,
           str(int64_t(op->inputs.size())) + " branches reconverge into one consumer: the compiler's "

@@ -111,8 +111,10 @@ std::vector<int64_t> OpAttrs::ints(std::string_view name) const {
   return out;
 }
 void OpAttrs::ints(std::string_view name, std::vector<int64_t> &out) const {
+  const std::vector<Doc> &items = read(name, AttrType::ints).items();
   out.clear();
-  for (const Doc &x : read(name, AttrType::ints).items())
+  out.reserve(items.size());
+  for (const Doc &x : items)
     out.push_back(x.as_int()); // a non-integer item reads as 0
 }
 std::string OpAttrs::text(std::string_view name) const {
