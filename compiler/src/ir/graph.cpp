@@ -197,10 +197,11 @@ Tensor &Graph::add(Tensor t) {
 
 double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
   OpAttrs attrs(op, catalog);
-  if (attrs.given("weight_bytes")) // as stored (fp32, fp16, quantized): a Core ML layer's
+  bool counted = !op.attrs.members().empty(); // an op without attributes has no front-end's count
+  if (counted && attrs.given("weight_bytes")) // as stored (fp32, fp16, quantized): a Core ML layer's
     if (int64_t n = attrs.integer("weight_bytes"); n >= 0)
       return double(n);
-  if (attrs.given("weight_elements"))
+  if (counted && attrs.given("weight_elements"))
     if (int64_t n = attrs.integer("weight_elements"); n >= 0)
       return double(n) * 2;
   bool conv = op.type == "conv" || op.type == "deconv";
