@@ -35,6 +35,15 @@ void float_value(TextOut &out, double v) {
     out << "null";
     return;
   }
+  // A whole number of up to 15 digits is its digits and ".0" in the serializer's shortest form
+  // (no shorter decimal rounds to it); written here without the search for the shortest digits.
+  if (v == std::trunc(v) && std::fabs(v) < 1e15 && !(v == 0 && std::signbit(v))) {
+    if (v < 0)
+      out << "-";
+    out.dec(uint64_t(std::fabs(v)));
+    out << ".0";
+    return;
+  }
   std::array<char, 64> digits; // the serializer's number buffer
   char *end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), v);
   out << std::string_view(digits.data(), size_t(end - digits.data()));

@@ -556,6 +556,50 @@ TEST(JsonPrinter, WritesWhatTheTreeWritesAsItIsPrinted) {
                             [](Printer &p) { p.end(); }, [](Printer &p) { p.begin_object("x"); }})
     EXPECT_EQ(anec::test::code_of([&] { streamed(bad); }), "ANEC-INTERNAL");
 }
+// Numbers as the serializer writes them: whole numbers on both sides of the 15 digits written
+// without its shortest-digit search, signed zeros, fractions, the extremes and what is not finite.
+TEST(JsonPrinter, WritesEveryNumberAsTheTreeDoes) {
+  std::vector<double> numbers = {0.0,
+                                 -0.0,
+                                 1.0,
+                                 -1.0,
+                                 2.0,
+                                 10.0,
+                                 524288.0,
+                                 191146999808.0,
+                                 999999999999999.0,
+                                 -999999999999999.0,
+                                 1e15,
+                                 -1e15,
+                                 1e15 + 1,
+                                 9007199254740992.0,
+                                 1e16,
+                                 1e21,
+                                 1e22,
+                                 1e300,
+                                 0.5,
+                                 -0.5,
+                                 1e-5,
+                                 0.1,
+                                 1.0 / 3,
+                                 6.133208182573642,
+                                 123456.5,
+                                 5e-324,
+                                 1.7976931348623157e308,
+                                 std::nan(""),
+                                 INFINITY,
+                                 -INFINITY};
+  for (int e = 0; e < 60; ++e)
+    for (double v : {std::ldexp(1.0, e), std::ldexp(1.0, e) - 1, -std::ldexp(3.0, e), std::pow(10.0, e / 3)})
+      numbers.push_back(v);
+  auto print = [&](Printer &p) {
+    List all(p, "numbers");
+    for (double v : numbers)
+      p.item(v);
+  };
+  EXPECT_EQ(streamed(print), whole(print));
+}
+
 // A list whose items are printed ahead into a spool and spliced where the list belongs gives the
 // bytes of the list printed in place, in the text and JSON forms: empty, one item, nested objects,
 // a list two scopes down. Spliced at another depth, it is refused.
