@@ -15,9 +15,6 @@ namespace anec {
 
 namespace {
 constexpr size_t kIndent = 2; // json::write's
-// A separator, a line break and the indent of the scopes open, as a view of its first bytes.
-constexpr std::string_view kLineBreaks =
-    ",\n                                                                                      ";
 
 [[noreturn]] void misuse(const std::string &what) {
   throw Error("ANEC-INTERNAL", "printer: " + what);
@@ -48,16 +45,15 @@ void float_value(TextOut &out, double v) {
   char *end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), v);
   out << std::string_view(digits.data(), size_t(end - digits.data()));
 }
-bool plain(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) {
+void string_value(TextOut &out, std::string_view s) {
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
     auto u = static_cast<unsigned char>(c);
     return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
   });
-}
-void string_value(TextOut &out, std::string_view s) {
-  if (!plain(s))
-    return nlohmann_scalar(out, std::string(s));
-  out << "\"" << s << "\"";
+  if (plain)
+    out << "\"" << s << "\"";
+  else
+    nlohmann_scalar(out, std::string(s));
 }
 void integer_value(TextOut &out, int64_t v) {
   if (v < 0)
@@ -111,23 +107,11 @@ void JsonPrinter::splice(std::FILE *items, size_t depth) {
   scopes_.back().empty = false;
 }
 
-// The separator after the scope's previous entry (none before its first), a line break and the
-// indent of its entries.
-std::string_view JsonPrinter::line_start() {
-  Scope &s = scopes_.back();
-  size_t from = s.empty ? 1 : 0, spaces = scopes_.size() * kIndent;
-  s.empty = false;
-  if (2 + spaces <= kLineBreaks.size())
-    return kLineBreaks.substr(from, 2 - from + spaces);
-  out_ << kLineBreaks.substr(from, 2 - from);
-  indent(scopes_.size());
-  return {};
-}
-
 void JsonPrinter::indent(size_t depth) {
-  std::string_view spaces = kLineBreaks.substr(2);
-  for (size_t n = depth * kIndent; n > 0; n -= std::min(n, spaces.size()))
-    out_ << spaces.substr(0, std::min(n, spaces.size()));
+  static constexpr std::string_view kSpaces =
+      "                                                                ";
+  for (size_t n = depth * kIndent; n > 0; n -= std::min(n, kSpaces.size()))
+    out_ << kSpaces.substr(0, std::min(n, kSpaces.size()));
 }
 
 // The root's bracket and the schema's members, once, when the root's first content comes.
@@ -157,7 +141,9 @@ void JsonPrinter::key(std::string_view k) {
   if (std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
     misuse("member '" + std::string(k) + "' given twice");
   keys_.push_back(hash);
-  out_ << line_start();
+  out_ << (s.empty ? "\n" : ",\n");
+  s.empty = false;
+  indent(scopes_.size());
   string_value(out_, k);
   out_ << ": ";
 }
@@ -166,7 +152,9 @@ void JsonPrinter::next_item() {
   Scope &s = scopes_.back();
   if (!s.list)
     misuse("a list item given outside a list");
-  out_ << line_start();
+  out_ << (s.empty ? "\n" : ",\n");
+  s.empty = false;
+  indent(scopes_.size());
 }
 
 JsonPrinter::Scope JsonPrinter::pop() {

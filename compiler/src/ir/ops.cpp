@@ -127,7 +127,7 @@ bool holds(const Doc &value, AttrType type) {
 
 const AttrDecl *find_attr(const AttrDecls &decls, std::string_view name) {
   auto it = std::find_if(decls.begin(), decls.end(), [&](const AttrDecl &a) {
-    return a.name.size() == name.size() && !name.empty() && a.name[0] == name[0] && a.name == name;
+    return a.name.size() == name.size() && (name.empty() || a.name[0] == name[0]) && a.name == name;
   });
   return it == decls.end() ? nullptr : &*it;
 }

@@ -43,7 +43,6 @@ private:
   void value(const Doc &d);      // a whole value, nested members indented as the scopes are
   void value(const Scalar &v);
   void indent(size_t depth);
-  std::string_view line_start(); // the separator and indent of a new member or item, to write
   void started();
 
   TextOut &out_;
