@@ -76,24 +76,32 @@ int64_t View::integer() const {
 
 std::vector<View> View::items() const {
   std::vector<View> out;
+  items(out);
+  return out;
+}
+void View::items(std::vector<View> &out) const {
+  out.clear();
   simdjson::dom::array items;
   if (of(*this).get_array().get(items))
-    return out;
+    return;
   out.reserve(items.size());
   for (element e : items)
     out.push_back(view(e));
-  return out;
 }
 
 std::vector<std::pair<std::string_view, View>> View::members() const {
   std::vector<std::pair<std::string_view, View>> out;
+  members(out);
+  return out;
+}
+void View::members(std::vector<std::pair<std::string_view, View>> &out) const {
+  out.clear();
   simdjson::dom::object members;
   if (of(*this).get_object().get(members))
-    return out;
+    return;
   out.reserve(members.size());
   for (simdjson::dom::key_value_pair m : members)
     out.emplace_back(m.key, view(m.value));
-  return out;
 }
 
 Doc View::doc() const {

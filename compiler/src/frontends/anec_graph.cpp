@@ -23,10 +23,15 @@ using json::View;
 class Members {
 public:
   Members(const View &object, const std::string &source, std::string what)
-      : source_(source), what_(std::move(what)) {
+      : Members(source, std::move(what)) {
+    read(object);
+  }
+  // One to read objects of a kind with, one after another (read()), reusing its storage.
+  Members(const std::string &source, std::string what) : source_(source), what_(std::move(what)) {}
+  void read(const View &object) {
     if (object.kind() != Doc::Kind::Table)
       fail("must be an object");
-    members_ = object.members();
+    object.members(members_);
     asked_.assign(members_.size(), false);
   }
   // The value of `key` if it is given, with the kind checked.
@@ -53,6 +58,11 @@ public:
     return *v;
   }
   std::string text(std::string_view key) { return std::string(req(key, Doc::Kind::String).string()); }
+  // The items of the array under `key`, valid until the next call.
+  const std::vector<View> &items(std::string_view key) {
+    req(key, Doc::Kind::Array).items(items_);
+    return items_;
+  }
   // Every key given was asked for.
   void finish() const {
     for (size_t i = 0; i < members_.size(); ++i)
@@ -68,6 +78,7 @@ private:
   std::string what_;
   std::vector<std::pair<std::string_view, View>> members_;
   std::vector<bool> asked_; // each member's key, asked for
+  std::vector<View> items_;
 };
 
 Shape shape_of(const View &d, const std::string &where, const std::string &what) {
@@ -145,16 +156,17 @@ Tensor tensor_of(const View &d, Graph &g, bool constant) {
 // The tensor names an op lists under `key`, into `out`.
 void names_of(Members &r, std::string_view key, const std::string &op, std::vector<std::string> &out) {
   out.clear();
-  for (const View &v : r.req(key, Doc::Kind::Array).items()) {
+  for (const View &v : r.items(key)) {
     if (v.kind() != Doc::Kind::String)
       r.fail("'" + op + "': " + std::string(key) + " are tensor names");
     out.emplace_back(v.string());
   }
 }
 
-// The op `d` into `op`, whose storage it reuses.
-void read_op(const View &d, const std::string &source, Graph &g, Op &op) {
-  Members r(d, source, "op");
+// The op `d` into `op`, read with `r` (an op's Members); both reuse their storage.
+void read_op(const View &d, Members &r, Graph &g, Op &op) {
+  const std::string &source = g.source;
+  r.read(d);
   op.name = r.req("name", Doc::Kind::String).string();
   op.type = r.req("op", Doc::Kind::String).string();
   names_of(r, "inputs", op.name, op.inputs);
@@ -177,12 +189,6 @@ void read_op(const View &d, const std::string &source, Graph &g, Op &op) {
     op.attrs = a->doc();
   op.optimized = op.runtime_skippable = false;
   r.finish();
-}
-
-Op op_of(const View &d, const std::string &source, Graph &g) {
-  Op op;
-  read_op(d, source, g, op);
-  return op;
 }
 
 } // namespace
@@ -223,8 +229,9 @@ Graph read_graph_json(std::string text, const std::string &source) {
   std::vector<View> ops = top.req("ops", Doc::Kind::Array).items();
   g.ops.reserve(ops.size());
   g.tensors.reserve(g.tensors.size() + ops.size());
+  Members members(g.source, "op");
   for (const View &d : ops)
-    g.ops.push_back(op_of(d, source, g));
+    read_op(d, members, g, g.ops.emplace_back());
   read_outputs(top, g);
   top.finish();
   return g;
@@ -302,6 +309,7 @@ struct GraphReader::State {
   Graph graph;
   json::Document head, op_doc;
   std::optional<Members> top;
+  Members op_members{graph.source, "op"};
   Op op;
 };
 
@@ -337,7 +345,7 @@ Op *GraphReader::next() {
   State &s = *state_;
   if (auto text = s.ops.next()) {
     s.op_doc.parse(*text, s.graph.source, 2); // inside the top-level object and the ops array
-    read_op(s.op_doc.root(), s.graph.source, s.graph, s.op);
+    read_op(s.op_doc.root(), s.op_members, s.graph, s.op);
     return &s.op;
   }
   read_outputs(*s.top, s.graph);

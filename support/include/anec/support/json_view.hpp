@@ -25,6 +25,9 @@ public:
   // An array's elements, an object's members, in document order; empty for other kinds.
   std::vector<View> items() const;
   std::vector<std::pair<std::string_view, View>> members() const;
+  // The same into `out`, reusing its storage (a reader of many small values).
+  void items(std::vector<View> &out) const;
+  void members(std::vector<std::pair<std::string_view, View>> &out) const;
   Doc doc() const; // the value and everything under it as a Doc
 
 private:
