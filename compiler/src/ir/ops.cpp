@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cctype>
 #include <string_view>
-#include <utility>
 
 namespace anec::compiler {
 using anec::detail::Strict;
@@ -337,26 +336,9 @@ OpCatalog &OpCatalog::operator=(const OpCatalog &other) {
   return *this = std::move(copy);
 }
 
-OpCatalog::OpCatalog(OpCatalog &&other) noexcept
-    : ops_(std::move(other.ops_)), index_(std::move(other.index_)),
-      common_attrs_(std::move(other.common_attrs_)), front_ends_(std::move(other.front_ends_)),
-      unmapped_(std::move(other.unmapped_)), backends_(std::move(other.backends_)),
-      identity_(std::exchange(other.identity_, new_identity())) {}
-
-OpCatalog &OpCatalog::operator=(OpCatalog &&other) noexcept {
-  ops_ = std::move(other.ops_);
-  index_ = std::move(other.index_);
-  common_attrs_ = std::move(other.common_attrs_);
-  front_ends_ = std::move(other.front_ends_);
-  unmapped_ = std::move(other.unmapped_);
-  backends_ = std::move(other.backends_);
-  identity_ = std::exchange(other.identity_, new_identity());
-  return *this;
-}
-
-uint64_t OpCatalog::new_identity() {
-  static std::atomic<uint64_t> next{1};
-  return next++;
+uint64_t Identity::next() {
+  static std::atomic<uint64_t> count{1};
+  return count++;
 }
 
 void OpCatalog::reindex() {
@@ -374,12 +356,12 @@ const OpSpec *OpCatalog::find(std::string_view name) const {
     const OpSpec *spec = nullptr;
   };
   thread_local Last last;
-  if (last.catalog == identity_ && last.asked == name.data() && last.spec->name == name)
+  if (last.catalog == identity() && last.asked == name.data() && last.spec->name == name)
     return last.spec;
   auto it = index_.find(name);
   if (it == index_.end())
     return nullptr;
-  last = {identity_, name.data(), it->second};
+  last = {identity(), name.data(), it->second};
   return it->second;
 }
 

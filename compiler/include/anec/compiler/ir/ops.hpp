@@ -5,12 +5,14 @@
 #pragma once
 #include "anec/support/doc.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace anec::compiler {
@@ -70,18 +72,38 @@ struct Backend {
   double launch_units = 0, transfer_units = 0; // penalties in the model's relative units
 };
 
+// A number no two objects of a run share, even after one is gone: what a lookup keeps about an
+// object is keyed by it, never by an address another object may take. A copy takes a new one; a
+// move takes the source's, and the source a new one.
+class Identity {
+public:
+  Identity() : value_(next()) {}
+  Identity(const Identity &) : value_(next()) {}
+  Identity(Identity &&other) noexcept : value_(std::exchange(other.value_, next())) {}
+  Identity &operator=(const Identity &) {
+    value_ = next();
+    return *this;
+  }
+  Identity &operator=(Identity &&other) noexcept {
+    value_ = std::exchange(other.value_, next());
+    return *this;
+  }
+  uint64_t value() const { return value_; }
+
+private:
+  static uint64_t next();
+  uint64_t value_;
+};
+
 class OpCatalog {
 public:
   OpCatalog() = default;
-  // A copy indexes its own entries; a move keeps the map's nodes, which the index names, and its
-  // identity, while the moved-from catalogue takes a new one.
+  // A copy indexes its own entries; a move keeps the map's nodes, which the index names.
   OpCatalog(const OpCatalog &other);
   OpCatalog &operator=(const OpCatalog &other);
-  OpCatalog(OpCatalog &&other) noexcept;
-  OpCatalog &operator=(OpCatalog &&other) noexcept;
-  // Never shared by two catalogues of a run, even after one is gone: what a lookup keeps is keyed
-  // by it, never by an address another catalogue may take.
-  uint64_t identity() const { return identity_; }
+  OpCatalog(OpCatalog &&) = default;
+  OpCatalog &operator=(OpCatalog &&) = default;
+  uint64_t identity() const { return identity_.value(); }
   // Strict (ANEC-OPS-001 with line:column): unknown keys, unknown rule or cost names, duplicates,
   // attribute declarations of an unknown type or with a default of another type.
   static OpCatalog from_doc(const Doc &doc, const std::string &source);
@@ -111,8 +133,7 @@ private:
   std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
   std::map<std::string, std::map<std::string, std::string>> unmapped_;  // format -> folded name -> reason
   std::vector<Backend> backends_;
-  uint64_t identity_ = new_identity();
-  static uint64_t new_identity();
+  Identity identity_;
 };
 
 // The rule, cost, shape-function and attribute-handler names the checker, the cost model, shape
