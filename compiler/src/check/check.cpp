@@ -141,11 +141,13 @@ struct Checker {
         str(value), str(int64_t(*lim)), std::string(field), std::string(fix));
     return true;
   }
-  // Whether value > the table limit `field`, as over() judges it (a message need not be made unless).
-  bool exceeds(int64_t value, std::string_view field) const {
-    auto lim = num(field);
+  // Whether value > the table limit `field` (its entry `limit`), as over() judges it: a message need
+  // not be made unless.
+  bool exceeds(int64_t value, std::string_view field) const { return exceeds(value, entry(field)); }
+  static bool exceeds(int64_t value, const hal::Entry *limit) {
+    auto lim = value_of(limit);
     return lim && value >= 0 && double(value) > *lim &&
-           entry(field)->provenance.confidence != hal::Confidence::Placeholder;
+           limit->provenance.confidence != hal::Confidence::Placeholder;
   }
   void begin(const Op &o, const Operands &x, OpVerdict &v) {
     op = &o;
@@ -196,11 +198,10 @@ struct Checker {
           str(x.source_rank), "5", "", "fold axes so at most five remain");
     // An extent above the limit is met by tiling along that axis (a decomposition, not a reject).
     for (int a = 0; a < 5; ++a) {
-      auto lim = value_of(extent_limits[a]);
-      if (!lim || x.shape.d[a] < 0 || double(x.shape.d[a]) <= *lim)
+      if (!exceeds(x.shape.d[a], extent_limits[a]))
         continue; // within the limit: no message to build
-      std::string tiles =
-          lim && *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
+      auto lim = value_of(extent_limits[a]);
+      std::string tiles = *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
       std::string along = std::string(" along ") + kAxisNames[a];
       if (over(x.shape.d[a], fields[a], codes[a], "tensor '" + x.name + "' " + names[a],
                "the compiler tiles it into " + tiles + " parts" + along, Severity::Decompose) &&
