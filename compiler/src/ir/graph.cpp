@@ -45,8 +45,6 @@ std::string Shape::str() const {
 }
 
 int64_t dtype_bytes(const std::string &t) {
-  if (t == "fp16") // nearly every tensor's
-    return 2;
   static constexpr std::pair<std::string_view, int64_t> kSizes[] = {
       {"fp16", 2},   {"fp32", 4},  {"bf16", 2}, {"int8", 1}, {"uint8", 1}, {"int16", 2},
       {"uint16", 2}, {"int32", 4}, {"fp8", 1},  {"int4", 1}, {"fp64", 8}};
