@@ -4,6 +4,7 @@
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/interned.hpp"
 #include "anec/support/json.hpp"
 #include "anec/support/list_spool.hpp"
 #include "anec/support/plist.hpp"
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -33,6 +35,28 @@ TEST(Sha256, KnownVectors) {
 
 // prepend puts a member first, keeping the others' order; erase removes one and says whether it was
 // there.
+TEST(Interned, OneCopyOfEachWordFromEveryThread) {
+  Interned none, fp16("fp16"), again(std::string("fp1") + "6"), other("fp32");
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none, Interned(""));
+  EXPECT_EQ(&fp16.str(), &again.str()); // the same copy, not an equal one
+  EXPECT_NE(fp16, other);
+  EXPECT_EQ(fp16, "fp16");
+  EXPECT_EQ("w:" + other, "w:fp32");
+  std::vector<const std::string *> seen(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < seen.size(); ++i)
+    threads.emplace_back([&seen, i] {
+      for (int k = 0; k < 1000; ++k)
+        Interned("word" + std::to_string(k));
+      seen[i] = &Interned("word7").str();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (const std::string *s : seen)
+    EXPECT_EQ(s, &Interned("word7").str());
+}
+
 TEST(Doc, PrependAndEraseKeepTheOtherMembersInOrder) {
   anec::Doc t = anec::Doc::table();
   t.append("b", anec::Doc::integer(2));

@@ -4,6 +4,7 @@
 #pragma once
 #include "anec/compiler/ir/ops.hpp"
 #include "anec/support/doc.hpp"
+#include "anec/support/interned.hpp"
 
 #include <array>
 #include <cstdint>
@@ -58,14 +59,18 @@ struct Shape {
 struct Tensor {
   std::string name;
   Shape shape;
-  std::string dtype = "fp16";
-  bool constant = false;  // a weight or other embedded constant
-  int source_rank = 0;    // the rank the front-end read (0: native 5-D), > 5 cannot be represented
-  std::string format;     // an image input: "fourcc"; a Core ML feature that is no tensor: "string",
+  Interned dtype = fp16();
+  Interned format;        // an image input: "fourcc"; a Core ML feature that is no tensor: "string",
                           // "dictionary", "sequence"; else "" (a plain tensor)
   int64_t interleave = 0; // the channel interleave the model declares for it (a plist port), 0: the target's
+  int source_rank = 0;    // the rank the front-end read (0: native 5-D), > 5 cannot be represented
+  bool constant = false;  // a weight or other embedded constant
   bool dynamic = false; // its shape is known only at run time: symbolic, bound by --dim, or derived from such
   int64_t bytes() const; // as the engine holds it: elements x element size, wider types narrowed to fp16
+  static Interned fp16() {
+    static const Interned word("fp16");
+    return word;
+  }
 };
 
 struct Op {
