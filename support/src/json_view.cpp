@@ -105,25 +105,29 @@ void View::members(std::vector<std::pair<std::string_view, View>> &out) const {
 }
 
 Doc View::doc() const {
+  const element &e = of(*this);
   switch (kind()) {
   case Doc::Kind::Int:
     return Doc::integer(integer());
   case Doc::Kind::Float:
-    return Doc::number(double(of(*this)));
+    return Doc::number(double(e));
   case Doc::Kind::String:
     return Doc::string(std::string(string()));
   case Doc::Kind::Bool:
-    return Doc::boolean(bool(of(*this)));
-  case Doc::Kind::Array: {
-    Doc d = Doc::array();
-    for (const View &v : items())
-      d.push(v.doc());
-    return d;
+    return Doc::boolean(bool(e));
+  case Doc::Kind::Array: { // sized once: a model's attributes are many small arrays
+    simdjson::dom::array items = e.get_array().value_unsafe();
+    std::vector<Doc> out;
+    out.reserve(items.size());
+    for (element x : items)
+      out.push_back(view(x).doc());
+    return Doc::array(std::move(out));
   }
   case Doc::Kind::Table: {
-    Doc d = Doc::table();
-    for (const auto &[key, v] : members())
-      d.set(std::string(key), v.doc());
+    simdjson::dom::object members = e.get_object().value_unsafe();
+    Doc d = Doc::table(members.size());
+    for (simdjson::dom::key_value_pair m : members)
+      d.set(std::string(m.key), view(m.value).doc());
     return d;
   }
   case Doc::Kind::Null:
