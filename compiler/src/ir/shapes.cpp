@@ -284,7 +284,7 @@ void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
   check_attribute_bounds(op, catalog, g.source);
   std::vector<Shape> in;
   in.reserve(op.inputs.size());
-  std::string dtype = "fp16";
+  Interned dtype = Tensor::fp16();
   for (const std::string &n : op.inputs)
     in.push_back(g.tensor(n)->shape);
   if (!op.inputs.empty())
