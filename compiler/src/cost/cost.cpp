@@ -14,9 +14,6 @@
 namespace anec::compiler {
 
 namespace {
-double elements(const Graph &g, const std::string &n) {
-  return double(g.tensor(n)->shape.elements());
-}
 double bytes_of(const Graph &g, const std::string &n) {
   return double(g.tensor(n)->bytes());
 }
@@ -60,22 +57,24 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   const OpSpec *spec = catalog.find(op.type);
   c.form = spec ? spec->cost : "none";
   c.weight = weight_bytes(g, op, catalog);
+  // The op's tensors, looked up once: inputs, then outputs.
+  thread_local std::vector<const Tensor *> operands;
+  operands.clear();
   bool symbolic = false; // an unbound dimension: no cost until it is bound
-  for (const std::string &n : op.inputs)
-    symbolic |= g.tensor(n)->shape.symbolic();
-  for (const std::string &n : op.outputs)
-    symbolic |= g.tensor(n)->shape.symbolic();
+  for (const auto *names : {&op.inputs, &op.outputs})
+    for (const std::string &n : *names) {
+      operands.push_back(g.tensor(n));
+      symbolic |= operands.back()->shape.symbolic();
+    }
   if (c.form == "none" || symbolic || op.inputs.empty()) {
     c.estimated = false;
     return c;
   }
-  for (const std::string &n : op.inputs)
-    c.bytes += bytes_of(g, n);
-  for (const std::string &n : op.outputs)
-    c.bytes += bytes_of(g, n);
+  for (const Tensor *t : operands)
+    c.bytes += double(t->bytes());
   c.bytes += c.weight;
-  const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
-  double out_elems = elements(g, op.outputs[0]), in_elems = elements(g, op.inputs[0]);
+  const Shape &in = operands.front()->shape, &out = operands[op.inputs.size()]->shape;
+  double out_elems = double(out.elements()), in_elems = double(in.elements());
   const OpAttrs attrs(op, catalog);
   auto groups = [&] { return double(std::max<int64_t>(1, attrs.integer("groups"))); };
   if (c.form == "conv") { // 2 x (input-channel passes x kernel volume) per output element
@@ -95,7 +94,7 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
     c.flops = 5.0 * in_elems;
   } else if (c.form == "attention" && op.inputs.size() >= 3) {
     // decomposed: scores = Q K^T (contract over W), softmax over the keys, out = scores V
-    const Shape &q = in, &k = g.tensor(op.inputs[1])->shape, &v = g.tensor(op.inputs[2])->shape;
+    const Shape &q = in, &k = operands[1]->shape, &v = operands[2]->shape;
     double heads = double(q.d[kN]) * double(q.d[kD]) * double(q.d[kC]);
     double scores = heads * double(q.d[kH]) * double(k.d[kH]);
     c.flops = 2.0 * scores * double(q.d[kW]) + 5.0 * scores + 2.0 * scores * double(v.d[kW]);
