@@ -3,6 +3,7 @@
 #include "anec/support/error.hpp"
 
 #include <array>
+#include <vector>
 
 namespace anec::json {
 namespace {
@@ -85,13 +86,15 @@ public:
         break;
       case ',':
         expect_key_ = depth_ == 1;
-        commas_ += depth_ == 2 && open_ && !close_;
+        if (depth_ == 2 && open_ && !close_)
+          commas_.push_back(base + i);
         break;
       }
     }
   }
 
-  size_t commas() const { return commas_; }
+  // The offsets of the array's own commas, in order.
+  std::vector<uint64_t> &commas() { return commas_; }
   // The array's '[' and ']' (as offsets one past them), when the document was split cleanly.
   std::optional<std::pair<uint64_t, uint64_t>> result() const {
     if (bad_ || depth_ != 0 || in_string_ || !open_ || !close_)
@@ -115,7 +118,7 @@ private:
   bool in_string_ = false, escaped_ = false, expect_key_ = false, reading_key_ = false;
   bool armed_ = false, seen_ = false, bad_ = false;
   uint64_t open_ = 0, close_ = 0;
-  size_t commas_ = 0; // in the array, at its own level
+  std::vector<uint64_t> commas_; // in the array, at its own level
 };
 
 std::string read_range(std::FILE *f, uint64_t from, uint64_t to, const std::string &path) {
@@ -148,81 +151,36 @@ std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, 
     return std::nullopt;
   auto [open, close] = *span;
   s.rest_ = read_range(s.file_.get(), 0, open + 1, s.path_) + read_range(s.file_.get(), close, base, s.path_);
-  s.elements_ = locate.commas() + 1;
+  s.ends_ = std::move(locate.commas());
+  s.ends_.push_back(close);
   s.next_offset_ = open + 1;
-  s.end_offset_ = close;
-  if (std::fseek(s.file_.get(), long(s.next_offset_), SEEK_SET) != 0)
-    throw Error("ANEC-IO-001", s.path_ + ": seek failed");
   return s;
 }
 
-bool ArrayStream::fill() {
-  size_t want = size_t(std::min<uint64_t>(kChunk, end_offset_ - next_offset_));
-  chunk_.resize(want);
-  pos_ = 0;
-  if (want && std::fread(chunk_.data(), 1, want, file_.get()) != want)
-    throw Error("ANEC-IO-001", path_ + ": read failed");
-  next_offset_ += want;
-  return want > 0;
-}
-
-void ArrayStream::drop_trailing_space() {
-  while (!element_.empty() && space(element_.back()))
-    element_.pop_back();
+std::string_view ArrayStream::bytes(uint64_t from, uint64_t to) {
+  if (from < chunk_offset_ || to > chunk_offset_ + chunk_.size()) { // the next stretch of the array
+    chunk_offset_ = from;
+    chunk_ = read_range(file_.get(), from, std::max(to, std::min(from + kChunk, ends_.back())), path_);
+  }
+  return std::string_view(chunk_).substr(size_t(from - chunk_offset_), size_t(to - from));
 }
 
 std::optional<std::string_view> ArrayStream::next() {
-  element_.clear();
-  for (;;) {
-    if (pos_ == chunk_.size() && !fill())
-      break;
-    const char *p = chunk_.data();
-    size_t n = chunk_.size(), i = pos_;
-    if (element_.empty()) // between elements: whitespace, then a value
-      while (i < n && space(p[i]))
-        ++i;
-    size_t start = i;
-    for (; i < n; ++i) {
-      if (in_string_) {
-        if (escaped_) {
-          escaped_ = false;
-        } else if ((i = skip(p, i, n, kInString)) == n) {
-          break;
-        } else {
-          escaped_ = p[i] == '\\';
-          in_string_ = escaped_;
-        }
-        continue;
-      }
-      if ((i = skip(p, i, n, kStructure)) == n)
-        break;
-      char c = p[i];
-      if (c == '"') {
-        in_string_ = true;
-      } else if (c == '{' || c == '[') {
-        ++depth_;
-      } else if (c == '}' || c == ']') {
-        --depth_;
-      } else if (c == ',' && depth_ == 0) {
-        element_.append(p + start, i - start);
-        pos_ = i + 1;
-        drop_trailing_space();
-        if (element_.empty()) // ",," or a leading comma
-          throw Error("ANEC-JSON-001", path_ + ": an array element is missing");
-        after_comma_ = true;
-        return element_;
-      }
-    }
-    element_.append(p + start, i - start);
-    pos_ = i;
-  }
-  drop_trailing_space();
-  if (element_.empty() && after_comma_)
-    throw Error("ANEC-JSON-001", path_ + ": the array ends with a comma");
-  after_comma_ = false;
-  if (element_.empty())
+  if (next_ == ends_.size())
     return std::nullopt;
-  return element_;
+  uint64_t end = ends_[next_++];
+  std::string_view text = bytes(next_offset_, end);
+  next_offset_ = end + 1; // past the comma
+  while (!text.empty() && space(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && space(text.back()))
+    text.remove_suffix(1);
+  if (!text.empty())
+    return text;
+  if (ends_.size() == 1) // "[]": no element
+    return std::nullopt;
+  throw Error("ANEC-JSON-001", path_ + (next_ == ends_.size() ? ": the array ends with a comma"
+                                                              : ": an array element is missing"));
 }
 
 } // namespace anec::json

@@ -2,6 +2,7 @@
 // (brackets, commas, escaped quotes, an escaped backslash before a closing quote), across the
 // reader's chunks; the rest of the document with the array emptied; nullopt for a document it
 // cannot split (the caller then reads it whole).
+#include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json_stream.hpp"
 
@@ -72,4 +73,27 @@ TEST(JsonStream, DocumentsItCannotSplitOpenAsNothing) {
   }
   EXPECT_FALSE(json::ArrayStream::open("/nonexistent/anec.json", "ops"));
   EXPECT_FALSE(json::ArrayStream::open("/dev/null", "ops"));
+}
+
+TEST(JsonStream, AMissingElementOrATrailingCommaIsAnError) {
+  for (auto [text, reason] : {std::pair{R"({"ops": [1, , 2]})", "an array element is missing"},
+                              std::pair{R"({"ops": [, 1]})", "an array element is missing"},
+                              std::pair{R"({"ops": [1, 2 , ]})", "the array ends with a comma"}}) {
+    fs::path p = write_doc("commas.json", text);
+    auto s = json::ArrayStream::open(p, "ops");
+    ASSERT_TRUE(s) << text;
+    try {
+      elements(*s);
+      ADD_FAILURE() << text << " read without an error";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), "ANEC-JSON-001");
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+    fs::remove(p);
+  }
+  fs::path p = write_doc("empty.json", R"({"ops": [ ]})");
+  auto s = json::ArrayStream::open(p, "ops");
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(elements(*s).empty());
+  fs::remove(p);
 }

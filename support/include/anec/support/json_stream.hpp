@@ -1,7 +1,7 @@
 // A large JSON document read a piece at a time: the array under one top-level key is handed out
 // element by element, and the rest of the document is kept as text with that array emptied. It
-// holds a read buffer and the current element, not the document, so a model graph of millions of
-// operations is read in memory that does not grow with it.
+// holds a read buffer and where each element ends (8 bytes an element), not the document, so a
+// model graph of millions of operations is read in a few bytes an operation.
 //
 // It only splits the text (strings, escapes, nesting); each piece is parsed by the caller, which
 // also reports any malformed piece. A document it cannot split this way (no such key, the key given
@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace anec::json {
 
@@ -26,7 +27,7 @@ public:
   // The document with the streamed array emptied ("key": []).
   const std::string &rest() const { return rest_; }
   // How many elements the array holds (its top-level commas, plus one), to size what they fill.
-  size_t elements() const { return elements_; }
+  size_t elements() const { return ends_.size(); }
   // The next element's text (valid until the next call), or nullopt after the last one.
   std::optional<std::string_view> next();
 
@@ -34,16 +35,16 @@ private:
   struct Closer {
     void operator()(std::FILE *f) const { std::fclose(f); }
   };
-  bool fill(); // reads the next chunk of the array; false at its end
-  void drop_trailing_space();
+  std::string_view bytes(uint64_t from, uint64_t to); // of the file, through the chunk read last
 
   std::unique_ptr<std::FILE, Closer> file_;
-  std::string path_, rest_, chunk_, element_;
-  size_t elements_ = 0;
-  uint64_t next_offset_ = 0, end_offset_ = 0; // the array's bytes still to read: [next, end)
-  size_t pos_ = 0;                            // in chunk_
-  int depth_ = 0;
-  bool in_string_ = false, escaped_ = false, after_comma_ = false;
+  std::string path_, rest_, chunk_;
+  // Where each element ends: the offsets of the array's own commas, which the first pass found,
+  // then of its ']' (8 bytes an element, so that no element is searched for twice).
+  std::vector<uint64_t> ends_;
+  size_t next_ = 0;           // the element next() gives
+  uint64_t next_offset_ = 0;  // where it starts
+  uint64_t chunk_offset_ = 0; // where chunk_ starts in the file
 };
 
 } // namespace anec::json
