@@ -305,13 +305,36 @@ Doc graph_doc(const Graph &g, const std::filesystem::path &source_dir, const std
 
 struct GraphReader::State {
   explicit State(json::ArrayStream stream) : ops(std::move(stream)) {}
+  // The next run of ops, parsed at once: false after the last op.
+  bool parse_run();
+
   json::ArrayStream ops;
   Graph graph;
-  json::Document head, op_doc;
+  json::Document head, run_doc;
+  std::string run;           // a run of op elements, as the text of one array
+  std::vector<View> run_ops; // its elements
+  size_t next_in_run = 0;
   std::optional<Members> top;
   Members op_members{graph.source, "op"};
   Op op;
 };
+
+bool GraphReader::State::parse_run() {
+  constexpr size_t kRunBytes = 64 << 10; // a parser call for hundreds of small ops, not one each
+  run = "[";
+  while (run.size() < kRunBytes)
+    if (auto text = ops.next())
+      run.append(*text) += ',';
+    else
+      break;
+  if (run.size() == 1)
+    return false;
+  run.back() = ']';
+  run_doc.parse(run, graph.source, 1); // the run stands for the ops array, inside the top-level object
+  run_doc.root().items(run_ops);
+  next_in_run = 0;
+  return true;
+}
 
 GraphReader::GraphReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
 GraphReader::GraphReader(GraphReader &&) noexcept = default;
@@ -343,9 +366,8 @@ Graph &GraphReader::graph() {
 
 Op *GraphReader::next() {
   State &s = *state_;
-  if (auto text = s.ops.next()) {
-    s.op_doc.parse(*text, s.graph.source, 2); // inside the top-level object and the ops array
-    read_op(s.op_doc.root(), s.op_members, s.graph, s.op);
+  if (s.next_in_run < s.run_ops.size() || s.parse_run()) {
+    read_op(s.run_ops[s.next_in_run++], s.op_members, s.graph, s.op);
     return &s.op;
   }
   read_outputs(*s.top, s.graph);
