@@ -45,13 +45,17 @@ void float_value(TextOut &out, double v) {
   char *end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), v);
   out << std::string_view(digits.data(), size_t(end - digits.data()));
 }
+// The bytes a string holds as they are: printable ASCII but the quote and the backslash.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x7f; ++c)
+    plain[size_t(c)] = c != '"' && c != '\\';
+  return plain;
+}();
 void string_value(TextOut &out, std::string_view s) {
-  bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-    auto u = static_cast<unsigned char>(c);
-    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
-  });
+  bool plain = std::all_of(s.begin(), s.end(), [](char c) { return kPlain[uint8_t(c)]; });
   if (plain)
-    out << "\"" << s << "\"";
+    out.quoted(s);
   else
     nlohmann_scalar(out, std::string(s));
 }

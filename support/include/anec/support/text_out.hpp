@@ -25,6 +25,17 @@ public:
     put(s.data(), s.size());
     return *this;
   }
+  // `s` between double quotes, as is (the caller has escaped it), in one piece.
+  TextOut &quoted(std::string_view s) {
+    if (text_ || s.size() + 2 > kChunk - used_)
+      return *this << "\"" << s << "\"";
+    char *at = buffer_.get() + used_;
+    at[0] = '"';
+    std::memcpy(at + 1, s.data(), s.size());
+    at[s.size() + 1] = '"';
+    used_ += s.size() + 2;
+    return *this;
+  }
   // A text from an input, its control characters escaped (anec::terminal_safe).
   TextOut &safe(std::string_view s) {
     if (text_) {
