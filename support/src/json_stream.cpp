@@ -3,6 +3,7 @@
 #include "anec/support/error.hpp"
 
 #include <array>
+#include <utility>
 #include <vector>
 
 namespace anec::json {
@@ -93,8 +94,8 @@ public:
     }
   }
 
-  // The offsets of the array's own commas, in order.
-  std::vector<uint64_t> &commas() { return commas_; }
+  // The offsets of the array's own commas, in order, handed over.
+  std::vector<uint64_t> take_commas() { return std::move(commas_); }
   // The array's '[' and ']' (as offsets one past them), when the document was split cleanly.
   std::optional<std::pair<uint64_t, uint64_t>> result() const {
     if (bad_ || depth_ != 0 || in_string_ || !open_ || !close_)
@@ -151,7 +152,7 @@ std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, 
     return std::nullopt;
   auto [open, close] = *span;
   s.rest_ = read_range(s.file_.get(), 0, open + 1, s.path_) + read_range(s.file_.get(), close, base, s.path_);
-  s.ends_ = std::move(locate.commas());
+  s.ends_ = locate.take_commas();
   s.ends_.push_back(close);
   s.next_offset_ = open + 1;
   return s;
