@@ -53,6 +53,17 @@ int64_t dtype_bytes(const std::string &t) {
       return size;
   return 0;
 }
+int64_t dtype_bytes(const Interned &t) {
+  // A tensor's dtype is one of a few words, asked for on every size: the last answer is kept, by
+  // the word's one copy.
+  thread_local Interned last = Tensor::fp16();
+  thread_local int64_t size = 2;
+  if (t != last) {
+    size = dtype_bytes(t.str());
+    last = t;
+  }
+  return size;
+}
 int axis_index(const std::string &a, int fallback) {
   const char *p = a.size() == 1 && a[0] ? std::strchr(kAxisNames, a[0]) : nullptr;
   return p ? int(p - kAxisNames) : fallback;

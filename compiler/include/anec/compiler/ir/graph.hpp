@@ -133,6 +133,7 @@ struct Graph {
 };
 
 int64_t dtype_bytes(const std::string &dtype); // 0 for an unknown dtype
+int64_t dtype_bytes(const Interned &dtype);    // the same, for a tensor's
 
 // Values for symbolic input dimensions (--dim): a dimension's name, or "INPUT:AXIS" with the axis
 // counted in the shape the model gives.
