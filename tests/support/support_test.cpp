@@ -42,7 +42,7 @@ TEST(Interned, OneCopyOfEachWordFromEveryThread) {
   EXPECT_EQ(&fp16.str(), &again.str()); // the same copy, not an equal one
   EXPECT_NE(fp16, other);
   EXPECT_EQ(fp16, "fp16");
-  EXPECT_EQ("w:" + other, "w:fp32");
+  EXPECT_EQ(std::string("w:") + other, "w:fp32");
   std::vector<const std::string *> seen(4);
   std::vector<std::thread> threads;
   for (size_t i = 0; i < seen.size(); ++i)

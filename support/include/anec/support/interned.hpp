@@ -24,10 +24,8 @@ public:
   friend bool operator==(const Interned &a, std::string_view b) { return *a.word_ == b; }
   friend bool operator==(const Interned &a, const char *b) { return *a.word_ == b; }
   friend bool operator==(const Interned &a, const std::string &b) { return *a.word_ == b; }
+  // A message's words: "tensor '" + t.name + "' (" + t.dtype + ")".
   friend std::string operator+(const std::string &a, const Interned &b) { return a + *b.word_; }
-  friend std::string operator+(const char *a, const Interned &b) { return a + *b.word_; }
-  friend std::string operator+(const Interned &a, const std::string &b) { return *a.word_ + b; }
-  friend std::string operator+(const Interned &a, const char *b) { return *a.word_ + b; }
 
 private:
   static const std::string &none();
