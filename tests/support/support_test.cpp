@@ -167,8 +167,10 @@ TEST(Files, AtomicWriteLeavesNoTemporaryAndReadErrorsHaveCodes) {
 // XML and binary-free property lists become documents; a string holding a NUL (which makes
 // libplist's own string getter assert, found by the fuzzer) is read whole; junk has a reason code.
 TEST(Plist, ReadsDocumentsAndRejectsJunk) {
-  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict><key>n</key><integer>3</integer>"
-                    "<key>s</key><string>a</string><key>b</key><true/><key>a</key><array><real>1.5</real></array></dict></plist>";
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+                    "<plist version=\"1.0\"><dict><key>n</key><integer>3</integer>"
+                    "<key>s</key><string>a</string><key>b</key><true/>"
+                    "<key>a</key><array><real>1.5</real></array></dict></plist>";
   anec::Doc d = anec::plist::parse(xml, "t.plist");
   for (const char *key : {"n", "s", "b", "a"})
     ASSERT_NE(d.find(key), nullptr) << key;
@@ -406,7 +408,8 @@ TEST(PlistBudgets, DictionaryKeysWithNulAreRefusedNotAborted) {
   std::string nul_key = file({dict({1}, {2}), ascii(std::string("a\0b", 3)), integer(1)});
   EXPECT_EQ(plist_code(nul_key, &message), "ANEC-PLIST-001");
   EXPECT_NE(message.find("NUL"), std::string::npos) << message;
-  EXPECT_EQ(plist_code(file({dict({1}, {2}), utf16(std::u16string(u"a\0b", 3)), integer(1)})), "ANEC-PLIST-001");
+  EXPECT_EQ(plist_code(file({dict({1}, {2}), utf16(std::u16string(u"a\0b", 3)), integer(1)})),
+            "ANEC-PLIST-001");
   EXPECT_EQ(plist_code(file({dict({1}, {2}), ascii("ab"), integer(1)})), "none");
   std::string xml = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a" + std::string(1, '\0') +
                     "b</key><integer>1</integer></dict></plist>";
@@ -417,7 +420,8 @@ TEST(PlistBudgets, DictionaryKeysWithNulAreRefusedNotAborted) {
 // One diagnostic printer for every tool: a text line, a document with only the parts that are set,
 // and CSV rows whose fields are quoted and escaped.
 TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
-  Diagnostic d = finding_about("ANEC-CHK-001", "conv 1", "kernel_width", "kernel width 14, it should be in [1,13]", Severity::Reject);
+  Diagnostic d = finding_about("ANEC-CHK-001", "conv 1", "kernel_width",
+                               "kernel width 14, it should be in [1,13]", Severity::Reject);
   d.value = "14";
   d.limit = "13";
   d.fix = "split the kernel, say \"7 + 7\"";
@@ -449,7 +453,9 @@ TEST(Diagnostic, PrintsAsTextDocumentAndEscapedCsv) {
 // The one table printer: aligned text with capped columns, CSV with quoting, a row per object;
 // typed cells keep their type in the document form.
 TEST(Table, RendersAsTextCsvAndDocument) {
-  Table t{{"target", "class", "note"}, {{"h13", "A13, M1 base", "say \"hi\""}, {"h17s", "A17 Pro-class, the M5 part", ""}}, {0, 10, 0}};
+  Table t{{"target", "class", "note"},
+          {{"h13", "A13, M1 base", "say \"hi\""}, {"h17s", "A17 Pro-class, the M5 part", ""}},
+          {0, 10, 0}};
   auto table = [&](Printer &p) { print(p, t); };
   EXPECT_EQ(render(Form::Text, "", table), "target  class       note\n"
                                            "h13     A13, M1 b~  say \"hi\"\n"
