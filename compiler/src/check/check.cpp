@@ -33,7 +33,7 @@ struct Operands {
   std::optional<OpAttrs> attrs;
   double weight = 0;
   std::vector<int64_t> kernel, pad; // a window op's attributes, with their defaults
-  void of(const Graph &g, const Op &o, const OpCatalog &catalog) {
+  void of(const Graph &g, const Op &o, const OpCatalog &catalog, std::optional<double> weight_given) {
     ins.clear();
     outs.clear();
     for (const std::string &n : o.inputs)
@@ -41,7 +41,7 @@ struct Operands {
     for (const std::string &n : o.outputs)
       outs.push_back(g.tensor(n));
     attrs.emplace(o, catalog);
-    weight = weight_bytes(g, o, catalog);
+    weight = weight_given ? *weight_given : weight_bytes(g, o, catalog);
     if (attrs->declares("kernel")) {
       attrs->ints("kernel", kernel);
       attrs->ints("pad", pad);
@@ -649,9 +649,9 @@ GraphCheck::GraphCheck(const Graph &g, const OpCatalog &catalog,
 
 GraphCheck::~GraphCheck() = default;
 
-void GraphCheck::add(const Op &op) {
+void GraphCheck::add(const Op &op, std::optional<double> weight) {
   State &s = *state_;
-  s.operands.of(s.g, op, s.catalog);
+  s.operands.of(s.g, op, s.catalog, weight);
   const OpSpec *spec = s.catalog.find(op.type);
   std::vector<Rule> &rules = s.rules_of[spec];
   if (spec && rules.empty())

@@ -17,9 +17,11 @@ namespace {
 double bytes_of(const Graph &g, const std::string &n) {
   return double(g.tensor(n)->bytes());
 }
-// Products of attribute values and extents are taken in double: a model's kernel of 2^40 x 2^40 must
-// give a large cost, not an overflowed (negative) int64.
-double window(const std::vector<int64_t> &k) {
+// The kernel's height x width in double: a model's kernel of 2^40 x 2^40 must give a large cost, not
+// an overflowed (negative) int64. Shape inference has checked that it holds 2 values.
+double window(const OpAttrs &attrs) {
+  thread_local std::vector<int64_t> k; // reused: asked for on every window op
+  attrs.ints("kernel", k);
   return double(k[0]) * double(k[1]);
 }
 
@@ -78,14 +80,14 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
   const OpAttrs attrs(op, catalog);
   auto groups = [&] { return double(std::max<int64_t>(1, attrs.integer("groups"))); };
   if (c.form == "conv") { // 2 x (input-channel passes x kernel volume) per output element
-    c.flops = 2.0 * double(in.d[kC]) / groups() * window(attrs.ints("kernel")) * out_elems;
+    c.flops = 2.0 * double(in.d[kC]) / groups() * window(attrs) * out_elems;
   } else if (c.form == "deconv") {
-    c.flops = 2.0 * double(out.d[kC]) / groups() * window(attrs.ints("kernel")) * in_elems;
+    c.flops = 2.0 * double(out.d[kC]) / groups() * window(attrs) * in_elems;
   } else if (c.form == "matmul") { // linear contracts over C; matmul over the left width
     double k = op.type == "linear" ? double(in.d[kC]) : double(in.d[kW]);
     c.flops = 2.0 * k * out_elems;
   } else if (c.form == "pool") {
-    c.flops = window(attrs.ints("kernel")) * out_elems;
+    c.flops = window(attrs) * out_elems;
   } else if (c.form == "elementwise") {
     c.flops = out_elems * double(std::max<size_t>(1, op.inputs.size()));
   } else if (c.form == "reduction") {

@@ -218,7 +218,8 @@ double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
     return 0;
   const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
   if (conv && op.inputs.size() == 1 && attrs.text("weight") != "runtime") {
-    auto k = attrs.ints("kernel");
+    thread_local std::vector<int64_t> k; // reused: asked for on every conv
+    attrs.ints("kernel", k);
     double groups = double(std::max<int64_t>(1, attrs.integer("groups")));
     return double(in.d[kC]) / groups * double(out.d[kC]) * double(k[0]) * double(k[1]) * 2;
   }

@@ -85,8 +85,11 @@ struct ShapeFn {
     need(1);
     const std::string &t = op.type;
     bool conv = t == "conv" || t == "deconv";
-    auto k = attrs.ints("kernel"), s = attrs.ints("stride"), p = attrs.ints("pad"),
-         dil = attrs.ints("dilation");
+    thread_local std::vector<int64_t> k, s, p, dil; // reused: asked for on every window op
+    attrs.ints("kernel", k);
+    attrs.ints("stride", s);
+    attrs.ints("pad", p);
+    attrs.ints("dilation", dil);
     if (k.size() != 2 || s.size() != 2 || p.size() != 4 || dil.size() != 2)
       throw bad("kernel, stride, dilation take 2 values and pad 4 (top, bottom, left, right)");
     auto extent = t == "deconv" ? deconv_out : window_out;

@@ -126,7 +126,7 @@ void OneTargetReport::State::add(const Op &op) {
     e.ops.clear();
     return;
   }
-  checks.add(op);
+  checks.add(op, cost ? std::optional<double>(cost->weight) : std::nullopt);
   CheckResult &r = checks.partial(0);
   std::vector<const Finding *> of_op, rejects;
   for (const Finding &f : r.findings) {

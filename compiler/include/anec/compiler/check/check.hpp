@@ -11,6 +11,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,9 @@ public:
   GraphCheck(const Graph &g, const OpCatalog &catalog, const std::vector<const hal::Target *> &targets,
              Detail detail = Detail::Full);
   ~GraphCheck();
-  void add(const Op &op);
+  // `weight`: the op's embedded weight bytes when the caller has worked them out (its cost row's),
+  // else they are worked out here (weight_bytes).
+  void add(const Op &op, std::optional<double> weight = std::nullopt);
   // The result on targets[k] so far: its rows (ops, findings) a caller that prints them as they come
   // may take and clear.
   CheckResult &partial(size_t k);
