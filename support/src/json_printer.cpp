@@ -8,13 +8,16 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 namespace anec {
 
 namespace {
-constexpr size_t kIndent = 2; // json::write's
+constexpr size_t kIndent = 2;      // json::write's
+constexpr size_t kInlineKey = 256; // a key and its indent up to this long are written in one piece
 
 [[noreturn]] void misuse(const std::string &what) {
   throw Error("ANEC-INTERNAL", "printer: " + what);
@@ -145,11 +148,25 @@ void JsonPrinter::key(std::string_view k) {
   if (std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
     misuse("member '" + std::string(k) + "' given twice");
   keys_.push_back(hash);
-  out_ << (s.empty ? "\n" : ",\n");
-  s.empty = false;
-  indent(scopes_.size());
-  string_value(out_, k);
-  out_ << ": ";
+  bool first = std::exchange(s.empty, false);
+  size_t spaces = scopes_.size() * kIndent;
+  if (k.size() + spaces > kInlineKey ||
+      !std::all_of(k.begin(), k.end(), [](char c) { return kPlain[uint8_t(c)]; })) {
+    out_ << (first ? "\n" : ",\n");
+    indent(scopes_.size());
+    string_value(out_, k);
+    out_ << ": ";
+    return;
+  }
+  // The common key, plain and short: its line's start, the key and ": " in one write.
+  char *at = out_.room(size_t(!first) + 1 + spaces + k.size() + 4);
+  if (!first)
+    *at++ = ',';
+  *at++ = '\n';
+  at = std::fill_n(at, spaces, ' ');
+  *at++ = '"';
+  at = std::copy(k.begin(), k.end(), at);
+  std::memcpy(at, "\": ", 3);
 }
 
 void JsonPrinter::next_item() {

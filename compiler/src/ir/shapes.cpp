@@ -285,8 +285,8 @@ const std::vector<std::string> &known_shapes() {
 
 void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
   check_attribute_bounds(op, catalog, g.source);
-  std::vector<Shape> in;
-  in.reserve(op.inputs.size());
+  thread_local std::vector<Shape> in; // reused: one list of input shapes an op
+  in.clear();
   Interned dtype = Tensor::fp16();
   for (const std::string &n : op.inputs)
     in.push_back(g.tensor(n)->shape);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,20 @@ public:
     at[s.size() + 1] = '"';
     used_ += s.size() + 2;
     return *this;
+  }
+  // `n` bytes (at most 4 KiB) at the end of the output for the caller to fill, all of them, before
+  // anything else is written: a printer's several small pieces in one write.
+  char *room(size_t n) {
+    if (n > kRoom)
+      throw std::length_error("TextOut::room: more than 4 KiB");
+    if (text_) {
+      text_->resize(text_->size() + n);
+      return text_->data() + text_->size() - n;
+    }
+    if (n > kChunk - used_)
+      flush();
+    used_ += n;
+    return buffer_.get() + used_ - n;
   }
   // A text from an input, its control characters escaped (anec::terminal_safe).
   TextOut &safe(std::string_view s) {
@@ -78,7 +93,7 @@ public:
   }
 
 private:
-  static constexpr size_t kChunk = 64 << 10;
+  static constexpr size_t kChunk = 64 << 10, kRoom = 4 << 10;
   void put(const char *p, size_t n) {
     if (text_) {
       text_->append(p, n);
