@@ -493,8 +493,8 @@ struct Checker {
     std::string which;
     for (const auto *list : {&operands->ins, &operands->outs})
       for (const Tensor *x : *list)
-        if (x->bytes() > largest)
-          largest = x->bytes(), which = x->name;
+        if (int64_t bytes = x->bytes(); bytes > largest)
+          largest = bytes, which = x->name;
     // weight_bytes is a double product of attribute values: compare as doubles, clamp before the cast.
     if (double w = operands->weight; w > double(largest))
       largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = op->name + ".weight";

@@ -27,9 +27,6 @@ std::optional<int64_t> product(const Shape &s) {
 }
 } // namespace
 
-bool Shape::symbolic() const {
-  return std::any_of(d.begin(), d.end(), [](int64_t v) { return v < 0; });
-}
 int64_t Shape::elements() const {
   if (symbolic())
     return 0;

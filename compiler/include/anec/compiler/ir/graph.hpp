@@ -51,7 +51,7 @@ private:
 struct Shape {
   std::array<int64_t, 5> d{1, 1, 1, 1, 1}; // -1 where symbolic
   Symbols symbol;                          // the symbol's name where symbolic
-  bool symbolic() const;
+  bool symbolic() const { return d[0] < 0 || d[1] < 0 || d[2] < 0 || d[3] < 0 || d[4] < 0; }
   int64_t elements() const; // 0 when symbolic; ANEC-GRAPH-003 when the count overflows 64 bits
   std::string str() const;  // "[1,1,3,224,224]"
 };
