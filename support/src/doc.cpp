@@ -1,4 +1,5 @@
 #include "anec/support/doc.hpp"
+#include "anec/support/format.hpp"
 
 #include <algorithm>
 
@@ -84,8 +85,8 @@ const char *Doc::kind_name(Kind k) {
 }
 
 const Doc *Doc::find(std::string_view key) const {
-  for (const auto &m : members()) // the first byte before the rest: keys are short, and many of a length
-    if (m.key.size() == key.size() && (key.empty() || m.key[0] == key[0]) && m.key == key)
+  for (const auto &m : members())
+    if (same_text(m.key, key))
       return &m.value;
   return nullptr;
 }

@@ -286,6 +286,23 @@ TEST(ErrorMessages, QuoteOnlyAnExcerptOfTheInput) {
   EXPECT_EQ(excerpt(std::string(100, 'x'), 10), "xxxxxxxxxx... (90 more bytes)");
 }
 
+// same_text agrees with == on every length its word compares cover and past them, whichever byte
+// differs (the first, one in the middle, the last), and on texts of different lengths.
+TEST(SameText, AgreesWithEqualityOnEveryLengthAndByte) {
+  for (size_t n = 0; n <= 20; ++n) {
+    std::string a(n, 'x'), b = a;
+    for (size_t k = 0; k < n; ++k)
+      a[k] = b[k] = char('a' + k);
+    EXPECT_TRUE(same_text(a, b)) << n;
+    EXPECT_FALSE(same_text(a, b + "y")) << n;
+    for (size_t k = 0; k < n; ++k) {
+      std::string c = b;
+      c[k] = '#';
+      EXPECT_FALSE(same_text(a, c)) << n << " at " << k;
+    }
+  }
+}
+
 // A corpus lists every entry named like an input, whatever it is: a link to itself (which ended every
 // tool's directory run with "Too many levels of symbolic links"), a dangling link, a FIFO, a folder
 // named like a file. Reading each gives its row and reason; others are not inputs.

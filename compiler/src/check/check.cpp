@@ -1,8 +1,8 @@
 #include "anec/compiler/check/check.hpp"
-
 #include "anec/compiler/ir/attrs.hpp"
 
 #include "anec/support/checked.hpp"
+#include "anec/support/format.hpp"
 
 #include <algorithm>
 #include <array>
@@ -81,7 +81,7 @@ struct Checker {
   mutable std::array<Recent, 64> recent = {};
   const hal::Entry *entry(std::string_view field) const {
     Recent &r = recent[(reinterpret_cast<uintptr_t>(field.data()) >> 3) % recent.size()];
-    if (r.data == field.data() && r.field == field)
+    if (r.data == field.data() && same_text(r.field, field))
       return r.entry;
     auto it = entries.find(field);
     if (it == entries.end())
@@ -215,17 +215,18 @@ struct Checker {
       const Tensor &x = *in;
       const std::string &n = x.name;
       bool io = std::find(g.inputs.begin(), g.inputs.end(), n) != g.inputs.end();
-      if (x.dtype == "bf16" && io)
+      if (io && x.dtype == "bf16")
         add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program input or output dtype", "bf16",
             "fp16", "", "declare the input fp16");
-      if ((x.dtype == "fp32" || x.dtype == "int32") && io)
+      if (io && (x.dtype == "fp32" || x.dtype == "int32"))
         add("ANEC-CHK-017", Severity::Warning,
             "tensor '" + n + "' is " + x.dtype +
                 "; the engine computes fp16 (the annotation does not widen the arithmetic)",
             x.dtype, "fp16", "", "use fp16 activations");
     }
+    static const Interned bf16("bf16"); // compared by its one copy: asked of every output
     for (const Tensor *x : operands->outs)
-      if (x->dtype == "bf16" && std::find(g.outputs.begin(), g.outputs.end(), x->name) != g.outputs.end())
+      if (x->dtype == bf16 && std::find(g.outputs.begin(), g.outputs.end(), x->name) != g.outputs.end())
         add("ANEC-CHK-016", Severity::Reject, "bf16 is not usable as a program output dtype", "bf16", "fp16",
             "", "produce fp16");
   }

@@ -39,7 +39,7 @@ public:
     std::optional<View> found;
     for (size_t i = 0; i < members_.size(); ++i) {
       const auto &[k, v] = members_[i];
-      if (k != key)
+      if (!same_text(k, key))
         continue;
       if (found)
         fail("gives '" + std::string(key) + "' twice");

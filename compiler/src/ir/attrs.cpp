@@ -56,7 +56,8 @@ const AttrDecl *OpAttrs::find(std::string_view name) const {
   thread_local std::array<Found, 64> found;
   auto slot = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (reinterpret_cast<uintptr_t>(spec_) >> 4);
   Found &f = found[slot % found.size()];
-  if (f.catalog == catalog_ && f.spec == spec_ && f.asked == name.data() && f.decl && f.decl->name == name)
+  if (f.catalog == catalog_ && f.spec == spec_ && f.asked == name.data() && f.decl &&
+      same_text(f.decl->name, name))
     return f.decl;
   const AttrDecl *d = spec_ ? find_attr(spec_->attrs, name) : nullptr;
   d = d ? d : find_attr(*common_, name);

@@ -4,6 +4,7 @@
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -111,7 +112,7 @@ size_t TensorIndex::probe(uint32_t hash, std::string_view name, const std::vecto
   size_t mask = slots_.size() - 1;
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot &s = slots_[i];
-    if (s.position == kEmpty || (s.hash == hash && tensors[s.position].name == name))
+    if (s.position == kEmpty || (s.hash == hash && same_text(tensors[s.position].name, name)))
       return i;
   }
 }
@@ -173,7 +174,7 @@ const Tensor *Graph::tensor(std::string_view name) const {
   for (Recent &r : recent) {
     if (r.asked != name.data())
       continue;
-    if (r.graph == this && r.at < tensors.size() && tensors[r.at].name == name)
+    if (r.graph == this && r.at < tensors.size() && same_text(tensors[r.at].name, name))
       return &tensors[r.at];
     same_address = &r;
     break;

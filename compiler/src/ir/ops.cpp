@@ -1,5 +1,6 @@
 #include "anec/compiler/ir/ops.hpp"
 
+#include "anec/support/format.hpp"
 #include "anec/support/strict.hpp"
 #include "anec/support/toml.hpp"
 
@@ -125,9 +126,8 @@ bool holds(const Doc &value, AttrType type) {
 }
 
 const AttrDecl *find_attr(const AttrDecls &decls, std::string_view name) {
-  auto it = std::find_if(decls.begin(), decls.end(), [&](const AttrDecl &a) {
-    return a.name.size() == name.size() && (name.empty() || a.name[0] == name[0]) && a.name == name;
-  });
+  auto it =
+      std::find_if(decls.begin(), decls.end(), [&](const AttrDecl &a) { return same_text(a.name, name); });
   return it == decls.end() ? nullptr : &*it;
 }
 
@@ -356,7 +356,7 @@ const OpSpec *OpCatalog::find(std::string_view name) const {
     const OpSpec *spec = nullptr;
   };
   thread_local Last last;
-  if (last.catalog == identity() && last.asked == name.data() && last.spec->name == name)
+  if (last.catalog == identity() && last.asked == name.data() && same_text(last.spec->name, name))
     return last.spec;
   auto it = index_.find(name);
   if (it == index_.end())

@@ -1,12 +1,38 @@
 // Number formatting shared by the printers and error messages.
 #pragma once
 #include <cstdint>
-#include <string>
+#include <cstring>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace anec {
+
+// Whether two texts are equal: one of up to 16 bytes (a tensor's name, an op type, a field) compared in
+// two overlapping words, without a call to memcmp; the per-op passes' lookups ask it millions of times.
+inline bool same_text(std::string_view a, std::string_view b) {
+  size_t n = a.size();
+  if (n != b.size())
+    return false;
+  const char *p = a.data(), *q = b.data();
+  auto same = [&](size_t at, auto word) {
+    std::memcpy(&word, p + at, sizeof word);
+    decltype(word) other;
+    std::memcpy(&other, q + at, sizeof other);
+    return word == other;
+  };
+  if (n > 16)
+    return std::memcmp(p, q, n) == 0;
+  if (n >= 8)
+    return same(0, uint64_t()) && same(n - 8, uint64_t());
+  if (n >= 4)
+    return same(0, uint32_t()) && same(n - 4, uint32_t());
+  for (size_t k = 0; k < n; ++k)
+    if (p[k] != q[k])
+      return false;
+  return true;
+}
 
 // "0x1f" ("0x001f" with width 4).
 std::string hex(uint64_t v, int width = 0);
