@@ -166,6 +166,11 @@ const Op &op_named(const Graph &g, const std::string &name) {
       return o;
   throw std::runtime_error("no op " + name);
 }
+double weight_of(const Graph &g, const Op &op) {
+  OpTensors tensors;
+  find_tensors(g, op, tensors);
+  return weight_bytes(g, op, tensors, test::catalog());
+}
 
 TEST(Mil, ConvAttributesAndWeights) {
   Graph g = load_model(kShared / "testdata/coreml/mil/espresso/conv.mil", test::catalog());
@@ -179,7 +184,7 @@ TEST(Mil, ConvAttributesAndWeights) {
   EXPECT_EQ(conv.attrs.find("weight_elements")->as_int(), 24);
   EXPECT_EQ(conv.attrs.find("out_channels")->as_int(), 6);
   EXPECT_EQ(conv.attrs.find("groups")->as_int(), 1);
-  EXPECT_EQ(weight_bytes(g, conv, test::catalog()), 48);
+  EXPECT_EQ(weight_of(g, conv), 48);
   EXPECT_EQ(g.tensor("y")->shape.str(), "[1,1,6,1,2]");
 }
 
@@ -188,7 +193,7 @@ TEST(Mil, CompressedWeightsCarryTheirStoredSize) {
   const Op &c0 = op_named(g, "c0");
   EXPECT_EQ(c0.attrs.find("weight_elements")->as_int(), 64 * 64);
   EXPECT_EQ(c0.attrs.find("weight_bytes")->as_int(), 64 * 64); // int8: one byte each
-  EXPECT_EQ(weight_bytes(g, c0, test::catalog()), 4096);
+  EXPECT_EQ(weight_of(g, c0), 4096);
   const Op &q0 = op_named(g, "q0");
   EXPECT_EQ(q0.type, "quantize");
   EXPECT_DOUBLE_EQ(q0.attrs.find("scale")->as_float(), 0.125); // fp16(0x1p-3)

@@ -33,15 +33,16 @@ struct Operands {
   std::optional<OpAttrs> attrs;
   double weight = 0;
   std::vector<int64_t> kernel, pad; // a window op's attributes, with their defaults
-  void of(const Graph &g, const Op &o, const OpCatalog &catalog, std::optional<double> weight_given) {
+  void of(const Graph &g, const Op &o, const OpTensors &tensors, const OpCatalog &catalog,
+          std::optional<double> weight_given) {
     ins.clear();
     outs.clear();
-    for (const std::string &n : o.inputs)
-      ins.push_back(g.tensor(n));
-    for (const std::string &n : o.outputs)
-      outs.push_back(g.tensor(n));
+    for (size_t k : tensors.ins)
+      ins.push_back(&g.tensors[k]);
+    for (size_t k : tensors.outs)
+      outs.push_back(&g.tensors[k]);
     attrs.emplace(o, catalog);
-    weight = weight_given ? *weight_given : weight_bytes(g, o, catalog);
+    weight = weight_given ? *weight_given : weight_bytes(g, o, tensors, catalog);
     if (attrs->declares("kernel")) {
       attrs->ints("kernel", kernel);
       attrs->ints("pad", pad);
@@ -650,9 +651,9 @@ GraphCheck::GraphCheck(const Graph &g, const OpCatalog &catalog,
 
 GraphCheck::~GraphCheck() = default;
 
-void GraphCheck::add(const Op &op, std::optional<double> weight) {
+void GraphCheck::add(const Op &op, const OpTensors &tensors, std::optional<double> weight) {
   State &s = *state_;
-  s.operands.of(s.g, op, s.catalog, weight);
+  s.operands.of(s.g, op, tensors, s.catalog, weight);
   const OpSpec *spec = s.catalog.find(op.type);
   std::vector<Rule> &rules = s.rules_of[spec];
   if (spec && rules.empty())
@@ -682,8 +683,11 @@ std::vector<CheckResult> GraphCheck::finish() {
 std::vector<CheckResult> check(const Graph &g, const OpCatalog &catalog,
                                const std::vector<const hal::Target *> &targets, Detail detail) {
   GraphCheck checks(g, catalog, targets, detail);
-  for (const Op &op : g.ops)
-    checks.add(op);
+  OpTensors tensors;
+  for (const Op &op : g.ops) {
+    find_tensors(g, op, tensors);
+    checks.add(op, tensors);
+  }
   return checks.finish();
 }
 

@@ -53,29 +53,31 @@ void order_backends(Estimate &e, const OpCatalog &catalog) {
 } // namespace
 
 OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
+  OpTensors tensors;
+  find_tensors(g, op, tensors);
+  return op_cost(g, op, tensors, catalog);
+}
+
+OpCost op_cost(const Graph &g, const Op &op, const OpTensors &tensors, const OpCatalog &catalog) {
   OpCost c;
   c.op = op.name;
   c.type = op.type;
   const OpSpec *spec = catalog.find(op.type);
   c.form = spec ? spec->cost : "none";
-  c.weight = weight_bytes(g, op, catalog);
-  // The op's tensors, looked up once: inputs, then outputs.
-  thread_local std::vector<const Tensor *> operands;
-  operands.clear();
+  c.weight = weight_bytes(g, op, tensors, catalog);
   bool symbolic = false; // an unbound dimension: no cost until it is bound
-  for (const auto *names : {&op.inputs, &op.outputs})
-    for (const std::string &n : *names) {
-      operands.push_back(g.tensor(n));
-      symbolic |= operands.back()->shape.symbolic();
-    }
+  for (const auto *list : {&tensors.ins, &tensors.outs})
+    for (size_t k : *list)
+      symbolic |= g.tensors[k].shape.symbolic();
   if (c.form == "none" || symbolic || op.inputs.empty()) {
     c.estimated = false;
     return c;
   }
-  for (const Tensor *t : operands)
-    c.bytes += double(t->bytes());
+  for (const auto *list : {&tensors.ins, &tensors.outs})
+    for (size_t k : *list)
+      c.bytes += double(g.tensors[k].bytes());
   c.bytes += c.weight;
-  const Shape &in = operands.front()->shape, &out = operands[op.inputs.size()]->shape;
+  const Shape &in = g.tensors[tensors.ins[0]].shape, &out = g.tensors[tensors.outs[0]].shape;
   double out_elems = double(out.elements()), in_elems = double(in.elements());
   const OpAttrs attrs(op, catalog);
   auto groups = [&] { return double(std::max<int64_t>(1, attrs.integer("groups"))); };
@@ -96,7 +98,7 @@ OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog) {
     c.flops = 5.0 * in_elems;
   } else if (c.form == "attention" && op.inputs.size() >= 3) {
     // decomposed: scores = Q K^T (contract over W), softmax over the keys, out = scores V
-    const Shape &q = in, &k = operands[1]->shape, &v = operands[2]->shape;
+    const Shape &q = in, &k = g.tensors[tensors.ins[1]].shape, &v = g.tensors[tensors.ins[2]].shape;
     double heads = double(q.d[kN]) * double(q.d[kD]) * double(q.d[kC]);
     double scores = heads * double(q.d[kH]) * double(k.d[kH]);
     c.flops = 2.0 * scores * double(q.d[kW]) + 5.0 * scores + 2.0 * scores * double(v.d[kW]);
@@ -289,9 +291,9 @@ GraphEstimate::GraphEstimate(const Graph &g, const OpCatalog &catalog,
 
 GraphEstimate::~GraphEstimate() = default;
 
-void GraphEstimate::add(const Op &op) {
+void GraphEstimate::add(const Op &op, const OpTensors &tensors) {
   State &s = *state_;
-  OpCost c = op_cost(s.g, op, s.catalog);
+  OpCost c = op_cost(s.g, op, tensors, s.catalog);
   bool skip = skipped(s.g, op, s.catalog);
   if (!s.calibrated.empty()) {
     OpTerms terms = op_terms(s.g, op, c, s.io);
@@ -306,9 +308,9 @@ void GraphEstimate::add(const Op &op) {
     return;
   }
   s.intermediates.clear();
-  for (const std::string &n : op.outputs)
-    if (!s.io.count(n))
-      s.intermediates.push_back(bytes_of(s.g, n));
+  for (size_t k : tensors.outs)
+    if (const Tensor &out = s.g.tensors[k]; !s.io.count(out.name))
+      s.intermediates.push_back(double(out.bytes()));
   for (AnalyticSum &sum : s.analytic)
     sum.add(op, c, s.intermediates);
 }
@@ -331,8 +333,11 @@ std::vector<Estimate> estimate(const Graph &g, const OpCatalog &catalog,
                                const std::vector<const hal::Target *> &targets,
                                const Calibration *calibration, const std::string &chip, Detail detail) {
   GraphEstimate estimates(g, catalog, targets, calibration, chip, detail);
-  for (const Op &op : g.ops)
-    estimates.add(op);
+  OpTensors tensors;
+  for (const Op &op : g.ops) {
+    find_tensors(g, op, tensors);
+    estimates.add(op, tensors);
+  }
   return estimates.finish();
 }
 

@@ -202,7 +202,20 @@ Tensor &Graph::add(Tensor t) {
   throw Error("ANEC-GRAPH-002", source + ": tensor '" + name + "' is defined twice");
 }
 
-double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
+void find_tensors(const Graph &g, const Op &op, OpTensors &out) {
+  for (auto [names, found] : {std::pair{&op.inputs, &out.ins}, std::pair{&op.outputs, &out.outs}}) {
+    found->clear();
+    for (const std::string &n : *names) {
+      const Tensor *t = g.tensor(n);
+      if (!t)
+        throw Error("ANEC-GRAPH-002", g.source + ": op '" + excerpt(op.name) + "' names tensor '" +
+                                          excerpt(n) + "', which the graph does not define");
+      found->push_back(size_t(t - g.tensors.data()));
+    }
+  }
+}
+
+double weight_bytes(const Graph &g, const Op &op, const OpTensors &tensors, const OpCatalog &catalog) {
   OpAttrs attrs(op, catalog);
   bool counted = !op.attrs.members().empty(); // an op without attributes has no front-end's count
   if (counted && attrs.given("weight_bytes")) // as stored (fp32, fp16, quantized): a Core ML layer's
@@ -214,7 +227,7 @@ double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog) {
   bool conv = op.type == "conv" || op.type == "deconv";
   if (op.inputs.empty() || op.outputs.empty() || !(conv || op.type == "linear"))
     return 0;
-  const Shape &in = g.tensor(op.inputs[0])->shape, &out = g.tensor(op.outputs[0])->shape;
+  const Shape &in = g.tensors[tensors.ins[0]].shape, &out = g.tensors[tensors.outs[0]].shape;
   if (conv && op.inputs.size() == 1 && attrs.text("weight") != "runtime") {
     thread_local std::vector<int64_t> k; // reused: asked for on every conv
     attrs.ints("kernel", k);

@@ -284,21 +284,27 @@ const std::vector<std::string> &known_shapes() {
 }
 
 void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
+  OpTensors tensors;
+  find_tensors(g, op, tensors);
+  infer_shapes(g, op, tensors, catalog);
+}
+
+void infer_shapes(Graph &g, const Op &op, const OpTensors &tensors, const OpCatalog &catalog) {
   check_attribute_bounds(op, catalog, g.source);
   thread_local std::vector<Shape> in; // reused: one list of input shapes an op
   in.clear();
   Interned dtype = Tensor::fp16();
-  for (const std::string &n : op.inputs)
-    in.push_back(g.tensor(n)->shape);
-  if (!op.inputs.empty())
-    dtype = g.tensor(op.inputs[0])->dtype;
+  for (size_t k : tensors.ins)
+    in.push_back(g.tensors[k].shape);
+  if (!tensors.ins.empty())
+    dtype = g.tensors[tensors.ins[0]].dtype;
   const Arith m{g.source, op};
   const OpAttrs attrs(op, catalog);
   ShapeFn fn{op, attrs, in, m, in.empty() ? Shape{} : in[0]};
   if (const OpSpec *spec = catalog.find(op.type))
     (fn.*shape_table().at(spec->shape))();
-  for (const std::string &name : op.outputs) {
-    Tensor &o = *g.tensor(name);
+  for (size_t k : tensors.outs) {
+    Tensor &o = g.tensors[k];
     o.shape = fn.out;
     // a symbolic dimension stays symbolic
     for (int a = 0; a < 5; ++a)
@@ -315,8 +321,11 @@ void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
 
 void infer_shapes(Graph &g, const OpCatalog &catalog) {
   check_sources(g);
-  for (const Op &op : g.ops)
-    infer_shapes(g, op, catalog);
+  OpTensors tensors;
+  for (const Op &op : g.ops) {
+    find_tensors(g, op, tensors);
+    infer_shapes(g, op, tensors, catalog);
+  }
 }
 
 } // namespace anec::compiler

@@ -49,11 +49,6 @@ const std::map<std::string, MovesNoData> &skip_table() {
   return t;
 }
 
-bool dynamic(const Graph &g, const std::string &name) {
-  const Tensor &t = *g.tensor(name);
-  return t.dynamic || t.shape.symbolic();
-}
-
 } // namespace
 
 const std::vector<std::string> &known_skips() {
@@ -61,11 +56,11 @@ const std::vector<std::string> &known_skips() {
   return names;
 }
 
-void mark_skippable(Graph &g, Op &op, const OpCatalog &catalog) {
-  bool dyn =
-      std::any_of(op.inputs.begin(), op.inputs.end(), [&](const std::string &n) { return dynamic(g, n); });
-  for (const std::string &n : op.outputs)
-    g.tensor(n)->dynamic = dyn;
+void mark_skippable(Graph &g, Op &op, const OpTensors &tensors, const OpCatalog &catalog) {
+  bool dyn = std::any_of(tensors.ins.begin(), tensors.ins.end(),
+                         [&](size_t k) { return g.tensors[k].dynamic || g.tensors[k].shape.symbolic(); });
+  for (size_t k : tensors.outs)
+    g.tensors[k].dynamic = dyn;
   const OpSpec *spec = catalog.find(op.type);
   if (!spec || spec->skip.empty() || op.inputs.empty()) {
     op.optimized = op.runtime_skippable = false;
@@ -76,8 +71,11 @@ void mark_skippable(Graph &g, Op &op, const OpCatalog &catalog) {
 }
 
 void mark_skippable(Graph &g, const OpCatalog &catalog) {
-  for (Op &op : g.ops)
-    mark_skippable(g, op, catalog);
+  OpTensors tensors;
+  for (Op &op : g.ops) {
+    find_tensors(g, op, tensors);
+    mark_skippable(g, op, tensors, catalog);
+  }
 }
 
 bool moves_no_data(const Graph &g, const Op &op, const std::string &rule, const OpCatalog &catalog) {

@@ -79,8 +79,8 @@ struct PlacementSum::State {
   std::set<std::pair<std::string, size_t>> crossed = {}; // (tensor, partition) with a transfer
   size_t ops = 0;
 
-  size_t &producer_of(const std::string &n) {
-    size_t at = size_t(g.tensor(n) - g.tensors.data());
+  size_t &producer_of(const std::string &n) { return producer_at(size_t(g.tensor(n) - g.tensors.data())); }
+  size_t &producer_at(size_t at) {
     if (at >= producer.size())
       producer.resize(g.tensors.size(), SIZE_MAX);
     return producer[at];
@@ -130,8 +130,8 @@ Placement &PlacementSum::placement() {
   return state_->p;
 }
 
-void PlacementSum::add(const Op &op, Verdict verdict, std::vector<const Finding *> reasons,
-                       const OpCost *row) {
+void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
+                       std::vector<const Finding *> reasons, const OpCost *row) {
   State &s = *state_;
   static const OpCost kSkipped{}; // moves no data: no time, no work
   const OpCost &cost = row ? *row : kSkipped;
@@ -148,12 +148,12 @@ void PlacementSum::add(const Op &op, Verdict verdict, std::vector<const Finding 
   if (on != "engine")
     part.latency_us += coarse_us(backend(s.catalog, on), cost.flops, cost.bytes);
   sums.compute += cost.compute_us;
-  sums.weights += row ? row->weight : weight_bytes(s.g, op, s.catalog);
-  for (const std::string &in : op.inputs)
-    if (size_t from = s.producer_of(in); from != p.partitions.size() - 1)
-      s.enter(in, from);
-  for (const std::string &out : op.outputs)
-    s.producer_of(out) = p.partitions.size() - 1;
+  sums.weights += row ? row->weight : weight_bytes(s.g, op, tensors, s.catalog);
+  for (size_t k = 0; k < op.inputs.size(); ++k)
+    if (size_t from = s.producer_at(tensors.ins[k]); from != p.partitions.size() - 1)
+      s.enter(op.inputs[k], from);
+  for (size_t k : tensors.outs)
+    s.producer_at(k) = p.partitions.size() - 1;
   p.ops.push_back({op.name, op.type, std::move(on), verdict, std::move(reasons), cost.flops});
   ++s.ops;
 }
@@ -187,10 +187,12 @@ Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &t, 
       rejects[f.object].push_back(&f);
   std::vector<const OpCost *> cost = costs_by_op(g, est);
   PlacementSum sum(g, catalog, t, est);
+  OpTensors tensors;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     auto r = rejects.find(g.ops[i].name);
-    sum.add(g.ops[i], check.ops[i].verdict, r == rejects.end() ? std::vector<const Finding *>{} : r->second,
-            cost[i]);
+    find_tensors(g, g.ops[i], tensors);
+    sum.add(g.ops[i], tensors, check.ops[i].verdict,
+            r == rejects.end() ? std::vector<const Finding *>{} : r->second, cost[i]);
   }
   return sum.finish(est);
 }

@@ -28,12 +28,14 @@ std::optional<GraphReader> open_graph(const std::filesystem::path &path, const O
   return reader;
 }
 
-// The next op, its outputs shaped and its skip marked; nullptr after the last.
-Op *next_op(GraphReader &reader, const OpCatalog &catalog) {
+// The next op, its tensors found (into `tensors`), its outputs shaped and its skip marked; nullptr
+// after the last.
+Op *next_op(GraphReader &reader, const OpCatalog &catalog, OpTensors &tensors) {
   Op *op = reader.next();
   if (op) {
-    infer_shapes(reader.graph(), *op, catalog);
-    mark_skippable(reader.graph(), *op, catalog);
+    find_tensors(reader.graph(), *op, tensors);
+    infer_shapes(reader.graph(), *op, tensors, catalog);
+    mark_skippable(reader.graph(), *op, tensors, catalog);
   }
   return op;
 }
@@ -48,9 +50,10 @@ std::optional<ModelSummary> summarize_while_reading(const std::filesystem::path 
   Graph &g = reader->graph();
   GraphCheck checks(g, catalog, targets, Detail::Summary);
   GraphEstimate estimates(g, catalog, targets, calibration, chip, Detail::Summary);
-  while (Op *op = next_op(*reader, catalog)) {
-    checks.add(*op);
-    estimates.add(*op);
+  OpTensors tensors;
+  while (Op *op = next_op(*reader, catalog, tensors)) {
+    checks.add(*op, tensors);
+    estimates.add(*op, tensors);
   }
   return ModelSummary{checks.finish(), estimates.finish(), true};
 }
@@ -107,14 +110,14 @@ struct OneTargetReport::State {
         placed(form, placement_depth(k)), boundaries(form, placement_depth(k)), unknown{ListSpool(form, 2)},
         unestimated{ListSpool(form, 2)}, skipped{ListSpool(form, 2)} {}
 
-  void add(const Op &op);
+  void add(const Op &op, const OpTensors &tensors);
   void finish();
   // The placement's lists are the document's own (place), or under its "placement" member (check).
   static size_t placement_depth(Kind k) { return k == Kind::Place ? 2 : 3; }
 };
 
-void OneTargetReport::State::add(const Op &op) {
-  estimates.add(op);
+void OneTargetReport::State::add(const Op &op, const OpTensors &tensors) {
+  estimates.add(op, tensors);
   Estimate &e = estimates.partial(0);
   const OpCost *cost = e.ops.empty() ? nullptr : &e.ops.back(); // none: skipped at run time
   if (kind == Kind::Estimate) {
@@ -126,7 +129,7 @@ void OneTargetReport::State::add(const Op &op) {
     e.ops.clear();
     return;
   }
-  checks.add(op, cost ? std::optional<double>(cost->weight) : std::nullopt);
+  checks.add(op, tensors, cost ? std::optional<double>(cost->weight) : std::nullopt);
   CheckResult &r = checks.partial(0);
   std::vector<const Finding *> of_op, rejects;
   for (const Finding &f : r.findings) {
@@ -138,7 +141,7 @@ void OneTargetReport::State::add(const Op &op) {
   }
   if (kind == Kind::Check)
     print_op_verdict(ops.items(), r.ops.back(), of_op.empty() ? nullptr : &of_op);
-  placing.add(op, r.ops.back().verdict, std::move(rejects), cost);
+  placing.add(op, tensors, r.ops.back().verdict, std::move(rejects), cost);
   Placement &pl = placing.placement();
   print_placed_op(placed.items(), pl.ops.back());
   for (const Boundary &b : pl.boundaries)
@@ -180,8 +183,9 @@ std::unique_ptr<OneTargetReport> OneTargetReport::read(Kind kind, const std::fil
     if (form != Form::Text && kind == Kind::Check)
       for (const Finding &f : s->graph_findings)
         print_finding_row(s->findings.items(), f);
-    while (Op *op = next_op(s->reader, catalog))
-      s->add(*op);
+    OpTensors tensors;
+    while (Op *op = next_op(s->reader, catalog, tensors))
+      s->add(*op, tensors);
     s->finish();
     return std::unique_ptr<OneTargetReport>(new OneTargetReport(std::move(s)));
   } catch (const Error &) {

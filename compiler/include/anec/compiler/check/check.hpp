@@ -56,7 +56,7 @@ public:
   ~GraphCheck();
   // `weight`: the op's embedded weight bytes when the caller has worked them out (its cost row's),
   // else they are worked out here (weight_bytes).
-  void add(const Op &op, std::optional<double> weight = std::nullopt);
+  void add(const Op &op, const OpTensors &tensors, std::optional<double> weight = std::nullopt);
   // The result on targets[k] so far: its rows (ops, findings) a caller that prints them as they come
   // may take and clear.
   CheckResult &partial(size_t k);

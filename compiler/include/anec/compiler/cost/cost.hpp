@@ -65,6 +65,7 @@ struct Estimate {
 };
 
 OpCost op_cost(const Graph &g, const Op &op, const OpCatalog &catalog);
+OpCost op_cost(const Graph &g, const Op &op, const OpTensors &tensors, const OpCatalog &catalog);
 
 // The guide's analytic form (ch.18): max(compute, memory) + floor over the whole graph.
 Estimate estimate(const Graph &g, const OpCatalog &catalog, const hal::Target &target);
@@ -92,7 +93,7 @@ public:
   GraphEstimate(const Graph &g, const OpCatalog &catalog, const std::vector<const hal::Target *> &targets,
                 const Calibration *calibration, const std::string &chip = "", Detail detail = Detail::Full);
   ~GraphEstimate();
-  void add(const Op &op);
+  void add(const Op &op, const OpTensors &tensors);
   // The estimate on targets[k] so far: its rows (ops and the names it leaves out) a caller that
   // prints them as they come may take and clear.
   Estimate &partial(size_t k);

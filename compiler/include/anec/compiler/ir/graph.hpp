@@ -132,6 +132,15 @@ struct Graph {
   Tensor *try_add(Tensor t); // null, and nothing added, on a duplicate name
 };
 
+// An op's operand tensors, looked up by name once for the passes that follow one another over it
+// (shape inference, the skip marks, the cost, the check, the placement): their positions in the
+// graph's tensor list, which only grows.
+struct OpTensors {
+  std::vector<size_t> ins, outs;
+};
+// Into `out`, reusing its storage; ANEC-GRAPH-002 for a name the graph does not define.
+void find_tensors(const Graph &g, const Op &op, OpTensors &out);
+
 int64_t dtype_bytes(const std::string &dtype); // 0 for an unknown dtype
 int64_t dtype_bytes(const Interned &dtype);    // the same, for a tensor's
 
@@ -153,7 +162,7 @@ int axis_index(const std::string &letter, int fallback);
 // The weight bytes an op embeds: attrs.weight_bytes when a front-end set it (their stored size:
 // fp32, fp16, int8, n-bit palettes, sparse), else attrs.weight_elements x 2 (fp16), else a conv,
 // deconv or linear without a weight input (fp16); 0 otherwise.
-double weight_bytes(const Graph &g, const Op &op, const OpCatalog &catalog);
+double weight_bytes(const Graph &g, const Op &op, const OpTensors &tensors, const OpCatalog &catalog);
 
 // How to bind a dimension symbol on the command line: "--dim batch=N" for a named symbol (every
 // name in a product such as "64*batch"), "--dim x:0=N" for the unnamed axis 0 of input x.

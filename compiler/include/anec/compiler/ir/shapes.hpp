@@ -12,5 +12,6 @@ namespace anec::compiler {
 void infer_shapes(Graph &g, const OpCatalog &catalog);
 // One op's output shapes, from its inputs' (a graph read op by op: GraphReader).
 void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog);
+void infer_shapes(Graph &g, const Op &op, const OpTensors &tensors, const OpCatalog &catalog);
 
 } // namespace anec::compiler

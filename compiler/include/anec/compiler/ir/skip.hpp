@@ -13,7 +13,7 @@ namespace anec::compiler {
 
 // Compile time: marks `op` (its outputs inherit the inputs' dynamic flag) from the shapes as they
 // stand; a graph's inputs whose shapes are symbolic or were bound at run time must be marked dynamic.
-void mark_skippable(Graph &g, Op &op, const OpCatalog &catalog);
+void mark_skippable(Graph &g, Op &op, const OpTensors &tensors, const OpCatalog &catalog);
 void mark_skippable(Graph &g, const OpCatalog &catalog);
 
 // Run time: whether `op` is skipped, on the graph's (now concrete) shapes. ANEC-INTERNAL for an op

@@ -64,7 +64,8 @@ class PlacementSum {
 public:
   PlacementSum(const Graph &g, const OpCatalog &catalog, const hal::Target &target, const Estimate &estimate);
   ~PlacementSum();
-  void add(const Op &op, Verdict verdict, std::vector<const Finding *> reasons, const OpCost *cost);
+  void add(const Op &op, const OpTensors &tensors, Verdict verdict, std::vector<const Finding *> reasons,
+           const OpCost *cost);
   Placement &placement();
   Placement finish(const Estimate &estimate);
 
