@@ -55,9 +55,11 @@ constexpr std::array<bool, 256> kPlain = [] {
     plain[size_t(c)] = c != '"' && c != '\\';
   return plain;
 }();
+bool plain(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return kPlain[uint8_t(c)]; });
+}
 void string_value(TextOut &out, std::string_view s) {
-  bool plain = std::all_of(s.begin(), s.end(), [](char c) { return kPlain[uint8_t(c)]; });
-  if (plain)
+  if (plain(s))
     out.quoted(s);
   else
     nlohmann_scalar(out, std::string(s));
@@ -150,8 +152,7 @@ void JsonPrinter::key(std::string_view k) {
   keys_.push_back(hash);
   bool first = std::exchange(s.empty, false);
   size_t spaces = scopes_.size() * kIndent;
-  if (k.size() + spaces > kInlineKey ||
-      !std::all_of(k.begin(), k.end(), [](char c) { return kPlain[uint8_t(c)]; })) {
+  if (k.size() + spaces > kInlineKey || !plain(k)) {
     out_ << (first ? "\n" : ",\n");
     indent(scopes_.size());
     string_value(out_, k);

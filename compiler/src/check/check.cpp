@@ -1,4 +1,5 @@
 #include "anec/compiler/check/check.hpp"
+
 #include "anec/compiler/ir/attrs.hpp"
 
 #include "anec/support/checked.hpp"
