@@ -195,7 +195,7 @@ TEST_F(StreamTest, AMalformedFileFailsWithTheWholeGraphReadersError) {
   const std::string head =
       R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 4, 8, 8]}], )";
   const std::string relu = R"({"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]})";
-  const std::vector<std::pair<const char *, std::string>> cases = {
+  std::vector<std::pair<const char *, std::string>> cases = {
       {"trailing-comma", head + R"("ops": [)" + relu + R"(,], "outputs": ["y"]})"},
       {"leading-comma", head + R"("ops": [,)" + relu + R"(], "outputs": ["y"]})"},
       {"undefined-input",
@@ -215,6 +215,18 @@ TEST_F(StreamTest, AMalformedFileFailsWithTheWholeGraphReadersError) {
        head + R"("ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"], "attrs": {"a": )" +
            std::string(1021, '[') + std::string(1021, ']') + R"(}}], "outputs": ["y"]})"},
   };
+  // The same errors deep in an ops array long enough to be parsed on a thread of its own, where the
+  // error is met runs ahead of the op in use: one the parsing meets, one the use of the op meets.
+  const std::string deep = chain(6000);
+  const std::string tan = R"({"name": "op5001", "op": "tan", "inputs": ["t5001"], "outputs": ["t5002"]})";
+  const size_t at = deep.find(tan);
+  ASSERT_NE(at, std::string::npos);
+  for (auto [name, op] :
+       {std::pair{"deep-syntax", R"({"name": "op5001", "op": tan, "outputs": ["t5002"]})"},
+        {"deep-unknown-key", R"({"name": "op5001", "op": "tan", "x": 1, "outputs": ["t5002"]})"},
+        {"deep-undefined-input",
+         R"({"name": "op5001", "op": "tan", "inputs": ["q"], "outputs": ["t5002"]})"}})
+    cases.emplace_back(name, deep.substr(0, at) + op + deep.substr(at + tan.size()));
   auto targets = all_targets();
   for (const auto &[name, text] : cases) {
     fs::path file = write(std::string(name) + ".json", text);

@@ -6,6 +6,7 @@
 #include "anec/support/inside.hpp"
 #include "anec/support/json_stream.hpp"
 #include "anec/support/json_view.hpp"
+#include "anec/support/made_ahead.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -163,32 +164,37 @@ void names_of(Members &r, std::string_view key, const std::string &op, std::vect
   }
 }
 
-// The op `d` into `op`, read with `r` (an op's Members); both reuse their storage.
-void read_op(const View &d, Members &r, Graph &g, Op &op) {
-  const std::string &source = g.source;
+// The op `d` into `op`, read with `r` (an op's Members); both reuse their storage. Every key is
+// checked (ANEC-GRAPH-001); the tensors it names are not looked up (bind_op).
+void parse_op(const View &d, Members &r, Op &op) {
   r.read(d);
   op.name = r.req("name", Doc::Kind::String).string();
   op.type = r.req("op", Doc::Kind::String).string();
   names_of(r, "inputs", op.name, op.inputs);
   names_of(r, "outputs", op.name, op.outputs);
-  for (const std::string &i : op.inputs)
-    if (!g.tensor(i))
-      throw Error("ANEC-GRAPH-002", source + ": op '" + op.name + "' reads '" + i +
-                                        "', which no input, constant or earlier op defines");
   if (op.outputs.empty())
     r.fail("'" + op.name + "' has no outputs");
-  for (const std::string &o : op.outputs) {
-    Tensor t;
-    t.name = o;
-    if (!g.try_add(std::move(t)))
-      throw Error("ANEC-GRAPH-002",
-                  source + ": op '" + op.name + "' writes '" + o + "', which is already defined");
-  }
   op.attrs = Doc::table();
   if (auto a = r.opt("attrs", Doc::Kind::Table))
     op.attrs = a->doc();
   op.optimized = op.runtime_skippable = false;
   r.finish();
+}
+
+// `op`'s inputs looked up in `g`, and its outputs added to it (shapes not inferred): ANEC-GRAPH-002
+// for an input no earlier tensor defines, or an output one does.
+void bind_op(Graph &g, const Op &op) {
+  for (const std::string &i : op.inputs)
+    if (!g.tensor(i))
+      throw Error("ANEC-GRAPH-002", g.source + ": op '" + op.name + "' reads '" + i +
+                                        "', which no input, constant or earlier op defines");
+  for (const std::string &o : op.outputs) {
+    Tensor t;
+    t.name = o;
+    if (!g.try_add(std::move(t)))
+      throw Error("ANEC-GRAPH-002",
+                  g.source + ": op '" + op.name + "' writes '" + o + "', which is already defined");
+  }
 }
 
 } // namespace
@@ -230,8 +236,10 @@ Graph read_graph_json(std::string text, const std::string &source) {
   g.ops.reserve(ops.size());
   g.tensors.reserve(g.tensors.size() + ops.size());
   Members members(g.source, "op");
-  for (const View &d : ops)
-    read_op(d, members, g, g.ops.emplace_back());
+  for (const View &d : ops) {
+    parse_op(d, members, g.ops.emplace_back());
+    bind_op(g, g.ops.back());
+  }
   read_outputs(top, g);
   top.finish();
   return g;
@@ -303,38 +311,64 @@ Doc graph_doc(const Graph &g, const std::filesystem::path &source_dir, const std
   return d;
 }
 
-struct GraphReader::State {
-  explicit State(json::ArrayStream stream) : ops(std::move(stream)) {}
-  // The next run of ops, parsed at once: false after the last op.
-  bool parse_run();
+namespace {
+// The ops array read a run at a time (tens of kilobytes of text, hundreds of small ops, one parser
+// call) into a batch of parsed ops (parse_op).
+class OpRuns {
+public:
+  OpRuns(json::ArrayStream &ops, const std::string &source) : ops_(ops), source_(source) {}
+  // False after the last op.
+  bool parse(std::vector<Op> &batch);
 
-  json::ArrayStream ops;
-  Graph graph;
-  json::Document head, run_doc;
-  std::string run;           // a run of op elements, as the text of one array
-  std::vector<View> run_ops; // its elements
-  size_t next_in_run = 0;
-  std::optional<Members> top;
-  Members op_members{graph.source, "op"};
-  Op op;
+private:
+  json::ArrayStream &ops_;
+  const std::string &source_;
+  std::string run_; // a run of op elements, as the text of one array
+  json::Document doc_;
+  std::vector<View> views_;
+  Members members_{source_, "op"};
 };
 
-bool GraphReader::State::parse_run() {
-  constexpr size_t kRunBytes = 64 << 10; // a parser call for hundreds of small ops, not one each
-  run = "[";
-  while (run.size() < kRunBytes)
-    if (auto text = ops.next())
-      run.append(*text) += ',';
+bool OpRuns::parse(std::vector<Op> &batch) {
+  constexpr size_t kRunBytes = 64 << 10;
+  run_ = "[";
+  while (run_.size() < kRunBytes)
+    if (auto text = ops_.next())
+      run_.append(*text) += ',';
     else
       break;
-  if (run.size() == 1)
+  if (run_.size() == 1)
     return false;
-  run.back() = ']';
-  run_doc.parse(run, graph.source, 1); // the run stands for the ops array, inside the top-level object
-  run_doc.root().items(run_ops);
-  next_in_run = 0;
+  run_.back() = ']';
+  doc_.parse(run_, source_, 1); // the run stands for the ops array, inside the top-level object
+  doc_.root().items(views_);
+  batch.resize(views_.size());
+  for (size_t k = 0; k < views_.size(); ++k)
+    parse_op(views_[k], members_, batch[k]);
   return true;
 }
+
+// An ops array this long is parsed on a thread of its own, ahead of the ops' use; a shorter one
+// costs less than the thread.
+constexpr size_t kOpsParsedAhead = 4096;
+} // namespace
+
+struct GraphReader::State {
+  State(json::ArrayStream stream, const std::string &source)
+      : ops(std::move(stream)), head(ops.rest(), source), runs(ops, graph.source),
+        batches([this](std::vector<Op> &b) { return runs.parse(b); }, ops.elements() >= kOpsParsedAhead) {
+    graph.source = source;
+  }
+
+  json::ArrayStream ops;
+  json::Document head; // the document with the ops array emptied
+  Graph graph;
+  std::optional<Members> top;
+  OpRuns runs; // on the batches' thread, once that is started
+  MadeAhead<std::vector<Op>> batches;
+  std::vector<Op> *batch = nullptr; // the batch in use
+  size_t next_in_batch = 0;
+};
 
 GraphReader::GraphReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
 GraphReader::GraphReader(GraphReader &&) noexcept = default;
@@ -344,10 +378,8 @@ std::optional<GraphReader> GraphReader::open(const std::filesystem::path &path) 
   auto ops = json::ArrayStream::open(path, "ops");
   if (!ops)
     return std::nullopt;
-  auto s = std::make_unique<State>(std::move(*ops));
+  auto s = std::make_unique<State>(std::move(*ops), path.string());
   Graph &g = s->graph;
-  g.source = path.string();
-  s->head.parse(s->ops.rest(), g.source);
   Members &top = s->top.emplace(s->head.root(), g.source, "graph");
   read_head(top, g);
   top.req("ops", Doc::Kind::Array); // emptied: its elements come from next()
@@ -366,9 +398,18 @@ Graph &GraphReader::graph() {
 
 Op *GraphReader::next() {
   State &s = *state_;
-  if (s.next_in_run < s.run_ops.size() || s.parse_run()) {
-    read_op(s.run_ops[s.next_in_run++], s.op_members, s.graph, s.op);
-    return &s.op;
+  if (!s.batch || s.next_in_batch == s.batch->size()) {
+    s.batch = s.batches.next();
+    s.next_in_batch = 0;
+  }
+  if (s.batch) {
+    constexpr size_t kAhead = 8; // ops whose outputs' slots are fetched ahead of their insertion
+    if (s.next_in_batch + kAhead < s.batch->size())
+      for (const std::string &o : (*s.batch)[s.next_in_batch + kAhead].outputs)
+        s.graph.index.prefetch(o);
+    Op &op = (*s.batch)[s.next_in_batch++];
+    bind_op(s.graph, op);
+    return &op;
   }
   read_outputs(*s.top, s.graph);
   s.top->finish();

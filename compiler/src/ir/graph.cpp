@@ -124,7 +124,7 @@ size_t TensorIndex::find(std::string_view name, const std::vector<Tensor> &tenso
 }
 
 void TensorIndex::rehash(size_t slots) {
-  std::vector<Slot> old = std::move(slots_);
+  std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
   slots_.assign(slots, Slot{});
   size_t mask = slots_.size() - 1;
   for (const Slot &s : old) {
@@ -142,6 +142,10 @@ void TensorIndex::reserve(size_t tensors) {
     slots *= 2;
   if (slots > slots_.size())
     rehash(slots);
+}
+void TensorIndex::prefetch(std::string_view name) const {
+  if (!slots_.empty())
+    __builtin_prefetch(&slots_[name_hash(name) & (slots_.size() - 1)], 1);
 }
 bool TensorIndex::insert(size_t position, const std::vector<Tensor> &tensors) {
   if (position >= kEmpty)

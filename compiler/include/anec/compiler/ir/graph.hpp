@@ -4,6 +4,7 @@
 #pragma once
 #include "anec/compiler/ir/ops.hpp"
 #include "anec/support/doc.hpp"
+#include "anec/support/huge_pages.hpp"
 #include "anec/support/interned.hpp"
 
 #include <array>
@@ -95,6 +96,9 @@ public:
   bool insert(size_t position, const std::vector<Tensor> &tensors);
   // Room for `tensors` names without growing.
   void reserve(size_t tensors);
+  // Asks the processor for the slot where `name` would be, ahead of a find or insert: a reader
+  // that knows the names it will add soon hides the cache miss of each.
+  void prefetch(std::string_view name) const;
   static constexpr size_t npos = SIZE_MAX;
 
 private:
@@ -105,7 +109,7 @@ private:
   };
   size_t probe(uint32_t hash, std::string_view name, const std::vector<Tensor> &tensors) const;
   void rehash(size_t slots);
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   size_t count_ = 0;
 };
 
