@@ -30,12 +30,15 @@ std::FILE *temporary_file() {
 }
 } // namespace
 
-ListSpool::ListSpool(Form form, size_t depth)
-    : file_(temporary_file()), out_(file_.get()), printer_(items_printer(form, out_, depth)), depth_(depth) {}
+ListSpool::ListSpool(Form form, size_t depth, PrintBehind *behind)
+    : file_(temporary_file()), out_(file_.get()), printer_(items_printer(form, out_, depth)), behind_(behind),
+      items_(behind ? &behind->recorder(*printer_) : printer_.get()), depth_(depth) {}
 
 ListSpool::~ListSpool() = default;
 
 void ListSpool::splice_into(Printer &p) {
+  if (behind_)
+    behind_->drain();
   out_.flush();
   if (std::fflush(file_.get()) != 0 || std::ferror(file_.get()))
     spool_failed("write");

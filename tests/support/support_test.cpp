@@ -8,6 +8,7 @@
 #include "anec/support/json.hpp"
 #include "anec/support/list_spool.hpp"
 #include "anec/support/plist.hpp"
+#include "anec/support/print_behind.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
 
@@ -674,4 +675,65 @@ TEST(ListSpool, SplicesTheBytesTheListPrintedInPlaceGives) {
             }),
             "ANEC-INTERNAL");
   EXPECT_EQ(anec::test::code_of([] { ListSpool(Form::Csv, 2); }), "ANEC-INTERNAL");
+}
+
+// Items printed behind (on a thread, support/print_behind.hpp) give the bytes of items printed in
+// place: every kind of value, in the text and JSON forms, a few rows (replayed on the caller's
+// thread) and many (on the thread, in many chunks). A misuse the replay meets is thrown at the
+// splice; a spool dropped unspliced leaves nothing waiting.
+TEST(ListSpool, ItemsPrintedBehindGiveTheBytesOfItemsPrintedInPlace) {
+  const Doc doc = Doc::array().push(Doc::integer(1)).push(Doc::string("two"));
+  auto rows = [&](Printer &p, int n) {
+    for (int i = 0; i < n; ++i) {
+      Object row(p);
+      p.text("row ");
+      p.field("i", i, 8);
+      p.field("name", "o" + std::to_string(i) + (i % 7 ? "" : " \"quoted\"\n"));
+      p.data("negative", -i);
+      p.field("big", uint64_t(1) << 63);
+      p.data("ratio", i / 3.0);
+      p.field("on", i % 2 == 0);
+      p.field("hex", Hex{uint64_t(i), 4});
+      p.field("kind", Named{"conv", i});
+      p.data("doc", doc);
+      List inner(p, "inner");
+      for (int k = 0; k < i % 4; ++k)
+        p.item(k);
+      p.text("\n");
+    }
+  };
+  auto listed = [](int n, const std::function<void(Printer &)> &items) {
+    return [n, &items](Printer &p) {
+      p.field("total", n);
+      List list(p, "rows");
+      items(p);
+    };
+  };
+  for (Form form : {Form::Text, Form::Json})
+    for (int n : {0, 3, 20000}) {
+      PrintBehind behind;
+      ListSpool spool(form, 2, &behind);
+      rows(spool.items(), n);
+      std::string spliced = render(form, "anec.check", listed(n, [&](Printer &p) { spool.splice_into(p); }));
+      behind.stop();
+      EXPECT_EQ(spliced, render(form, "anec.check", listed(n, [&](Printer &p) { rows(p, n); })))
+          << n << (form == Form::Json ? " json" : " text");
+    }
+  for (int n : {3, 20000}) {
+    PrintBehind behind;
+    ListSpool spool(Form::Json, 2, &behind);
+    rows(spool.items(), n);
+    Object twice(spool.items());
+    spool.items().data("k", 1);
+    spool.items().data("k", 2);
+    EXPECT_EQ(anec::test::code_of(
+                  [&] { render(Form::Json, "", listed(n, [&](Printer &p) { spool.splice_into(p); })); }),
+              "ANEC-INTERNAL")
+        << n;
+    behind.stop();
+  }
+  PrintBehind behind;
+  ListSpool dropped(Form::Json, 2, &behind);
+  rows(dropped.items(), 20000);
+  behind.stop();
 }

@@ -95,6 +95,7 @@ struct OneTargetReport::State {
   GraphCheck checks;
   GraphEstimate estimates;
   PlacementSum placing;
+  PrintBehind behind; // the rows are formatted and written on its thread
   ListSpool ops, findings, placed, boundaries;
   NameRows unknown, unestimated, skipped;
   std::vector<Finding> graph_findings = {}; // the check's findings of no op: the inputs'
@@ -106,9 +107,11 @@ struct OneTargetReport::State {
         const std::string &chip, Form form)
       : kind(k), target(t), reader(std::move(r)), checks(reader.graph(), catalog, {&t}),
         estimates(reader.graph(), catalog, {&t}, calibration, chip),
-        placing(reader.graph(), catalog, t, estimates.partial(0)), ops(form, 2), findings(form, 2),
-        placed(form, placement_depth(k)), boundaries(form, placement_depth(k)), unknown{ListSpool(form, 2)},
-        unestimated{ListSpool(form, 2)}, skipped{ListSpool(form, 2)} {}
+        placing(reader.graph(), catalog, t, estimates.partial(0)), ops(form, 2, &behind),
+        findings(form, 2, &behind), placed(form, placement_depth(k), &behind),
+        boundaries(form, placement_depth(k), &behind), unknown{ListSpool(form, 2, &behind)},
+        unestimated{ListSpool(form, 2, &behind)}, skipped{ListSpool(form, 2, &behind)} {}
+  ~State() { behind.stop(); } // before the spools it prints into
 
   void add(const Op &op, const OpTensors &tensors);
   void finish();

@@ -3,6 +3,7 @@
 // join, into an unnamed temporary file, and the file is spliced into that printer's open list when
 // the document is printed. A list of a million rows costs disk, not memory.
 #pragma once
+#include "anec/support/print_behind.hpp"
 #include "anec/support/printer.hpp"
 #include "anec/support/text_out.hpp"
 
@@ -15,12 +16,14 @@ class ListSpool {
 public:
   // `depth`: the scopes open around the items in the JSON form, the list's own included (the root
   // object and a list member of it: 2). Forms other than text and JSON are refused (ANEC-INTERNAL).
-  ListSpool(Form form, size_t depth);
+  // With `behind`, the items are printed on its thread (support/print_behind.hpp), which must be
+  // stopped before the spool goes.
+  ListSpool(Form form, size_t depth, PrintBehind *behind = nullptr);
   ~ListSpool();
   ListSpool(const ListSpool &) = delete;
   ListSpool &operator=(const ListSpool &) = delete;
   // The printer of the items: each item as the list's printer would print it.
-  Printer &items() { return *printer_; }
+  Printer &items() { return *items_; }
   // The items printed so far, into `p`'s open list (the text form: where p is). ANEC-IO-003 when the
   // temporary file cannot be created, written or read back.
   void splice_into(Printer &p);
@@ -32,6 +35,8 @@ private:
   std::unique_ptr<std::FILE, FileCloser> file_;
   TextOut out_;
   std::unique_ptr<Printer> printer_;
+  PrintBehind *behind_;
+  Printer *items_; // printer_, or its recorder behind
   size_t depth_;
 };
 

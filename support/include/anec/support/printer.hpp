@@ -57,6 +57,7 @@ public:
 
 private:
   friend class JsonPrinter; // writes each kind as the document form holds it, without a Doc
+  friend class PrintBehind; // records each kind, to print it later
   std::variant<std::string_view, bool, int64_t, uint64_t, double, Hex, Named, const Doc *> v_;
 };
 

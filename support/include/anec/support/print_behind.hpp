@@ -1,0 +1,72 @@
+// Printing done on a thread of its own, behind the code that decides what to print: the printers
+// it hands out record each call (its keys and values copied) into a buffer, and the buffers are
+// replayed, in the order recorded, into the real printers on the thread. A report that decides a
+// million rows spends its time deciding, while the rows are formatted and written beside it. The
+// bytes written are those of the calls made on the real printers directly; what is live is a few
+// buffers. Until a buffer fills nothing is handed over and no thread is started: a short document
+// is replayed on the caller's thread, at drain().
+#pragma once
+#include "anec/support/printer.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace anec {
+
+class PrintBehind {
+public:
+  PrintBehind();
+  ~PrintBehind(); // stops the thread; what is not drained is not printed
+  PrintBehind(const PrintBehind &) = delete;
+  PrintBehind &operator=(const PrintBehind &) = delete;
+
+  // A printer of `target`'s form whose calls are replayed into `target`; it lives as long as this.
+  Printer &recorder(Printer &target);
+  // Every call recorded so far replayed, then what a replay threw is thrown here.
+  void drain();
+  // The thread stopped, what is not replayed dropped: before the printers given to recorder() go.
+  void stop();
+
+  // A run of recorded calls for one printer.
+  struct Chunk {
+    Printer *target = nullptr;
+    std::unique_ptr<char[]> calls; // each call's code, then its key and value
+    size_t size = 0, capacity = 0;
+    std::vector<Doc> docs; // the values given as documents, which the calls hold by position
+    // `n` bytes at the end of the calls, for the caller to fill.
+    char *room(size_t n) {
+      if (size + n > capacity)
+        grow(size + n);
+      size += n;
+      return calls.get() + size - n;
+    }
+    void grow(size_t at_least);
+    void clear() {
+      size = 0;
+      docs.clear();
+    }
+  };
+  void hand_over(Chunk &chunk); // a full chunk, to the thread (the recorders call it)
+
+private:
+  class Recorder;
+  static void record(Chunk &chunk, const Scalar &v); // a value, after its call's code and key
+  void work();
+
+  std::vector<std::unique_ptr<Recorder>> recorders_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Chunk> queue_;  // handed over, not yet replayed (under mutex_)
+  bool busy_ = false;        // the thread is replaying a chunk (under mutex_)
+  bool stop_ = false;        // (under mutex_)
+  std::exception_ptr error_; // the first a replay threw (under mutex_)
+  std::thread worker_;
+};
+
+} // namespace anec

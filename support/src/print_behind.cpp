@@ -1,0 +1,307 @@
+#include "anec/support/print_behind.hpp"
+
+#include "anec/support/error.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace anec {
+
+namespace {
+constexpr size_t kChunkBytes = 64 << 10; // a chunk handed over once it holds this much
+constexpr size_t kQueued = 4;            // chunks handed over and not yet replayed, at most
+
+enum class Call : char { Field, FieldWidth, Data, Text, Item, BeginObject, BeginList, End, InlineObject };
+enum class Kind : char { String, Bool, Int, Uint, Double, Hex, Named, Doc };
+
+template <class T> void put(PrintBehind::Chunk &c, const T &v) {
+  std::memcpy(c.room(sizeof v), &v, sizeof v);
+}
+void put(PrintBehind::Chunk &c, std::string_view s) {
+  if (s.size() > UINT32_MAX)
+    throw Error("ANEC-INTERNAL", "a printed text of 4 GiB or more");
+  char *at = c.room(4 + s.size());
+  uint32_t n = uint32_t(s.size());
+  std::memcpy(at, &n, 4);
+  std::memcpy(at + 4, s.data(), s.size());
+}
+
+// A chunk's calls read back in order.
+class Calls {
+public:
+  explicit Calls(const PrintBehind::Chunk &c) : c_(c) {}
+  bool done() const { return at_ == c_.size; }
+  template <class T> T get() {
+    T v;
+    std::memcpy(&v, c_.calls.get() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  std::string_view text() {
+    auto n = get<uint32_t>();
+    std::string_view s(c_.calls.get() + at_, n);
+    at_ += n;
+    return s;
+  }
+  Scalar scalar() {
+    switch (get<Kind>()) {
+    case Kind::String:
+      return text();
+    case Kind::Bool:
+      return get<bool>();
+    case Kind::Int:
+      return get<int64_t>();
+    case Kind::Uint:
+      return get<uint64_t>();
+    case Kind::Double:
+      return get<double>();
+    case Kind::Hex:
+      return get<Hex>();
+    case Kind::Named: {
+      std::string_view name = text();
+      return Named{name, get<int64_t>()};
+    }
+    case Kind::Doc:
+      return c_.docs[get<uint64_t>()];
+    }
+    throw Error("ANEC-INTERNAL", "a recorded printer call holds an unknown kind of value");
+  }
+
+private:
+  const PrintBehind::Chunk &c_;
+  size_t at_ = 0;
+};
+
+// The calls of `c`, made on its printer.
+void replay(const PrintBehind::Chunk &c) {
+  Printer &p = *c.target;
+  Calls calls(c);
+  while (!calls.done()) {
+    switch (calls.get<Call>()) {
+    case Call::Field: {
+      std::string_view key = calls.text();
+      p.field(key, calls.scalar());
+      break;
+    }
+    case Call::FieldWidth: {
+      std::string_view key = calls.text();
+      Scalar v = calls.scalar();
+      p.field(key, v, calls.get<int>());
+      break;
+    }
+    case Call::Data: {
+      std::string_view key = calls.text();
+      p.data(key, calls.scalar());
+      break;
+    }
+    case Call::Text:
+      p.text(calls.text());
+      break;
+    case Call::Item:
+      p.item(calls.scalar());
+      break;
+    case Call::BeginObject:
+      p.begin_object(calls.text());
+      break;
+    case Call::BeginList:
+      p.begin_list(calls.text());
+      break;
+    case Call::End:
+      p.end();
+      break;
+    case Call::InlineObject:
+      p.inline_object();
+      break;
+    }
+  }
+}
+} // namespace
+
+// A printer that records its calls into a chunk for its target, handing each full chunk over. The
+// calls the target's form ignores (TextPrinter: data and nesting; JsonPrinter: text) are dropped.
+class PrintBehind::Recorder : public Printer {
+public:
+  Recorder(PrintBehind &behind, Printer &target) : behind_(behind), form_(target.form()) {
+    chunk_.target = &target;
+  }
+  void field(std::string_view key, const Scalar &v) override { keyed(Call::Field, key, v); }
+  void field(std::string_view key, const Scalar &v, int width) override {
+    keyed(Call::FieldWidth, key, v);
+    put(chunk_, width);
+  }
+  void data(std::string_view key, const Scalar &v) override {
+    if (form_ != Form::Text)
+      keyed(Call::Data, key, v);
+  }
+  void text(std::string_view words) override {
+    if (form_ == Form::Json)
+      return;
+    call(Call::Text);
+    put(chunk_, words);
+  }
+  void item(const Scalar &v) override {
+    call(Call::Item);
+    record(chunk_, v);
+  }
+  void begin_object(std::string_view key) override { nest(Call::BeginObject, key); }
+  void begin_list(std::string_view key) override { nest(Call::BeginList, key); }
+  void end() override {
+    if (form_ != Form::Text)
+      call(Call::End);
+  }
+  void inline_object() override { call(Call::InlineObject); }
+  void columns(const std::vector<std::string> &) override {
+    throw Error("ANEC-INTERNAL", "a printer's columns are not recorded to be printed behind");
+  }
+  Form form() const override { return form_; }
+  Chunk &chunk() { return chunk_; }
+
+private:
+  // A call's code, in a chunk of its own once the chunk is full.
+  void call(Call c) {
+    if (chunk_.size >= kChunkBytes)
+      behind_.hand_over(chunk_);
+    put(chunk_, c);
+  }
+  void keyed(Call c, std::string_view key, const Scalar &v) {
+    call(c);
+    put(chunk_, key);
+    record(chunk_, v);
+  }
+  void nest(Call c, std::string_view key) {
+    if (form_ == Form::Text)
+      return;
+    call(c);
+    put(chunk_, key);
+  }
+
+  PrintBehind &behind_;
+  Form form_;
+  Chunk chunk_;
+};
+
+void PrintBehind::Chunk::grow(size_t at_least) {
+  size_t n = std::max({at_least, 2 * capacity, kChunkBytes + 256});
+  auto bigger = std::make_unique_for_overwrite<char[]>(n);
+  if (size)
+    std::memcpy(bigger.get(), calls.get(), size);
+  calls = std::move(bigger);
+  capacity = n;
+}
+
+void PrintBehind::record(Chunk &chunk, const Scalar &v) {
+  std::visit(
+      [&](const auto &x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::string_view>) {
+          put(chunk, Kind::String);
+          put(chunk, x);
+        } else if constexpr (std::is_same_v<T, const Doc *>) {
+          put(chunk, Kind::Doc);
+          put(chunk, uint64_t(chunk.docs.size()));
+          chunk.docs.push_back(*x);
+        } else if constexpr (std::is_same_v<T, Named>) {
+          put(chunk, Kind::Named);
+          put(chunk, x.name);
+          put(chunk, x.value);
+        } else {
+          constexpr Kind kind = std::is_same_v<T, bool>       ? Kind::Bool
+                                : std::is_same_v<T, int64_t>  ? Kind::Int
+                                : std::is_same_v<T, uint64_t> ? Kind::Uint
+                                : std::is_same_v<T, double>   ? Kind::Double
+                                                              : Kind::Hex;
+          put(chunk, kind);
+          put(chunk, x);
+        }
+      },
+      v.v_);
+}
+
+PrintBehind::PrintBehind() = default;
+
+PrintBehind::~PrintBehind() {
+  stop();
+}
+
+void PrintBehind::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+    queue_.clear();
+  }
+  changed_.notify_all();
+  if (worker_.joinable())
+    worker_.join();
+}
+
+Printer &PrintBehind::recorder(Printer &target) {
+  recorders_.push_back(std::make_unique<Recorder>(*this, target));
+  return *recorders_.back();
+}
+
+void PrintBehind::hand_over(Chunk &chunk) {
+  {
+    std::unique_lock lock(mutex_);
+    if (!worker_.joinable())
+      worker_ = std::thread([this] { work(); });
+    changed_.wait(lock, [&] { return queue_.size() < kQueued || error_; });
+    if (!error_) // after an error nothing more is printed: drain() throws it
+      queue_.push_back(std::move(chunk));
+  }
+  changed_.notify_all();
+  chunk.calls.reset(); // moved, or dropped after an error
+  chunk.capacity = 0;
+  chunk.clear();
+}
+
+void PrintBehind::drain() {
+  bool threaded;
+  {
+    std::lock_guard lock(mutex_);
+    threaded = worker_.joinable();
+  }
+  for (const std::unique_ptr<Recorder> &r : recorders_) {
+    if (r->chunk().size == 0)
+      continue;
+    if (threaded) {
+      hand_over(r->chunk());
+      continue;
+    }
+    replay(r->chunk());
+    r->chunk().clear();
+  }
+  if (!threaded)
+    return;
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
+  if (error_)
+    std::rethrow_exception(error_);
+}
+
+void PrintBehind::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (stop_)
+      return;
+    Chunk chunk = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      replay(chunk);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    busy_ = false;
+    if (error && !error_) {
+      error_ = error;
+      queue_.clear();
+    }
+    changed_.notify_all();
+  }
+}
+
+} // namespace anec
