@@ -2,9 +2,15 @@
 
 #include "anec/support/error.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <utility>
 #include <vector>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace anec::json {
 namespace {
@@ -32,15 +38,63 @@ size_t skip(const char *p, size_t i, size_t n, const Stops &stops) {
   return i;
 }
 
+// Which of 64 bytes are a quote, a backslash, an opening or closing bracket, a comma: a bit each.
+struct Marks {
+  uint64_t quote = 0, backslash = 0, open = 0, close = 0, comma = 0;
+};
+#ifdef __SSE2__
+Marks marks_of(const char *p) {
+  Marks m;
+  for (int k = 0; k < 4; ++k) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16 * k));
+    auto bits = [&](char c) {
+      return uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c))))) << (16 * k);
+    };
+    m.quote |= bits('"');
+    m.backslash |= bits('\\');
+    m.open |= bits('{') | bits('[');
+    m.close |= bits('}') | bits(']');
+    m.comma |= bits(',');
+  }
+  return m;
+}
+#else
+Marks marks_of(const char *p) {
+  Marks m;
+  for (int k = 0; k < 64; ++k) {
+    uint64_t bit = uint64_t(1) << k;
+    char c = p[k];
+    m.quote |= c == '"' ? bit : 0;
+    m.backslash |= c == '\\' ? bit : 0;
+    m.open |= c == '{' || c == '[' ? bit : 0;
+    m.close |= c == '}' || c == ']' ? bit : 0;
+    m.comma |= c == ',' ? bit : 0;
+  }
+  return m;
+}
+#endif
+
+// Each bit the XOR of itself and every bit below it: set from an opening quote up to the byte
+// before its closing one.
+uint64_t prefix_xor(uint64_t x) {
+  for (int shift = 1; shift < 64; shift *= 2)
+    x ^= x << shift;
+  return x;
+}
+
 // The first pass: where the array under a top-level key opens and closes. It follows strings (with
 // their escapes) and nesting, and reads the top-level keys: a string at depth 1 right after '{' or
-// ',' is a key.
+// ',' is a key. Inside a top-level value (depth 2 and deeper), where no key is read, it takes 64
+// bytes at a time: bit masks of the quotes, escapes and brackets, the strings masked out, then one
+// step for each bracket and comma.
 class Locator {
 public:
   explicit Locator(std::string_view key) : key_(key) {}
 
   void feed(const char *p, size_t n, uint64_t base) {
     for (size_t i = 0; i < n; ++i) {
+      if (depth_ >= 2 && (i = inside(p, i, n, base)) == n)
+        break;
       if (in_string_) {
         if (escaped_) {
           escaped_ = false;
@@ -104,6 +158,51 @@ public:
   }
 
 private:
+  // From p[i], at depth 2 or more: to the byte after the bracket that closes depth 2, or to n.
+  size_t inside(const char *p, size_t i, size_t n, uint64_t base) {
+    for (; i < n; i += 64) {
+      size_t len = std::min<size_t>(64, n - i);
+      char padded[64];
+      const char *b = p + i;
+      if (len < 64) { // the chunk's last bytes, padded with spaces, which mark nothing
+        std::memcpy(padded, b, len);
+        std::memset(padded + len, ' ', 64 - len);
+        b = padded;
+      }
+      Marks m = marks_of(b);
+      uint64_t escaped = m.backslash || escaped_ ? escapes(b, len) : 0;
+      uint64_t strings = prefix_xor(m.quote & ~escaped) ^ (in_string_ ? ~uint64_t(0) : 0);
+      for (uint64_t marks = (m.open | m.close | m.comma) & ~strings; marks; marks &= marks - 1) {
+        size_t k = size_t(__builtin_ctzll(marks));
+        if (b[k] == ',') {
+          if (depth_ == 2 && open_ && !close_)
+            commas_.push_back(base + i + k);
+        } else if (b[k] == '{' || b[k] == '[') {
+          ++depth_;
+        } else if (--depth_ == 1) {
+          if (open_ && !close_)
+            close_ = base + i + k + 1;
+          in_string_ = escaped_ = false;
+          return i + k + 1;
+        }
+      }
+      in_string_ = strings >> 63; // padding holds no quote: the state after the last byte
+    }
+    return n;
+  }
+  // The bytes of b[0, len) a backslash escapes (the one after a backslash that is not escaped).
+  uint64_t escapes(const char *b, size_t len) {
+    uint64_t escaped = 0;
+    for (size_t k = 0; k < len; ++k)
+      if (escaped_) {
+        escaped |= uint64_t(1) << k;
+        escaped_ = false;
+      } else {
+        escaped_ = b[k] == '\\';
+      }
+    return escaped;
+  }
+
   void end_string() {
     in_string_ = false;
     if (reading_key_ && name_ == key_) {

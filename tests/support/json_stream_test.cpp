@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
 #include <unistd.h>
 
 using namespace anec;
@@ -96,4 +97,71 @@ TEST(JsonStream, AMissingElementOrATrailingCommaIsAnError) {
   ASSERT_TRUE(s);
   EXPECT_TRUE(elements(*s).empty());
   fs::remove(p);
+}
+
+namespace {
+// A JSON string of `n` characters drawn from those that end, escape or nest something.
+std::string awkward_string(std::mt19937 &rng, size_t n) {
+  static constexpr std::string_view kChars = "a \"\\[]{},:";
+  std::string s = "\"";
+  for (size_t k = 0; k < n; ++k) {
+    char c = kChars[rng() % kChars.size()];
+    s += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  }
+  return s + "\"";
+}
+// A value nested up to `depth` deep: numbers, awkward strings, arrays and objects.
+std::string awkward_value(std::mt19937 &rng, int depth) {
+  switch (depth > 0 ? rng() % 4 : rng() % 2) {
+  case 0:
+    return std::to_string(rng() % 1000);
+  case 1:
+    return awkward_string(rng, rng() % 12);
+  case 2: {
+    std::string a = "[";
+    for (unsigned k = 0, n = rng() % 4; k < n; ++k)
+      a += (k ? ", " : "") + awkward_value(rng, depth - 1);
+    return a + "]";
+  }
+  default: {
+    std::string o = "{";
+    for (unsigned k = 0, n = rng() % 4; k < n; ++k)
+      o += (k ? ", " : "") + awkward_string(rng, rng() % 6) + ": " + awkward_value(rng, depth - 1);
+    return o + "}";
+  }
+  }
+}
+} // namespace
+
+// Elements generated at random, whose strings hold runs of backslashes, escaped quotes, brackets and
+// commas across the first pass's 64-byte steps, come back as written; and an escape or a closing
+// quote at every position around the boundary of the reader's 1 MiB chunks.
+TEST(JsonStream, RandomAwkwardElementsComeBackAsWritten) {
+  std::mt19937 rng(7);
+  for (int doc = 0; doc < 300; ++doc) {
+    std::vector<std::string> written;
+    std::string text = R"({"before": )" + awkward_value(rng, 2) + R"(, "ops": [)";
+    for (unsigned k = 0, n = rng() % 40; k < n; ++k) {
+      written.push_back(awkward_value(rng, 3));
+      text += (k ? "," + std::string(rng() % 3, ' ') : "") + written.back();
+    }
+    text += R"(], "after": )" + awkward_value(rng, 2) + "}";
+    fs::path p = write_doc("random.json", text);
+    auto s = json::ArrayStream::open(p, "ops");
+    ASSERT_TRUE(s) << text;
+    EXPECT_EQ(elements(*s), written) << text;
+    fs::remove(p);
+  }
+  const std::string tail = R"("\\", "\"]", "a\\\"", [1, {"k": "}"}]], "after": 1})";
+  const std::vector<std::string> tail_elements = {R"("\\")", R"("\"]")", R"("a\\\"")", R"([1, {"k": "}"}])"};
+  for (size_t shift = 0; shift < 48; ++shift) {
+    std::string head = R"({"ops": [")" + std::string((size_t(1) << 20) - 24 + shift, 'x') + "\", ";
+    fs::path p = write_doc("boundary.json", head + tail);
+    auto s = json::ArrayStream::open(p, "ops");
+    ASSERT_TRUE(s) << shift;
+    std::vector<std::string> got = elements(*s);
+    ASSERT_EQ(got.size(), 5u) << shift;
+    EXPECT_EQ(std::vector<std::string>(got.begin() + 1, got.end()), tail_elements) << shift;
+    fs::remove(p);
+  }
 }
