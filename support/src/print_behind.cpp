@@ -242,10 +242,10 @@ Printer &PrintBehind::recorder(Printer &target) {
 void PrintBehind::hand_over(Chunk &chunk) {
   {
     std::unique_lock lock(mutex_);
-    if (!worker_.joinable())
+    if (!worker_.joinable() && !stop_)
       worker_ = std::thread([this] { work(); });
-    changed_.wait(lock, [&] { return queue_.size() < kQueued || error_; });
-    if (!error_) // after an error nothing more is printed: drain() throws it
+    changed_.wait(lock, [&] { return queue_.size() < kQueued || error_ || stop_; });
+    if (!error_ && !stop_) // after an error nothing more is printed (drain() throws it), nor after stop()
       queue_.push_back(std::move(chunk));
   }
   changed_.notify_all();
