@@ -13,7 +13,6 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -52,10 +51,10 @@ public:
       docs.clear();
     }
   };
-  void hand_over(Chunk &chunk); // a full chunk, to the thread (the recorders call it)
 
 private:
   class Recorder;
+  void hand_over(Chunk &chunk);                      // a full chunk, to the thread
   static void record(Chunk &chunk, const Scalar &v); // a value, after its call's code and key
   void work();
 
