@@ -23,7 +23,8 @@ void put(PrintBehind::Chunk &c, std::string_view s) {
   char *at = c.room(4 + s.size());
   uint32_t n = uint32_t(s.size());
   std::memcpy(at, &n, 4);
-  std::memcpy(at + 4, s.data(), s.size());
+  if (n) // an empty view may hold no address at all
+    std::memcpy(at + 4, s.data(), n);
 }
 
 // A chunk's calls read back in order.
