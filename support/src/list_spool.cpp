@@ -34,7 +34,10 @@ ListSpool::ListSpool(Form form, size_t depth, PrintBehind *behind)
     : file_(temporary_file()), out_(file_.get()), printer_(items_printer(form, out_, depth)), behind_(behind),
       items_(behind ? &behind->recorder(*printer_) : printer_.get()), depth_(depth) {}
 
-ListSpool::~ListSpool() = default;
+ListSpool::~ListSpool() {
+  if (behind_)
+    behind_->stop(); // its thread may not print into this spool once it is gone
+}
 
 void ListSpool::splice_into(Printer &p) {
   if (behind_)

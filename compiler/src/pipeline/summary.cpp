@@ -111,7 +111,6 @@ struct OneTargetReport::State {
         findings(form, 2, &behind), placed(form, placement_depth(k), &behind),
         boundaries(form, placement_depth(k), &behind), unknown{ListSpool(form, 2, &behind)},
         unestimated{ListSpool(form, 2, &behind)}, skipped{ListSpool(form, 2, &behind)} {}
-  ~State() { behind.stop(); } // before the spools it prints into
 
   void add(const Op &op, const OpTensors &tensors);
   void finish();

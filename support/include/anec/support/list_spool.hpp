@@ -16,8 +16,8 @@ class ListSpool {
 public:
   // `depth`: the scopes open around the items in the JSON form, the list's own included (the root
   // object and a list member of it: 2). Forms other than text and JSON are refused (ANEC-INTERNAL).
-  // With `behind`, the items are printed on its thread (support/print_behind.hpp), which must be
-  // stopped before the spool goes.
+  // With `behind`, the items are printed on its thread (support/print_behind.hpp), which the spool
+  // stops when it goes: `behind` must outlive it.
   ListSpool(Form form, size_t depth, PrintBehind *behind = nullptr);
   ~ListSpool();
   ListSpool(const ListSpool &) = delete;
