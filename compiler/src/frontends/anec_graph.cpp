@@ -181,19 +181,26 @@ void parse_op(const View &d, Members &r, Op &op) {
   r.finish();
 }
 
-// `op`'s inputs looked up in `g`, and its outputs added to it (shapes not inferred): ANEC-GRAPH-002
-// for an input no earlier tensor defines, or an output one does.
-void bind_op(Graph &g, const Op &op) {
-  for (const std::string &i : op.inputs)
-    if (!g.tensor(i))
+// `op`'s inputs looked up in `g`, and its outputs added to it (shapes not inferred), their positions
+// into `tensors` (what find_tensors then gives): ANEC-GRAPH-002 for an input no earlier tensor
+// defines, or an output one does.
+void bind_op(Graph &g, const Op &op, OpTensors &tensors) {
+  tensors.ins.clear();
+  tensors.outs.clear();
+  for (const std::string &i : op.inputs) {
+    const Tensor *t = std::as_const(g).tensor(i);
+    if (!t)
       throw Error("ANEC-GRAPH-002", g.source + ": op '" + op.name + "' reads '" + i +
                                         "', which no input, constant or earlier op defines");
+    tensors.ins.push_back(size_t(t - g.tensors.data()));
+  }
   for (const std::string &o : op.outputs) {
     Tensor t;
     t.name = o;
     if (!g.try_add(std::move(t)))
       throw Error("ANEC-GRAPH-002",
                   g.source + ": op '" + op.name + "' writes '" + o + "', which is already defined");
+    tensors.outs.push_back(g.tensors.size() - 1);
   }
 }
 
@@ -236,9 +243,10 @@ Graph read_graph_json(std::string text, const std::string &source) {
   g.ops.reserve(ops.size());
   g.tensors.reserve(g.tensors.size() + ops.size());
   Members members(g.source, "op");
+  OpTensors tensors;
   for (const View &d : ops) {
     parse_op(d, members, g.ops.emplace_back());
-    bind_op(g, g.ops.back());
+    bind_op(g, g.ops.back(), tensors);
   }
   read_outputs(top, g);
   top.finish();
@@ -396,7 +404,7 @@ Graph &GraphReader::graph() {
   return state_->graph;
 }
 
-Op *GraphReader::next() {
+Op *GraphReader::next(OpTensors &tensors) {
   State &s = *state_;
   if (!s.batch || s.next_in_batch == s.batch->size()) {
     s.batch = s.batches.next();
@@ -408,7 +416,7 @@ Op *GraphReader::next() {
       for (const std::string &o : (*s.batch)[s.next_in_batch + kAhead].outputs)
         s.graph.index.prefetch(o);
     Op &op = (*s.batch)[s.next_in_batch++];
-    bind_op(s.graph, op);
+    bind_op(s.graph, op, tensors);
     return &op;
   }
   read_outputs(*s.top, s.graph);

@@ -31,9 +31,8 @@ std::optional<GraphReader> open_graph(const std::filesystem::path &path, const O
 // The next op, its tensors found (into `tensors`), its outputs shaped and its skip marked; nullptr
 // after the last.
 Op *next_op(GraphReader &reader, const OpCatalog &catalog, OpTensors &tensors) {
-  Op *op = reader.next();
+  Op *op = reader.next(tensors);
   if (op) {
-    find_tensors(reader.graph(), *op, tensors);
     infer_shapes(reader.graph(), *op, tensors, catalog);
     mark_skippable(reader.graph(), *op, tensors, catalog);
   }

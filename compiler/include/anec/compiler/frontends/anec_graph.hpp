@@ -36,9 +36,10 @@ public:
   GraphReader(GraphReader &&) noexcept;
   ~GraphReader();
   Graph &graph();
-  // The next op, its output tensors added to graph() (shapes not inferred), valid until the next
-  // call; nullptr after the last.
-  Op *next();
+  // The next op, its output tensors added to graph() (shapes not inferred) and the positions of its
+  // tensors into `tensors` (as find_tensors gives them), valid until the next call; nullptr after
+  // the last.
+  Op *next(OpTensors &tensors);
 
 private:
   struct State;
