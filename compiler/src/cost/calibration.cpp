@@ -78,7 +78,8 @@ Family read_family(const Doc &d, const std::string &src) {
 }
 } // namespace
 
-OpTerms op_terms(const Graph &g, const Op &op, const OpCost &c, const std::unordered_set<std::string> &io) {
+OpTerms op_terms(const Graph &g, const Op &op, const OpTensors &tensors, const OpCost &c,
+                 const std::unordered_set<std::string> &io) {
   OpTerms t;
   t.estimated = c.estimated;
   t.family = c.form;
@@ -86,15 +87,15 @@ OpTerms op_terms(const Graph &g, const Op &op, const OpCost &c, const std::unord
   if (c.estimated && c.decomposed)
     t.parts = attention_parts(g, op, io);
   t.weight_bytes = c.weight;
-  for (const std::string &n : op.inputs) {
-    const Tensor &x = *g.tensor(n);
+  for (size_t k = 0; k < tensors.ins.size(); ++k) {
+    const Tensor &x = g.tensors[tensors.ins[k]];
     if (x.constant)
       t.weight_bytes += double(x.bytes());
     else
-      add_activation(t, double(x.bytes()), io.count(n) > 0);
+      add_activation(t, double(x.bytes()), io.count(op.inputs[k]) > 0);
   }
-  for (const std::string &n : op.outputs)
-    add_activation(t, double(g.tensor(n)->bytes()), io.count(n) > 0);
+  for (size_t k = 0; k < tensors.outs.size(); ++k)
+    add_activation(t, double(g.tensors[tensors.outs[k]].bytes()), io.count(op.outputs[k]) > 0);
   t.operand_bytes += t.weight_bytes;
   return t;
 }
@@ -108,8 +109,11 @@ std::unordered_set<std::string> program_io(const Graph &g) {
 std::vector<OpTerms> op_terms(const Graph &g, const OpCatalog &catalog) {
   std::unordered_set<std::string> io = program_io(g);
   std::vector<OpTerms> out;
-  for (const Op &op : g.ops)
-    out.push_back(op_terms(g, op, op_cost(g, op, catalog), io));
+  OpTensors tensors;
+  for (const Op &op : g.ops) {
+    find_tensors(g, op, tensors);
+    out.push_back(op_terms(g, op, tensors, op_cost(g, op, tensors, catalog), io));
+  }
   return out;
 }
 

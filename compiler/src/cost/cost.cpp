@@ -296,7 +296,7 @@ void GraphEstimate::add(const Op &op, const OpTensors &tensors) {
   OpCost c = op_cost(s.g, op, tensors, s.catalog);
   bool skip = skipped(s.g, op, s.catalog);
   if (!s.calibrated.empty()) {
-    OpTerms terms = op_terms(s.g, op, c, s.io);
+    OpTerms terms = op_terms(s.g, op, tensors, c, s.io);
     for (CalibratedSum &sum : s.calibrated)
       skip ? sum.skip(c, terms) : sum.add(c, terms);
   }

@@ -32,9 +32,9 @@ struct OpTerms {
 // The terms of every op, in graph order. Program inputs and outputs cross DRAM; intermediates stay
 // on chip (tables/calibration/model.toml says why).
 std::vector<OpTerms> op_terms(const Graph &g, const OpCatalog &catalog);
-// One op's terms from its cost (op_cost in cost.hpp) and the program's inputs and outputs.
+// One op's terms from its tensors, its cost (op_cost in cost.hpp) and the program's inputs and outputs.
 struct OpCost;
-OpTerms op_terms(const Graph &g, const Op &op, const OpCost &cost,
+OpTerms op_terms(const Graph &g, const Op &op, const OpTensors &tensors, const OpCost &cost,
                  const std::unordered_set<std::string> &program_io);
 std::unordered_set<std::string> program_io(const Graph &g);
 
