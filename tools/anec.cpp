@@ -40,6 +40,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 namespace fs = std::filesystem;
@@ -648,7 +649,8 @@ int run(const Ctx &ctx, const tools::Args &args) {
   // A matrix over targets (--target all, csv) prints one summary row per target: the model is checked
   // and estimated while it is read.
   if (cmd != "place" && (target == "all" || format == "csv")) {
-    ModelSummary summary = summarize_model(model, ctx.catalog, dims, targets, cal, chip, budget);
+    ModelSummary summary = summarize_model(model, ctx.catalog, dims, targets, cal, chip, budget,
+                                           std::thread::hardware_concurrency());
     print_matrix(summary.checks, summary.estimates, format, model);
     return cmd == "check" && rejects(summary.checks) ? 1 : 0;
   }

@@ -2,7 +2,8 @@
 // whole-graph path gives (load_model, then check and estimate): on every target, with the analytic
 // and the calibrated model, for graphs whose keys come in any order, whose names hold brackets,
 // commas and escaped quotes, with constants and bound dimensions, and across the reader's chunks.
-// A malformed file fails with the whole-graph reader's error, word for word.
+// A malformed file fails with the whole-graph reader's error, word for word. The targets spread over
+// threads give the same.
 #include "anec/compiler/frontends/anec_graph.hpp"
 #include "anec/compiler/frontends/load.hpp"
 #include "anec/compiler/pipeline/documents.hpp"
@@ -53,12 +54,17 @@ protected:
   }();
 };
 
-// The streamed summary against the whole graph's, on every target and both cost models.
+// The streamed summary against the whole graph's, on every target and both cost models, with the
+// targets on one thread and spread over two and three.
 void expect_same_as_whole(const fs::path &file, const DimBindings &dims = {}, bool streams = true) {
   auto targets = all_targets();
   Graph g = load_model(file, catalog(), dims);
-  for (const Calibration *cal : {static_cast<const Calibration *>(nullptr), &calibration()}) {
-    ModelSummary streamed = summarize_model(file, catalog(), dims, targets, cal);
+  for (auto [cal, threads] : {std::pair{static_cast<const Calibration *>(nullptr), 1u},
+                              {&calibration(), 1u},
+                              {nullptr, 2u},
+                              {&calibration(), 3u}}) {
+    ModelSummary streamed =
+        summarize_model(file, catalog(), dims, targets, cal, "", kDefaultMaxMemory, threads);
     EXPECT_EQ(streamed.streamed, streams) << file;
     std::vector<CheckResult> checks = check(g, catalog(), targets, Detail::Summary);
     std::vector<Estimate> estimates = estimate(g, catalog(), targets, cal, "", Detail::Summary);
@@ -67,8 +73,8 @@ void expect_same_as_whole(const fs::path &file, const DimBindings &dims = {}, bo
     ASSERT_EQ(checks.size(), targets.size());
     ASSERT_EQ(estimates.size(), targets.size());
     for (size_t k = 0; k < targets.size(); ++k) {
-      const std::string on =
-          file.filename().string() + " on " + targets[k]->name + (cal ? " calibrated" : "");
+      const std::string on = file.filename().string() + " on " + targets[k]->name +
+                             (cal ? " calibrated" : "") + ", " + std::to_string(threads) + " thread(s)";
       EXPECT_EQ(streamed.checks[k].verdict, checks[k].verdict) << on;
       EXPECT_EQ(streamed.checks[k].counts, checks[k].counts) << on;
       const Estimate &s = streamed.estimates[k], &w = estimates[k];
@@ -233,9 +239,13 @@ TEST_F(StreamTest, AMalformedFileFailsWithTheWholeGraphReadersError) {
     std::string whole, streamed;
     std::string code = code_of([&] { load_model(file, catalog()); }, &whole);
     EXPECT_NE(code, "none") << name;
-    EXPECT_EQ(code_of([&] { summarize_model(file, catalog(), {}, targets, nullptr); }, &streamed), code)
-        << name;
-    EXPECT_EQ(streamed, whole) << name;
+    for (unsigned threads : {1u, 2u}) {
+      auto summarize = [&] {
+        summarize_model(file, catalog(), {}, targets, nullptr, "", kDefaultMaxMemory, threads);
+      };
+      EXPECT_EQ(code_of(summarize, &streamed), code) << name << ", " << threads << " thread(s)";
+      EXPECT_EQ(streamed, whole) << name << ", " << threads << " thread(s)";
+    }
   }
 }
 

@@ -6,9 +6,14 @@
 #include "anec/compiler/passes/place.hpp"
 #include "anec/compiler/pipeline/documents.hpp"
 
+#include "anec/support/corpus.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/list_spool.hpp"
 
+#include <algorithm>
+#include <exception>
+#include <iterator>
+#include <memory>
 #include <optional>
 
 namespace anec::compiler {
@@ -39,37 +44,117 @@ Op *next_op(GraphReader &reader, const OpCatalog &catalog, OpTensors &tensors) {
   return op;
 }
 
+// The targets in `parts` runs, in order, as even as they divide (at most one a target).
+std::vector<std::vector<const hal::Target *>> split(const std::vector<const hal::Target *> &targets,
+                                                    size_t parts) {
+  parts = std::max<size_t>(1, std::min(parts, targets.size()));
+  std::vector<std::vector<const hal::Target *>> out(parts);
+  for (size_t k = 0; k < targets.size(); ++k)
+    out[k * parts / targets.size()].push_back(targets[k]);
+  return out;
+}
+
+// work(k) for each of `shares` shares of the targets, on threads of their own (this one included);
+// once all are done, the error of the first share that failed is thrown.
+template <class Work> void each_share(size_t shares, const Work &work) {
+  std::vector<std::exception_ptr> errors(shares);
+  spread_over_cores(shares, [&](size_t k) {
+    try {
+      work(k);
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr &e : errors)
+    if (e)
+      std::rethrow_exception(e);
+}
+
+// The check and the estimate of one run of the targets, over ops in turn.
+struct Share {
+  GraphCheck checks;
+  GraphEstimate estimates;
+  Share(const Graph &g, const OpCatalog &catalog, const std::vector<const hal::Target *> &targets,
+        const Calibration *calibration, const std::string &chip)
+      : checks(g, catalog, targets, Detail::Summary),
+        estimates(g, catalog, targets, calibration, chip, Detail::Summary) {}
+};
+
+// The shares' results, in the order of the targets.
+ModelSummary joined(std::vector<ModelSummary> parts, bool streamed) {
+  ModelSummary all{{}, {}, streamed};
+  for (ModelSummary &p : parts) {
+    std::move(p.checks.begin(), p.checks.end(), std::back_inserter(all.checks));
+    std::move(p.estimates.begin(), p.estimates.end(), std::back_inserter(all.estimates));
+  }
+  return all;
+}
+
+// The ops are read, bound and shaped on this thread a batch at a time; then each share checks and
+// estimates the batch on its own thread, while the graph stands still.
 std::optional<ModelSummary> summarize_while_reading(const std::filesystem::path &path,
                                                     const OpCatalog &catalog, const DimBindings &dims,
                                                     const std::vector<const hal::Target *> &targets,
-                                                    const Calibration *calibration, const std::string &chip) {
+                                                    const Calibration *calibration, const std::string &chip,
+                                                    unsigned threads) {
   std::optional<GraphReader> reader = open_graph(path, catalog, dims);
   if (!reader)
     return std::nullopt;
-  Graph &g = reader->graph();
-  GraphCheck checks(g, catalog, targets, Detail::Summary);
-  GraphEstimate estimates(g, catalog, targets, calibration, chip, Detail::Summary);
-  OpTensors tensors;
-  while (Op *op = next_op(*reader, catalog, tensors)) {
-    checks.add(*op, tensors);
-    estimates.add(*op, tensors);
+  const Graph &g = reader->graph();
+  std::vector<std::unique_ptr<Share>> shares;
+  for (const auto &run : split(targets, threads))
+    shares.push_back(std::make_unique<Share>(g, catalog, run, calibration, chip));
+  constexpr size_t kBatch = 4096; // ops: a thread's start is a sliver of a batch's work on 28 targets
+  std::vector<Op> ops(kBatch);
+  std::vector<OpTensors> tensors(kBatch);
+  for (size_t n = kBatch; n == kBatch;) {
+    n = 0;
+    while (n < kBatch)
+      if (Op *op = next_op(*reader, catalog, tensors[n]))
+        std::swap(ops[n++], *op); // the reader fills our old op's storage anew
+      else
+        break;
+    each_share(shares.size(), [&](size_t k) {
+      for (size_t i = 0; i < n; ++i) {
+        shares[k]->checks.add(ops[i], tensors[i]);
+        shares[k]->estimates.add(ops[i], tensors[i]);
+      }
+    });
   }
-  return ModelSummary{checks.finish(), estimates.finish(), true};
+  std::vector<ModelSummary> parts;
+  for (auto &s : shares)
+    parts.push_back({s->checks.finish(), s->estimates.finish()});
+  return joined(std::move(parts), true);
 }
 } // namespace
 
 ModelSummary summarize_model(const std::filesystem::path &path, const OpCatalog &catalog,
                              const DimBindings &dims, const std::vector<const hal::Target *> &targets,
-                             const Calibration *calibration, const std::string &chip, double max_memory) {
+                             const Calibration *calibration, const std::string &chip, double max_memory,
+                             unsigned threads) {
   try {
-    if (auto summary = summarize_while_reading(path, catalog, dims, targets, calibration, chip))
+    if (auto summary = summarize_while_reading(path, catalog, dims, targets, calibration, chip, threads))
       return std::move(*summary);
   } catch (const Error &) {
     // Read whole below: the whole-document reader reports the error as it reports it for any file.
   }
   Graph g = load_model(path, catalog, dims, false, max_memory);
-  return {check(g, catalog, targets, Detail::Summary),
-          estimate(g, catalog, targets, calibration, chip, Detail::Summary)};
+  auto summarize_whole = [&](unsigned spread) {
+    auto runs = split(targets, spread);
+    std::vector<ModelSummary> parts(runs.size());
+    each_share(runs.size(), [&](size_t k) {
+      parts[k] = {check(g, catalog, runs[k], Detail::Summary),
+                  estimate(g, catalog, runs[k], calibration, chip, Detail::Summary)};
+    });
+    return joined(std::move(parts), false);
+  };
+  try {
+    return summarize_whole(threads);
+  } catch (const Error &) {
+    if (threads <= 1)
+      throw;
+  }
+  return summarize_whole(1); // the error the targets in turn meet first, whichever share met one
 }
 
 namespace {

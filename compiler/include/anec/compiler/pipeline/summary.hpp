@@ -17,7 +17,8 @@ namespace anec::compiler {
 // (Detail::Summary; a null calibration gives the analytic model). An anec-graph file is checked and
 // estimated while it is read, op by op (GraphReader), in memory that grows with its tensors, not its
 // ops or its size; any other file, or one that reader cannot take, is read whole with load_model
-// (under the budget `max_memory`), whose errors it reports.
+// (under the budget `max_memory`), whose errors it reports. The targets are spread over up to
+// `threads` threads (this one included), each taking a run of them; the results are the same.
 struct ModelSummary {
   std::vector<CheckResult> checks;
   std::vector<Estimate> estimates; // in the order of the targets
@@ -26,7 +27,7 @@ struct ModelSummary {
 ModelSummary summarize_model(const std::filesystem::path &path, const OpCatalog &catalog,
                              const DimBindings &dims, const std::vector<const hal::Target *> &targets,
                              const Calibration *calibration, const std::string &chip = "",
-                             double max_memory = kDefaultMaxMemory);
+                             double max_memory = kDefaultMaxMemory, unsigned threads = 1);
 
 // `anec check` (with its placement), `anec estimate` or `anec place` on one target, with the per-op rows,
 // while an anec-graph file is read op by op: each op's rows are printed as it is decided into spools
