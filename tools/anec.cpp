@@ -252,10 +252,13 @@ int corpus(const Ctx &ctx, const std::string &cmd, const std::vector<fs::path> &
   auto targets = ctx.targets(target, &chip);
   std::vector<std::vector<std::vector<std::string>>> rows(files.size());
   std::vector<int> outcome(files.size(), 0); // 0 pass, 1 a reject, 2 unreadable
+  // Fewer files than cores: each file's targets take the cores left over.
+  size_t cores = std::thread::hardware_concurrency();
+  auto per_file = unsigned(std::max<size_t>(1, cores / std::max<size_t>(1, files.size())));
   spread_over_cores(files.size(), [&](size_t i) {
     try {
       ModelSummary summary = summarize_model(files[i], ctx.catalog, dims, targets,
-                                             calibration ? &*calibration : nullptr, chip, budget);
+                                             calibration ? &*calibration : nullptr, chip, budget, per_file);
       for (size_t k = 0; k < targets.size(); ++k) {
         const hal::Target *t = targets[k];
         const CheckResult &c = summary.checks[k];
