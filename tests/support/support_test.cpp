@@ -573,10 +573,25 @@ TEST(JsonPrinter, WritesWhatTheTreeWritesAsItIsPrinted) {
   EXPECT_EQ(streamed(root_object, "anec.eval"), whole(root_object, "anec.eval"));
   EXPECT_EQ(streamed([](Printer &) {}, "anec.eval"), whole([](Printer &) {}, "anec.eval"));
   EXPECT_EQ(streamed([](Printer &) {}), "{}\n");
+  auto same_key_in_nested_objects = [](Printer &p) {
+    p.data("x", 1);
+    {
+      Object inner(p, "inner");
+      p.data("x", 2);
+      p.data("y", 3);
+    }
+    p.data("y", 4);
+  };
+  EXPECT_EQ(streamed(same_key_in_nested_objects), whole(same_key_in_nested_objects));
   // What a tree would silently replace or refuse, the stream refuses.
   for (const PrintFn &bad :
        std::vector<PrintFn>{[](Printer &p) {
                               p.data("a", 1);
+                              p.data("a", 2);
+                            },
+                            [](Printer &p) {
+                              p.data("a", 1);
+                              { Object inner(p, "inner"); }
                               p.data("a", 2);
                             },
                             [](Printer &p) { p.item(1); },
