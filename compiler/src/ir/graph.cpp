@@ -7,6 +7,7 @@
 #include "anec/support/format.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -37,9 +38,16 @@ int64_t Shape::elements() const {
 }
 std::string Shape::str() const {
   std::string s = "[";
-  for (int k = 0; k < 5; ++k)
-    s += (k ? "," : "") + (d[k] < 0 ? symbol[k] : std::to_string(d[k]));
-  return s + "]";
+  char digits[24];
+  for (int k = 0; k < 5; ++k) {
+    if (k)
+      s += ',';
+    if (d[k] < 0)
+      s += symbol[k];
+    else
+      s.append(digits, std::to_chars(digits, digits + sizeof digits, d[k]).ptr);
+  }
+  return s += ']';
 }
 
 int64_t dtype_bytes(const std::string &t) {

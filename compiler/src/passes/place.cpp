@@ -72,21 +72,30 @@ struct PlacementSum::State {
   Placement p = {};
   struct Sums {
     double compute = 0, weights = 0;
-    std::map<std::string, double> moved = {}; // tensor -> bytes: what enters or leaves the partition
+    std::map<size_t, double> moved = {}; // by the tensor's position: what enters or leaves the partition
+    // The bytes moved, added to `sum` in the order of the tensors' names.
+    double plus_moved(const Graph &g, double sum) const {
+      std::vector<std::pair<std::string_view, double>> by_name;
+      for (const auto &[at, b] : moved)
+        by_name.emplace_back(g.tensors[at].name, b);
+      std::sort(by_name.begin(), by_name.end());
+      for (const auto &[name, b] : by_name)
+        sum += b;
+      return sum;
+    }
   };
-  std::vector<Sums> sums = {};       // by partition
-  std::vector<size_t> producer = {}; // by the tensor's position in the graph: its partition
-  std::set<std::pair<std::string, size_t>> crossed = {}; // (tensor, partition) with a transfer
+  std::vector<Sums> sums = {};                      // by partition
+  std::vector<size_t> producer = {};                // by the tensor's position in the graph: its partition
+  std::set<std::pair<size_t, size_t>> crossed = {}; // (tensor's position, partition) with a transfer
   size_t ops = 0;
 
-  size_t &producer_of(const std::string &n) { return producer_at(size_t(g.tensor(n) - g.tensors.data())); }
   size_t &producer_at(size_t at) {
     if (at >= producer.size())
       producer.resize(g.tensors.size(), SIZE_MAX);
     return producer[at];
   }
-  double bytes(const std::string &n) const {
-    const Tensor &x = *g.tensor(n);
+  double bytes(size_t at) const {
+    const Tensor &x = g.tensors[at];
     return x.shape.symbolic() ? 0.0 : double(x.bytes());
   }
   void open(const Op &op, const std::string &on) {
@@ -99,16 +108,17 @@ struct PlacementSum::State {
   }
   // A tensor entering the current partition from another: one transfer per tensor and partition
   // when the other runs on another backend.
-  void enter(const std::string &in, size_t from) {
+  void enter(size_t in, size_t from) {
     size_t to = p.partitions.size() - 1;
     const std::string &on = p.partitions[to].backend;
-    sums[to].moved[in] = bytes(in);
+    double moved = bytes(in);
+    sums[to].moved[in] = moved;
     if (from == SIZE_MAX)
       return;
-    sums[from].moved[in] = bytes(in);
+    sums[from].moved[in] = moved;
     if (p.partitions[from].backend == on || !crossed.insert({in, to}).second)
       return;
-    Boundary b{in, p.partitions[from].backend, on, to, bytes(in), 0, 0};
+    Boundary b{g.tensors[in].name, p.partitions[from].backend, on, to, moved, 0, 0};
     b.transfer_us = bw > 0 ? b.bytes / bw * 1e6 : 0;
     const Backend *into = backend(catalog, on);
     b.transfer_units = into ? into->transfer_units : 0;
@@ -151,7 +161,7 @@ void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
   sums.weights += row ? row->weight : weight_bytes(s.g, op, tensors, s.catalog);
   for (size_t k = 0; k < op.inputs.size(); ++k)
     if (size_t from = s.producer_at(tensors.ins[k]); from != p.partitions.size() - 1)
-      s.enter(op.inputs[k], from);
+      s.enter(tensors.ins[k], from);
   for (size_t k : tensors.outs)
     s.producer_at(k) = p.partitions.size() - 1;
   p.ops.push_back({op.name, op.type, std::move(on), verdict, std::move(reasons), cost.flops});
@@ -163,14 +173,14 @@ Placement PlacementSum::finish(const Estimate &est) {
   Placement &p = s.p;
   p.complete = est.complete();
   p.unbound = unbound_dimensions(s.g);
-  for (const std::string &out : s.g.outputs)
-    if (size_t from = s.producer_of(out); from != SIZE_MAX)
-      s.sums[from].moved[out] = s.bytes(out);
+  for (const std::string &out : s.g.outputs) {
+    size_t at = size_t(s.g.tensor(out) - s.g.tensors.data());
+    if (size_t from = s.producer_at(at); from != SIZE_MAX)
+      s.sums[from].moved[at] = s.bytes(at);
+  }
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     Partition &part = p.partitions[k];
-    double memory = s.sums[k].weights;
-    for (const auto &[name, b] : s.sums[k].moved)
-      memory += b;
+    double memory = s.sums[k].plus_moved(s.g, s.sums[k].weights);
     if (part.backend == "engine")
       part.latency_us = std::max(s.sums[k].compute, s.bw > 0 ? memory / s.bw * 1e6 : 0) + est.floor_us;
     p.latency_us += part.latency_us;

@@ -361,15 +361,19 @@ void print_partitions(Printer &p, const Placement &pl) {
   for (size_t k = 0; k < pl.partitions.size(); ++k) {
     const Partition &part = pl.partitions[k];
     Object x(p);
-    p.text("  " + std::to_string(k + 1) + " ");
+    bool text = p.text_form(); // the words are built only for the form that shows them
+    if (text)
+      p.text("  " + std::to_string(k + 1) + " ");
     p.field("backend", part.backend);
-    p.text(": " + std::to_string(part.count) + " op(s) ");
+    if (text)
+      p.text(": " + std::to_string(part.count) + " op(s) ");
     p.field("first_op", part.first_op);
     p.data("ops", part.count);
     p.data("flops", Doc::number(part.flops));
     p.data("latency_us", pl.complete ? Doc::number(part.latency_us) : Doc());
-    p.text((part.count > 1 ? " .. " + part.last_op : "") + ", " + fixed(part.flops / 1e6, 3) + " MFLOP" +
-           (pl.complete ? ", " + fixed(part.latency_us, 1) + " us" : "") + "\n");
+    if (text)
+      p.text((part.count > 1 ? " .. " + part.last_op : "") + ", " + fixed(part.flops / 1e6, 3) + " MFLOP" +
+             (pl.complete ? ", " + fixed(part.latency_us, 1) + " us" : "") + "\n");
   }
 }
 
@@ -382,7 +386,7 @@ void print_placed_op(Printer &p, const PlacedOp &o) {
   p.data("type", o.type);
   p.data("backend", o.backend);
   p.data("verdict", verdict_name(o.verdict));
-  if (shown)
+  if (shown && p.text_form())
     p.text("  " + o.op + " (" + o.type + ") -> " + o.backend + "\n");
   List reasons(p, "reasons");
   for (const Finding *f : o.reasons) {
@@ -410,8 +414,9 @@ void print_boundary(Printer &p, const Graph &g, const Boundary &b) {
   p.data("bytes", Doc::number(b.bytes));
   p.data("transfer_us", Doc::number(b.transfer_us));
   p.data("transfer_units", Doc::number(b.transfer_units));
-  p.text(" (into partition " + std::to_string(b.partition + 1) + "): " + fixed(b.bytes / 1e3, 1) + " kB, " +
-         fixed(b.transfer_us, 2) + " us, " + fixed(b.transfer_units, 2) + " transfer units\n");
+  if (p.text_form())
+    p.text(" (into partition " + std::to_string(b.partition + 1) + "): " + fixed(b.bytes / 1e3, 1) + " kB, " +
+           fixed(b.transfer_us, 2) + " us, " + fixed(b.transfer_units, 2) + " transfer units\n");
 }
 
 void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &lists) {
