@@ -147,8 +147,10 @@ void JsonPrinter::key(std::string_view k) {
   size_t hash = 0xcbf29ce484222325; // FNV-1a (64-bit): keys are a few characters, and every member has one
   for (char c : k)
     hash = (hash ^ uint8_t(c)) * 0x100000001b3;
-  if (std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
+  uint64_t bit = uint64_t(1) << (hash % 64);
+  if ((s.seen & bit) && std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
     misuse("member '" + std::string(k) + "' given twice");
+  s.seen |= bit;
   keys_.push_back(hash);
   bool first = std::exchange(s.empty, false);
   size_t spaces = scopes_.size() * kIndent;
@@ -164,9 +166,10 @@ void JsonPrinter::key(std::string_view k) {
   if (!first)
     *at++ = ',';
   *at++ = '\n';
-  at = std::fill_n(at, spaces, ' ');
+  std::memset(at, ' ', spaces);
+  at += spaces;
   *at++ = '"';
-  at = std::copy(k.begin(), k.end(), at);
+  at = std::copy(k.begin(), k.end(), at); // an empty key may hold no address at all
   std::memcpy(at, "\": ", 3);
 }
 

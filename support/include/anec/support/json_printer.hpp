@@ -6,6 +6,7 @@
 #include "anec/support/printer.hpp"
 #include "anec/support/text_out.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,7 @@ private:
   struct Scope {
     bool list = false, empty = true;
     size_t keys_from = 0; // where its keys start in keys_
+    uint64_t seen = 0;    // bit (hash % 64) of each of its keys: a key whose bit is clear is new
   };
   void open(std::string_view key, bool list);
   void key(std::string_view k);  // the separator, the indent and "key": of a new member
