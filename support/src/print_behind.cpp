@@ -11,7 +11,18 @@ namespace {
 constexpr size_t kChunkBytes = 64 << 10; // a chunk handed over once it holds this much
 constexpr size_t kQueued = 4;            // chunks handed over and not yet replayed, at most
 
-enum class Call : char { Field, FieldWidth, Data, Text, Item, BeginObject, BeginList, End, InlineObject };
+enum class Call : char {
+  Field,
+  FieldWidth,
+  Data,
+  Text,
+  TextFixed,
+  Item,
+  BeginObject,
+  BeginList,
+  End,
+  InlineObject
+};
 enum class Kind : char { String, Bool, Int, Uint, Double, Hex, Named, Doc };
 
 template <class T> void put(PrintBehind::Chunk &c, const T &v) {
@@ -98,6 +109,11 @@ void replay(const PrintBehind::Chunk &c) {
     case Call::Text:
       p.text(calls.text());
       break;
+    case Call::TextFixed: {
+      auto v = calls.get<double>();
+      p.text_fixed(v, calls.get<int>());
+      break;
+    }
     case Call::Item:
       p.item(calls.scalar());
       break;
@@ -140,6 +156,13 @@ public:
     call(Call::Text);
     put(chunk_, words);
   }
+  void text_fixed(double v, int digits) override {
+    if (form_ != Form::Text)
+      return;
+    call(Call::TextFixed);
+    put(chunk_, v);
+    put(chunk_, digits);
+  }
   void item(const Scalar &v) override {
     call(Call::Item);
     record(chunk_, v);
@@ -166,7 +189,7 @@ private:
   }
   void keyed(Call c, std::string_view key, const Scalar &v) {
     call(c);
-    put(chunk_, key);
+    put(chunk_, form_ == Form::Text ? std::string_view() : key); // the text form shows no key
     record(chunk_, v);
   }
   void nest(Call c, std::string_view key) {

@@ -90,6 +90,11 @@ void Scalar::set_in(Doc &table, std::string_view key) const {
     table.set(std::string(key) + "_value", Doc::integer(n->value));
 }
 
+void Printer::text_fixed(double v, int digits) {
+  if (text_form())
+    text(fixed(v, digits));
+}
+
 void Printer::splice(std::FILE *, size_t) {
   throw Error("ANEC-INTERNAL", "a spooled list is spliced into a text or JSON printer only");
 }

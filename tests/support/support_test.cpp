@@ -482,7 +482,7 @@ TEST(Table, RendersAsTextCsvAndDocument) {
 
 // The printer renders each value one way for every document: hex as 0x... in text and a number in a
 // document, a named value as its name in text and its name and raw value in a document; text words
-// stay out of the document, data() out of the text; scopes nest.
+// and numbers stay out of the document, data() out of the text; scopes nest.
 TEST(Printer, OneDescriptionTwoForms) {
   auto doc = [](Printer &p) {
     p.text("state ");
@@ -492,14 +492,16 @@ TEST(Printer, OneDescriptionTwoForms) {
     p.text(" at ");
     p.field("vmaddr", Hex{0x30004000, 8});
     p.data("bytes", 4096);
-    p.text("\n");
+    p.text(", ");
+    p.text_fixed(4.096, 1);
+    p.text(" kB\n");
     List l(p, "dims");
     for (int v : {1, 3}) {
       p.text(" ");
       p.item(v);
     }
   };
-  EXPECT_EQ(printed_text(doc), "state image input at 0x30004000\n 1 3");
+  EXPECT_EQ(printed_text(doc), "state image input at 0x30004000, 4.1 kB\n 1 3");
   Doc d = printed_doc(doc);
   ASSERT_TRUE(d.find("vmaddr") && d.find("direction") && d.find("direction_value") && d.find("dims"));
   EXPECT_EQ(d.find("vmaddr")->as_int(), 0x30004000);
@@ -711,6 +713,7 @@ TEST(ListSpool, ItemsPrintedBehindGiveTheBytesOfItemsPrintedInPlace) {
       p.field("hex", Hex{uint64_t(i), 4});
       p.field("kind", Named{"conv", i});
       p.data("doc", doc);
+      p.text_fixed(i / 7.0, i % 4);
       List inner(p, "inner");
       for (int k = 0; k < i % 4; ++k)
         p.item(k);

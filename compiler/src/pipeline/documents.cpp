@@ -303,11 +303,23 @@ void print_op_cost(Printer &p, const OpCost &c) {
   p.data("bound", c.bound);
   if (!p.text_form())
     return;
-  p.text("  op " + c.op + " (" + c.type + "): ");
-  p.text(c.estimated
-             ? fixed(c.flops / 1e6, 3) + " MFLOP, " + fixed(c.bytes / 1e6, 3) + " MB alone: compute " +
-                   fixed(c.compute_us) + " us, memory " + fixed(c.memory_us) + " us, " + c.bound + "-bound\n"
-             : "no estimate\n");
+  for (std::string_view words : {std::string_view("  op "), std::string_view(c.op), std::string_view(" ("),
+                                 std::string_view(c.type), std::string_view("): ")})
+    p.text(words);
+  if (!c.estimated) {
+    p.text("no estimate\n");
+    return;
+  }
+  p.text_fixed(c.flops / 1e6, 3);
+  p.text(" MFLOP, ");
+  p.text_fixed(c.bytes / 1e6, 3);
+  p.text(" MB alone: compute ");
+  p.text_fixed(c.compute_us, 1);
+  p.text(" us, memory ");
+  p.text_fixed(c.memory_us, 1);
+  p.text(" us, ");
+  p.text(c.bound);
+  p.text("-bound\n");
 }
 
 void print(Printer &p, const Graph &g, const Estimate &e, const EstimateLists &lists) {
@@ -414,9 +426,15 @@ void print_boundary(Printer &p, const Graph &g, const Boundary &b) {
   p.data("bytes", Doc::number(b.bytes));
   p.data("transfer_us", Doc::number(b.transfer_us));
   p.data("transfer_units", Doc::number(b.transfer_units));
-  if (p.text_form())
-    p.text(" (into partition " + std::to_string(b.partition + 1) + "): " + fixed(b.bytes / 1e3, 1) + " kB, " +
-           fixed(b.transfer_us, 2) + " us, " + fixed(b.transfer_units, 2) + " transfer units\n");
+  if (!p.text_form())
+    return;
+  p.text(" (into partition " + std::to_string(b.partition + 1) + "): ");
+  p.text_fixed(b.bytes / 1e3, 1);
+  p.text(" kB, ");
+  p.text_fixed(b.transfer_us, 2);
+  p.text(" us, ");
+  p.text_fixed(b.transfer_units, 2);
+  p.text(" transfer units\n");
 }
 
 void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &lists) {

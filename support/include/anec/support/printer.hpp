@@ -78,6 +78,9 @@ public:
   virtual void data(std::string_view key, const Scalar &v) = 0;
   // Words only the text form shows.
   virtual void text(std::string_view words) = 0;
+  // A number only the text form shows, `digits` after the point (as fixed() writes it); made into
+  // words only for the text form, and where the text is written (a printer behind: on its thread).
+  virtual void text_fixed(double v, int digits);
   // A value of the list being printed, shown in both forms (the text form prints it where called).
   virtual void item(const Scalar &v) = 0;
   // Nested members: an object or a list under `key` (no key inside a list).
