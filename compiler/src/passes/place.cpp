@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <set>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace anec::compiler {
 
@@ -72,21 +71,24 @@ struct PlacementSum::State {
   Placement p = {};
   struct Sums {
     double compute = 0, weights = 0;
-    std::map<size_t, double> moved = {}; // by the tensor's position: what enters or leaves the partition
-    // The bytes moved, added to `sum` in the order of the tensors' names.
+    // What enters or leaves the partition: (the tensor's position, its bytes), a tensor maybe more
+    // than once (leaving for each partition it enters).
+    std::vector<std::pair<size_t, double>> moved = {};
+    // The bytes moved, each tensor once, added to `sum` in the order of the tensors' names.
     double plus_moved(const Graph &g, double sum) const {
       std::vector<std::pair<std::string_view, double>> by_name;
       for (const auto &[at, b] : moved)
         by_name.emplace_back(g.tensors[at].name, b);
       std::sort(by_name.begin(), by_name.end());
+      by_name.erase(std::unique(by_name.begin(), by_name.end()), by_name.end());
       for (const auto &[name, b] : by_name)
         sum += b;
       return sum;
     }
   };
-  std::vector<Sums> sums = {};                      // by partition
-  std::vector<size_t> producer = {};                // by the tensor's position in the graph: its partition
-  std::set<std::pair<size_t, size_t>> crossed = {}; // (tensor's position, partition) with a transfer
+  std::vector<Sums> sums = {};             // by partition
+  std::vector<size_t> producer = {};       // by the tensor's position in the graph: its partition
+  std::unordered_set<size_t> entered = {}; // the tensors that entered the current partition (positions)
   size_t ops = 0;
 
   size_t &producer_at(size_t at) {
@@ -103,6 +105,7 @@ struct PlacementSum::State {
       return;
     p.partitions.push_back({on, ops, 0, op.name, op.name, 0, 0});
     sums.emplace_back();
+    entered.clear();
     const Backend *b = backend(catalog, on);
     p.launch_units += b ? b->launch_units : 0;
   }
@@ -111,12 +114,14 @@ struct PlacementSum::State {
   void enter(size_t in, size_t from) {
     size_t to = p.partitions.size() - 1;
     const std::string &on = p.partitions[to].backend;
+    if (!entered.insert(in).second)
+      return; // counted, and its transfer made, when it first entered
     double moved = bytes(in);
-    sums[to].moved[in] = moved;
+    sums[to].moved.emplace_back(in, moved);
     if (from == SIZE_MAX)
       return;
-    sums[from].moved[in] = moved;
-    if (p.partitions[from].backend == on || !crossed.insert({in, to}).second)
+    sums[from].moved.emplace_back(in, moved);
+    if (p.partitions[from].backend == on)
       return;
     Boundary b{g.tensors[in].name, p.partitions[from].backend, on, to, moved, 0, 0};
     b.transfer_us = bw > 0 ? b.bytes / bw * 1e6 : 0;
@@ -176,7 +181,7 @@ Placement PlacementSum::finish(const Estimate &est) {
   for (const std::string &out : s.g.outputs) {
     size_t at = size_t(s.g.tensor(out) - s.g.tensors.data());
     if (size_t from = s.producer_at(at); from != SIZE_MAX)
-      s.sums[from].moved[at] = s.bytes(at);
+      s.sums[from].moved.emplace_back(at, s.bytes(at));
   }
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     Partition &part = p.partitions[k];
