@@ -1,5 +1,7 @@
 #include "anec/compiler/passes/place.hpp"
 
+#include "anec/support/error.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
@@ -70,31 +72,38 @@ struct PlacementSum::State {
   double bw;
   Placement p = {};
   struct Sums {
-    double compute = 0, weights = 0;
-    // What enters or leaves the partition: (the tensor's position, its bytes), a tensor maybe more
-    // than once (leaving for each partition it enters).
-    std::vector<std::pair<size_t, double>> moved = {};
-    // The bytes moved, each tensor once, added to `sum` in the order of the tensors' names.
-    double plus_moved(const Graph &g, double sum) const {
-      std::vector<std::pair<std::string_view, double>> by_name;
-      for (const auto &[at, b] : moved)
-        by_name.emplace_back(g.tensors[at].name, b);
-      std::sort(by_name.begin(), by_name.end());
-      by_name.erase(std::unique(by_name.begin(), by_name.end()), by_name.end());
-      for (const auto &[name, b] : by_name)
-        sum += b;
-      return sum;
-    }
+    double compute = 0;
+    double memory = 0; // the weights; at finish() the bytes moved too
   };
-  std::vector<Sums> sums = {};             // by partition
-  std::vector<size_t> producer = {};       // by the tensor's position in the graph: its partition
+  // A tensor entering or leaving a partition (a tensor leaves for each partition it enters).
+  struct Moved {
+    size_t tensor;
+    double bytes;
+    uint32_t partition;
+  };
+  static constexpr uint32_t kNone = UINT32_MAX; // a tensor no partition produced: an input or constant
+  std::deque<Sums> sums = {};                   // by partition
+  std::deque<Moved> moved = {};
+  std::vector<uint32_t> producer = {};     // by the tensor's position in the graph: its partition, or kNone
   std::unordered_set<size_t> entered = {}; // the tensors that entered the current partition (positions)
   size_t ops = 0;
 
-  size_t &producer_at(size_t at) {
+  uint32_t producer_of(size_t at) const { return at < producer.size() ? producer[at] : kNone; }
+  void produced(size_t at, size_t partition) {
     if (at >= producer.size())
-      producer.resize(g.tensors.size(), SIZE_MAX);
-    return producer[at];
+      producer.resize(std::max(at + 1, g.tensors.capacity()), kNone); // the reader reserves every tensor
+    producer[at] = uint32_t(partition);
+  }
+  // Each partition's memory: the bytes moved added to its weights, each tensor once, in the order of
+  // the tensors' names.
+  void add_moved() {
+    auto key = [&](const Moved &m) {
+      return std::pair(m.partition, std::string_view(g.tensors[m.tensor].name));
+    };
+    std::sort(moved.begin(), moved.end(), [&](const Moved &a, const Moved &b) { return key(a) < key(b); });
+    for (size_t i = 0; i < moved.size(); ++i)
+      if (i == 0 || key(moved[i]) != key(moved[i - 1]))
+        sums[moved[i].partition].memory += moved[i].bytes;
   }
   double bytes(size_t at) const {
     const Tensor &x = g.tensors[at];
@@ -103,6 +112,8 @@ struct PlacementSum::State {
   void open(const Op &op, const std::string &on) {
     if (!p.partitions.empty() && p.partitions.back().backend == on)
       return;
+    if (p.partitions.size() >= kNone)
+      throw Error("ANEC-INTERNAL", "a placement of 2^32 partitions or more");
     p.partitions.push_back({on, ops, 0, op.name, op.name, 0, 0});
     sums.emplace_back();
     entered.clear();
@@ -111,19 +122,19 @@ struct PlacementSum::State {
   }
   // A tensor entering the current partition from another: one transfer per tensor and partition
   // when the other runs on another backend.
-  void enter(size_t in, size_t from) {
+  void enter(size_t in, uint32_t from) {
     size_t to = p.partitions.size() - 1;
     const std::string &on = p.partitions[to].backend;
     if (!entered.insert(in).second)
       return; // counted, and its transfer made, when it first entered
-    double moved = bytes(in);
-    sums[to].moved.emplace_back(in, moved);
-    if (from == SIZE_MAX)
+    double n = bytes(in);
+    moved.push_back({in, n, uint32_t(to)});
+    if (from == kNone)
       return;
-    sums[from].moved.emplace_back(in, moved);
+    moved.push_back({in, n, uint32_t(from)});
     if (p.partitions[from].backend == on)
       return;
-    Boundary b{g.tensors[in].name, p.partitions[from].backend, on, to, moved, 0, 0};
+    Boundary b{g.tensors[in].name, p.partitions[from].backend, on, to, n, 0, 0};
     b.transfer_us = bw > 0 ? b.bytes / bw * 1e6 : 0;
     const Backend *into = backend(catalog, on);
     b.transfer_units = into ? into->transfer_units : 0;
@@ -163,12 +174,12 @@ void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
   if (on != "engine")
     part.latency_us += coarse_us(backend(s.catalog, on), cost.flops, cost.bytes);
   sums.compute += cost.compute_us;
-  sums.weights += row ? row->weight : weight_bytes(s.g, op, tensors, s.catalog);
+  sums.memory += row ? row->weight : weight_bytes(s.g, op, tensors, s.catalog);
   for (size_t k = 0; k < op.inputs.size(); ++k)
-    if (size_t from = s.producer_at(tensors.ins[k]); from != p.partitions.size() - 1)
+    if (uint32_t from = s.producer_of(tensors.ins[k]); from != p.partitions.size() - 1)
       s.enter(tensors.ins[k], from);
   for (size_t k : tensors.outs)
-    s.producer_at(k) = p.partitions.size() - 1;
+    s.produced(k, p.partitions.size() - 1);
   p.ops.push_back({op.name, op.type, std::move(on), verdict, std::move(reasons), cost.flops});
   ++s.ops;
 }
@@ -180,14 +191,15 @@ Placement PlacementSum::finish(const Estimate &est) {
   p.unbound = unbound_dimensions(s.g);
   for (const std::string &out : s.g.outputs) {
     size_t at = size_t(s.g.tensor(out) - s.g.tensors.data());
-    if (size_t from = s.producer_at(at); from != SIZE_MAX)
-      s.sums[from].moved.emplace_back(at, s.bytes(at));
+    if (uint32_t from = s.producer_of(at); from != State::kNone)
+      s.moved.push_back({at, s.bytes(at), from});
   }
+  s.add_moved();
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     Partition &part = p.partitions[k];
-    double memory = s.sums[k].plus_moved(s.g, s.sums[k].weights);
+    const State::Sums &sums = s.sums[k];
     if (part.backend == "engine")
-      part.latency_us = std::max(s.sums[k].compute, s.bw > 0 ? memory / s.bw * 1e6 : 0) + est.floor_us;
+      part.latency_us = std::max(sums.compute, s.bw > 0 ? sums.memory / s.bw * 1e6 : 0) + est.floor_us;
     p.latency_us += part.latency_us;
   }
   p.latency_us += p.transfer_us;

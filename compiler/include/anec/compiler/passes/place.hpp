@@ -12,6 +12,7 @@
 #include "anec/compiler/check/check.hpp"
 #include "anec/compiler/cost/cost.hpp"
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +42,7 @@ struct Boundary {
 struct Placement {
   std::string target;
   std::vector<PlacedOp> ops;
-  std::vector<Partition> partitions;
+  std::deque<Partition> partitions; // grown without a copy: a long graph may have a partition every few ops
   std::vector<Boundary> boundaries;
   double flops = 0, engine_flops = 0;
   double latency_us = 0, transfer_us = 0, launch_units = 0, transfer_units = 0;
