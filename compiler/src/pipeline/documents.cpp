@@ -303,9 +303,11 @@ void print_op_cost(Printer &p, const OpCost &c) {
   p.data("bound", c.bound);
   if (!p.text_form())
     return;
-  for (std::string_view words : {std::string_view("  op "), std::string_view(c.op), std::string_view(" ("),
-                                 std::string_view(c.type), std::string_view("): ")})
-    p.text(words);
+  p.text("  op ");
+  p.text(c.op);
+  p.text(" (");
+  p.text(c.type);
+  p.text("): ");
   if (!c.estimated) {
     p.text("no estimate\n");
     return;
@@ -383,9 +385,17 @@ void print_partitions(Printer &p, const Placement &pl) {
     p.data("ops", part.count);
     p.data("flops", Doc::number(part.flops));
     p.data("latency_us", pl.complete ? Doc::number(part.latency_us) : Doc());
-    if (text)
-      p.text((part.count > 1 ? " .. " + part.last_op : "") + ", " + fixed(part.flops / 1e6, 3) + " MFLOP" +
-             (pl.complete ? ", " + fixed(part.latency_us, 1) + " us" : "") + "\n");
+    if (text && part.count > 1)
+      p.text(" .. " + part.last_op);
+    p.text(", ");
+    p.text_fixed(part.flops / 1e6, 3);
+    p.text(" MFLOP");
+    if (pl.complete) {
+      p.text(", ");
+      p.text_fixed(part.latency_us, 1);
+      p.text(" us");
+    }
+    p.text("\n");
   }
 }
 
