@@ -55,6 +55,31 @@ constexpr std::array<bool, 256> kPlain = [] {
     plain[size_t(c)] = c != '"' && c != '\\';
   return plain;
 }();
+// A key's hash, taken a word at a time (every member has a key, of a few characters); the last word
+// of a key of 8 bytes or more overlaps the one before, which the length mixed in keeps apart.
+uint64_t key_hash(std::string_view k) {
+  const char *p = k.data();
+  size_t n = k.size();
+  auto word = [p](size_t at, auto w) {
+    std::memcpy(&w, p + at, sizeof w);
+    return uint64_t(w);
+  };
+  auto mix = [](uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0xff51afd7ed558ccd;
+    return h ^ (h >> 32);
+  };
+  uint64_t h = n;
+  if (n >= 8) {
+    for (size_t at = 0; at + 8 < n; at += 8)
+      h = mix(h, word(at, uint64_t()));
+    return mix(h, word(n - 8, uint64_t()));
+  }
+  if (n >= 4)
+    return mix(mix(h, word(0, uint32_t())), word(n - 4, uint32_t()));
+  for (size_t at = 0; at < n; ++at)
+    h = mix(h, uint8_t(p[at]));
+  return h;
+}
 bool plain(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return kPlain[uint8_t(c)]; });
 }
@@ -144,9 +169,7 @@ void JsonPrinter::key(std::string_view k) {
   Scope &s = scopes_.back();
   if (s.list)
     misuse("member '" + std::string(k) + "' given inside a list");
-  size_t hash = 0xcbf29ce484222325; // FNV-1a (64-bit): keys are a few characters, and every member has one
-  for (char c : k)
-    hash = (hash ^ uint8_t(c)) * 0x100000001b3;
+  uint64_t hash = key_hash(k);
   uint64_t bit = uint64_t(1) << (hash % 64);
   if ((s.seen & bit) && std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
     misuse("member '" + std::string(k) + "' given twice");

@@ -50,7 +50,8 @@ private:
   TextOut &out_;
   std::string schema_;
   std::vector<Scope> scopes_;
-  std::vector<size_t> keys_; // the open objects' keys, hashed, to refuse one given twice (a tree replaces it)
+  // The open objects' keys, hashed, to refuse one given twice (a tree replaces it).
+  std::vector<uint64_t> keys_;
   bool root_explicit_ = false, started_ = false, finished_ = false;
 };
 
