@@ -2,12 +2,26 @@
 
 #include "anec/support/format.hpp"
 
+#include <initializer_list>
 #include <string_view>
 #include <unordered_map>
 
 namespace anec::compiler {
 
 namespace {
+// A number of the text form's words, `digits` after the point, and the words that follow it.
+struct Figure {
+  double value;
+  int digits;
+  std::string_view after;
+};
+void print_figures(Printer &p, std::initializer_list<Figure> figures) {
+  for (const Figure &f : figures) {
+    p.text_fixed(f.value, f.digits);
+    p.text(f.after);
+  }
+}
+
 // The header line of a check and its counts.
 void print_check_summary(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t) {
   {
@@ -312,14 +326,10 @@ void print_op_cost(Printer &p, const OpCost &c) {
     p.text("no estimate\n");
     return;
   }
-  p.text_fixed(c.flops / 1e6, 3);
-  p.text(" MFLOP, ");
-  p.text_fixed(c.bytes / 1e6, 3);
-  p.text(" MB alone: compute ");
-  p.text_fixed(c.compute_us, 1);
-  p.text(" us, memory ");
-  p.text_fixed(c.memory_us, 1);
-  p.text(" us, ");
+  print_figures(p, {{c.flops / 1e6, 3, " MFLOP, "},
+                    {c.bytes / 1e6, 3, " MB alone: compute "},
+                    {c.compute_us, 1, " us, memory "},
+                    {c.memory_us, 1, " us, "}});
   p.text(c.bound);
   p.text("-bound\n");
 }
@@ -388,14 +398,9 @@ void print_partitions(Printer &p, const Placement &pl) {
     if (text && part.count > 1)
       p.text(" .. " + part.last_op);
     p.text(", ");
-    p.text_fixed(part.flops / 1e6, 3);
-    p.text(" MFLOP");
-    if (pl.complete) {
-      p.text(", ");
-      p.text_fixed(part.latency_us, 1);
-      p.text(" us");
-    }
-    p.text("\n");
+    print_figures(p, {{part.flops / 1e6, 3, pl.complete ? " MFLOP, " : " MFLOP\n"}});
+    if (pl.complete)
+      print_figures(p, {{part.latency_us, 1, " us\n"}});
   }
 }
 
@@ -439,12 +444,9 @@ void print_boundary(Printer &p, const Graph &g, const Boundary &b) {
   if (!p.text_form())
     return;
   p.text(" (into partition " + std::to_string(b.partition + 1) + "): ");
-  p.text_fixed(b.bytes / 1e3, 1);
-  p.text(" kB, ");
-  p.text_fixed(b.transfer_us, 2);
-  p.text(" us, ");
-  p.text_fixed(b.transfer_units, 2);
-  p.text(" transfer units\n");
+  print_figures(
+      p,
+      {{b.bytes / 1e3, 1, " kB, "}, {b.transfer_us, 2, " us, "}, {b.transfer_units, 2, " transfer units\n"}});
 }
 
 void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &lists) {
