@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
 
 namespace anec::compiler {
 
@@ -84,15 +84,17 @@ struct PlacementSum::State {
   static constexpr uint32_t kNone = UINT32_MAX; // a tensor no partition produced: an input or constant
   std::deque<Sums> sums = {};                   // by partition
   std::deque<Moved> moved = {};
-  std::vector<uint32_t> producer = {};     // by the tensor's position in the graph: its partition, or kNone
-  std::unordered_set<size_t> entered = {}; // the tensors that entered the current partition (positions)
+  // A tensor's partitions: the one that produced it and the last one it entered (kNone: none).
+  struct Flow {
+    uint32_t producer = kNone, entered = kNone;
+  };
+  std::vector<Flow> flow = {}; // by the tensor's position in the graph
   size_t ops = 0;
 
-  uint32_t producer_of(size_t at) const { return at < producer.size() ? producer[at] : kNone; }
-  void produced(size_t at, size_t partition) {
-    if (at >= producer.size())
-      producer.resize(std::max(at + 1, g.tensors.capacity()), kNone); // the reader reserves every tensor
-    producer[at] = uint32_t(partition);
+  Flow &flow_of(size_t at) {
+    if (at >= flow.size())
+      flow.resize(std::max(at + 1, g.tensors.capacity())); // the reader reserves every tensor
+    return flow[at];
   }
   // Each partition's memory: the bytes moved added to its weights, each tensor once, in the order of
   // the tensors' names.
@@ -116,7 +118,6 @@ struct PlacementSum::State {
       throw Error("ANEC-INTERNAL", "a placement of 2^32 partitions or more");
     p.partitions.push_back({on, ops, 0, op.name, op.name, 0, 0});
     sums.emplace_back();
-    entered.clear();
     const Backend *b = backend(catalog, on);
     p.launch_units += b ? b->launch_units : 0;
   }
@@ -125,7 +126,7 @@ struct PlacementSum::State {
   void enter(size_t in, uint32_t from) {
     size_t to = p.partitions.size() - 1;
     const std::string &on = p.partitions[to].backend;
-    if (!entered.insert(in).second)
+    if (std::exchange(flow_of(in).entered, uint32_t(to)) == to)
       return; // counted, and its transfer made, when it first entered
     double n = bytes(in);
     moved.push_back({in, n, uint32_t(to)});
@@ -176,10 +177,10 @@ void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
   sums.compute += cost.compute_us;
   sums.memory += row ? row->weight : weight_bytes(s.g, op, tensors, s.catalog);
   for (size_t k = 0; k < op.inputs.size(); ++k)
-    if (uint32_t from = s.producer_of(tensors.ins[k]); from != p.partitions.size() - 1)
+    if (uint32_t from = s.flow_of(tensors.ins[k]).producer; from != p.partitions.size() - 1)
       s.enter(tensors.ins[k], from);
   for (size_t k : tensors.outs)
-    s.produced(k, p.partitions.size() - 1);
+    s.flow_of(k).producer = uint32_t(p.partitions.size() - 1);
   p.ops.push_back({op.name, op.type, std::move(on), verdict, std::move(reasons), cost.flops});
   ++s.ops;
 }
@@ -191,7 +192,7 @@ Placement PlacementSum::finish(const Estimate &est) {
   p.unbound = unbound_dimensions(s.g);
   for (const std::string &out : s.g.outputs) {
     size_t at = size_t(s.g.tensor(out) - s.g.tensors.data());
-    if (uint32_t from = s.producer_of(at); from != State::kNone)
+    if (uint32_t from = s.flow_of(at).producer; from != State::kNone)
       s.moved.push_back({at, s.bytes(at), from});
   }
   s.add_moved();
