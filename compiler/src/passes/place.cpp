@@ -38,10 +38,11 @@ const Backend *backend(const OpCatalog &catalog, const std::string &name) {
 // The backend an op runs on: the engine unless the checker rejects it; then the CPU for an
 // operation with no engine path anywhere (the segmenter never offers it to the engine or the GPU),
 // else the GPU.
-std::string backend_of(const OpSpec *spec, Verdict v) {
+const Interned kEngine("engine"), kGpu("gpu"), kCpu("cpu");
+Interned backend_of(const OpSpec *spec, Verdict v) {
   if (v != Verdict::Reject)
-    return "engine";
-  return !spec || !spec->floor ? "cpu" : "gpu";
+    return kEngine;
+  return !spec || !spec->floor ? kCpu : kGpu;
 }
 
 double coarse_us(const Backend *b, double flops, double bytes) {
@@ -75,11 +76,10 @@ struct PlacementSum::State {
     double compute = 0;
     double memory = 0; // the weights; at finish() the bytes moved too
   };
-  // A tensor entering or leaving a partition (a tensor leaves for each partition it enters).
+  // A tensor entering or leaving a partition (a tensor leaves for each partition it enters), by the
+  // tensor's position (under 2^32: TensorIndex) and the partition's.
   struct Moved {
-    size_t tensor;
-    double bytes;
-    uint32_t partition;
+    uint32_t tensor, partition;
   };
   static constexpr uint32_t kNone = UINT32_MAX; // a tensor no partition produced: an input or constant
   std::deque<Sums> sums = {};                   // by partition
@@ -105,13 +105,13 @@ struct PlacementSum::State {
     std::sort(moved.begin(), moved.end(), [&](const Moved &a, const Moved &b) { return key(a) < key(b); });
     for (size_t i = 0; i < moved.size(); ++i)
       if (i == 0 || key(moved[i]) != key(moved[i - 1]))
-        sums[moved[i].partition].memory += moved[i].bytes;
+        sums[moved[i].partition].memory += bytes(moved[i].tensor);
   }
   double bytes(size_t at) const {
     const Tensor &x = g.tensors[at];
     return x.shape.symbolic() ? 0.0 : double(x.bytes());
   }
-  void open(const Op &op, const std::string &on) {
+  void open(const Op &op, Interned on) {
     if (!p.partitions.empty() && p.partitions.back().backend == on)
       return;
     if (p.partitions.size() >= kNone)
@@ -125,17 +125,16 @@ struct PlacementSum::State {
   // when the other runs on another backend.
   void enter(size_t in, uint32_t from) {
     size_t to = p.partitions.size() - 1;
-    const std::string &on = p.partitions[to].backend;
+    Interned on = p.partitions[to].backend;
     if (std::exchange(flow_of(in).entered, uint32_t(to)) == to)
       return; // counted, and its transfer made, when it first entered
-    double n = bytes(in);
-    moved.push_back({in, n, uint32_t(to)});
+    moved.push_back({uint32_t(in), uint32_t(to)});
     if (from == kNone)
       return;
-    moved.push_back({in, n, uint32_t(from)});
+    moved.push_back({uint32_t(in), from});
     if (p.partitions[from].backend == on)
       return;
-    Boundary b{g.tensors[in].name, p.partitions[from].backend, on, to, n, 0, 0};
+    Boundary b{g.tensors[in].name, p.partitions[from].backend, on, to, bytes(in), 0, 0};
     b.transfer_us = bw > 0 ? b.bytes / bw * 1e6 : 0;
     const Backend *into = backend(catalog, on);
     b.transfer_units = into ? into->transfer_units : 0;
@@ -163,7 +162,7 @@ void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
   static const OpCost kSkipped{}; // moves no data: no time, no work
   const OpCost &cost = row ? *row : kSkipped;
   Placement &p = s.p;
-  std::string on = backend_of(s.catalog.find(op.type), verdict);
+  Interned on = backend_of(s.catalog.find(op.type), verdict);
   s.open(op, on);
   Partition &part = p.partitions.back();
   State::Sums &sums = s.sums.back();
@@ -171,8 +170,8 @@ void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
   part.last_op = op.name;
   part.flops += cost.flops;
   p.flops += cost.flops;
-  p.engine_flops += on == "engine" ? cost.flops : 0;
-  if (on != "engine")
+  p.engine_flops += on == kEngine ? cost.flops : 0;
+  if (on != kEngine)
     part.latency_us += coarse_us(backend(s.catalog, on), cost.flops, cost.bytes);
   sums.compute += cost.compute_us;
   sums.memory += row ? row->weight : weight_bytes(s.g, op, tensors, s.catalog);
@@ -181,7 +180,7 @@ void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
       s.enter(tensors.ins[k], from);
   for (size_t k : tensors.outs)
     s.flow_of(k).producer = uint32_t(p.partitions.size() - 1);
-  p.ops.push_back({op.name, op.type, std::move(on), verdict, std::move(reasons), cost.flops});
+  p.ops.push_back({op.name, op.type, on, verdict, std::move(reasons), cost.flops});
   ++s.ops;
 }
 
@@ -193,13 +192,13 @@ Placement PlacementSum::finish(const Estimate &est) {
   for (const std::string &out : s.g.outputs) {
     size_t at = size_t(s.g.tensor(out) - s.g.tensors.data());
     if (uint32_t from = s.flow_of(at).producer; from != State::kNone)
-      s.moved.push_back({at, s.bytes(at), from});
+      s.moved.push_back({uint32_t(at), from});
   }
   s.add_moved();
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     Partition &part = p.partitions[k];
     const State::Sums &sums = s.sums[k];
-    if (part.backend == "engine")
+    if (part.backend == kEngine)
       part.latency_us = std::max(sums.compute, s.bw > 0 ? sums.memory / s.bw * 1e6 : 0) + est.floor_us;
     p.latency_us += part.latency_us;
   }

@@ -388,7 +388,7 @@ void print_partitions(Printer &p, const Placement &pl) {
     bool text = p.text_form(); // the words are built only for the form that shows them
     if (text)
       p.text("  " + std::to_string(k + 1) + " ");
-    p.field("backend", part.backend);
+    p.field("backend", part.backend.str());
     if (text)
       p.text(": " + std::to_string(part.count) + " op(s) ");
     p.field("first_op", part.first_op);

@@ -11,6 +11,7 @@
 #pragma once
 #include "anec/compiler/check/check.hpp"
 #include "anec/compiler/cost/cost.hpp"
+#include "anec/support/interned.hpp"
 
 #include <deque>
 #include <memory>
@@ -27,7 +28,7 @@ struct PlacedOp {
 };
 
 struct Partition {
-  std::string backend;
+  Interned backend;              // "engine", "gpu" or "cpu"
   size_t first = 0, count = 0;   // op indices [first, first + count)
   std::string first_op, last_op; // their names
   double flops = 0, latency_us = 0;
