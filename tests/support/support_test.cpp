@@ -694,6 +694,45 @@ TEST(ListSpool, SplicesTheBytesTheListPrintedInPlaceGives) {
   EXPECT_EQ(anec::test::code_of([] { ListSpool(Form::Csv, 2); }), "ANEC-INTERNAL");
 }
 
+// A spool spliced into a printer writing a file is sent by the kernel (sendfile), after what the
+// printer buffered and before what it prints next; into a file opened to append, which the kernel
+// refuses, it is copied through a buffer. Both give the bytes of the list printed into a string.
+TEST(ListSpool, SplicedIntoAFileGivesTheBytesPrintedInPlace) {
+  auto rows = [](Printer &p, int n) {
+    for (int i = 0; i < n; ++i) {
+      Object row(p);
+      p.field("i", i);
+      p.data("name", "o" + std::to_string(i));
+    }
+  };
+  auto listed = [](int n, const std::function<void(Printer &)> &items) {
+    return [n, &items](Printer &p) {
+      p.field("total", n);
+      List list(p, "rows");
+      items(p);
+      p.item("after");
+    };
+  };
+  const fs::path path = fs::temp_directory_path() / ("anec-spool-" + std::to_string(::getpid()) + ".json");
+  for (const char *mode : {"w", "a"})
+    for (int n : {0, 1, 20000}) {
+      ListSpool spool(Form::Json, 2);
+      rows(spool.items(), n);
+      fs::remove(path);
+      std::FILE *f = std::fopen(path.c_str(), mode);
+      ASSERT_NE(f, nullptr);
+      {
+        TextOut out(f);
+        render(Form::Json, "anec.check", listed(n, [&](Printer &p) { spool.splice_into(p); }), out);
+      }
+      std::fclose(f);
+      EXPECT_EQ(read_text_file(path),
+                render(Form::Json, "anec.check", listed(n, [&](Printer &p) { rows(p, n); })))
+          << mode << " " << n;
+    }
+  fs::remove(path);
+}
+
 // Items printed behind (on a thread, support/print_behind.hpp) give the bytes of items printed in
 // place: every kind of value, in the text and JSON forms, a few rows (replayed on the caller's
 // thread) and many (on the thread, in many chunks). A misuse the replay meets is thrown at the

@@ -40,7 +40,8 @@ private:
   size_t depth_;
 };
 
-// What remains of `from`, appended to `out` (ANEC-IO-003 on a read error).
+// What remains of `from`, appended to `out`: by the kernel, file to file, where it can (sendfile);
+// ANEC-IO-003 on a read error, ANEC-IO-005 when the output fails while the kernel sends.
 void copy_into(std::FILE *from, TextOut &out);
 
 } // namespace anec

@@ -85,6 +85,8 @@ public:
     put(digits + n, size_t(20 - n));
     return *this;
   }
+  // The file written to; nullptr when appending to a string.
+  std::FILE *file() const { return file_; }
   // Writes what is buffered to the file (errors surface at flush_stdout, support/file.hpp).
   void flush() {
     if (file_ && used_)
