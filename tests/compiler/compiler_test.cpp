@@ -894,6 +894,12 @@ TEST(Check, OnnxInputOfRankSixRejects) {
   EXPECT_EQ(f.severity, Severity::Reject);
   EXPECT_EQ(f.value, "6");
   EXPECT_EQ(f.limit, "5");
+  // A rank past what a tensor holds (32,767) is refused with its count, never wrapped to a small one.
+  std::string msg;
+  EXPECT_EQ(
+      code_of([] { read_onnx(relu_onnx(std::vector<int64_t>(32768, 1)), "wide.onnx", catalog()); }, &msg),
+      "ANEC-GRAPH-003");
+  EXPECT_NE(msg.find("has 32768 dimensions"), std::string::npos) << msg;
 }
 
 // The issue's command lines: exit 2 with the reason code, never a negative MFLOP with exit 0.
@@ -1104,7 +1110,7 @@ TEST(OpCatalog, FrontEndMapsAreStrictTables) {
 namespace {
 // A one-unit network plist (as the JSON form of the property list): input x [1, 32, 8, 16] with
 // InputInterleave `interleave`, one unit of `type` with `params`.
-Doc one_unit(const std::string &type, const std::string &params, int interleave = 1) {
+Doc one_unit(const std::string &type, const std::string &params, int64_t interleave = 1) {
   return json::parse(R"({"Networks": ["n"], "n": {"Inputs": ["x"], "x": {"BatchSize": 1, "InputChannels": 30,
     "InputHeight": 8, "InputWidth": 16, "InputInterleave": )" +
                          std::to_string(interleave) + R"(}, "Units": ["u"],
@@ -1186,6 +1192,13 @@ TEST(PlistNet, DeclaredInterleavePadsChannels) {
     CheckResult r = check(g, catalog(), target("h13"));
     EXPECT_EQ(codes(r, Severity::Warning).count("ANEC-CHK-040"), interleave == 4 ? 1u : 0u) << interleave;
   }
+  // One past 32 bits is refused with its value, never wrapped to a small interleave.
+  std::string msg;
+  EXPECT_EQ(
+      code_of([&] { read_network_plist(one_unit("Neuron", "{}", int64_t(1) << 32), "i.plist", catalog()); },
+              &msg),
+      "ANEC-MODEL-002");
+  EXPECT_NE(msg.find("InputInterleave 4294967296"), std::string::npos) << msg;
 }
 
 // A conv that reads no input (a Core ML layer with its input list emptied, found by the coreml fuzz

@@ -135,7 +135,7 @@ Tensor tensor_of(const View &d, Graph &g, bool constant) {
   t.name = r.text("name");
   View shape = r.req("shape", Doc::Kind::Array);
   t.shape = shape_of(shape, source, "tensor '" + t.name + "'");
-  t.source_rank = int(shape.items().size());
+  t.set_source_rank(shape.items().size());
   if (auto x = r.opt("dtype", Doc::Kind::String))
     t.dtype = x->string();
   if (!dtype_bytes(t.dtype))

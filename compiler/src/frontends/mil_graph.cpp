@@ -175,11 +175,7 @@ private:
     t.name = name;
     t.dtype = graph_dtype(type.dtype);
     size_t r = type.dims.size();
-    t.source_rank = int(r);
-    if (r == 4)
-      t.source_rank = 4;
-    else if (r != 5)
-      t.source_rank = r > 5 ? int(r) : 0;
+    t.set_source_rank(r >= 4 ? r : 0);
     for (size_t k = 0; k < r; ++k) {
       int a = map_axis(int64_t(k), r);
       int64_t d = type.dims[k];
@@ -735,7 +731,7 @@ private:
       return "";
     Tensor t;
     t.constant = true;
-    t.source_rank = int(rank);
+    t.set_source_rank(rank);
     t.dtype = graph_dtype(ct ? ct->dtype : "fp32");
     for (size_t k = 0; k < cd.size(); ++k)
       t.shape.d[size_t(kLayout[rank][rank - cd.size() + k])] = cd[k];

@@ -380,7 +380,7 @@ std::map<int, std::string> Translator::broadcast_constants(const std::string &op
 std::string Translator::constant_operand(const std::string &name, const Full &f, size_t rank) {
   Tensor t;
   t.constant = true;
-  t.source_rank = int(rank);
+  t.set_source_rank(rank);
   t.dtype = dtype_of(facts_.info(name).type);
   for (size_t k = 0; k < f.dims.size(); ++k)
     t.shape.d[size_t(kLayout[rank][rank - f.dims.size() + k])] = f.dims[k];

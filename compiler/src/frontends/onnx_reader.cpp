@@ -302,7 +302,7 @@ private:
     Tensor t;
     t.name = name;
     const Info &i = facts_.info(name);
-    t.source_rank = int(i.dims.size());
+    t.set_source_rank(i.dims.size());
     t.dtype = onnx_front::dtype_of(i.type);
     if (i.dims.size() <= 5)
       for (size_t k = 0; k < i.dims.size(); ++k) {

@@ -113,7 +113,11 @@ Graph read_network_plist(const Doc &root, const std::string &source, const OpCat
       if (v < 1)
         throw fail("input '" + in + "' lacks a positive BatchSize, InputChannels, InputHeight or InputWidth");
     t.dtype = dtype_of(text(*d, "InputType"));
-    t.interleave = integer(*d, "InputInterleave", 0);
+    int64_t interleave = integer(*d, "InputInterleave", 0);
+    if (interleave != int32_t(interleave))
+      throw fail("input '" + in + "' declares InputInterleave " + std::to_string(interleave) +
+                 ", beyond 32 bits");
+    t.interleave = int32_t(interleave);
     check_size(t, source); // the same 2^40 dimension cap as the JSON and ONNX readers
     g.inputs.push_back(g.add(std::move(t)).name);
   }

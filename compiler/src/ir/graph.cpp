@@ -82,6 +82,13 @@ int64_t Tensor::bytes() const {
                                     " elements x " + std::to_string(size) + " bytes does not fit in 64 bits");
 }
 
+void Tensor::set_source_rank(size_t rank) {
+  if (rank > size_t(INT16_MAX))
+    throw Error("ANEC-GRAPH-003", "tensor '" + name + "' has " + std::to_string(rank) +
+                                      " dimensions: at most 32767 are read (and at most 5 run)");
+  source_rank = int16_t(rank);
+}
+
 namespace {
 // Empty when t is within the size limits, else why not.
 std::string size_problem(const Tensor &t) {

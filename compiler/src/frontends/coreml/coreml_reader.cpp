@@ -48,7 +48,7 @@ Tensor tensor_of(const std::string &name, const std::vector<int64_t> &dims, cons
   Tensor t;
   t.name = name;
   t.dtype = narrow_dtype(dtype);
-  t.source_rank = int(dims.size());
+  t.set_source_rank(dims.size());
   if (dims.size() <= 5) {
     for (size_t k = 0; k < dims.size(); ++k) {
       int a = kLayout[dims.size()][k];

@@ -61,13 +61,16 @@ struct Tensor {
   std::string name;
   Shape shape;
   Interned dtype = fp16();
-  Interned format;        // an image input: "fourcc"; a Core ML feature that is no tensor: "string",
-                          // "dictionary", "sequence"; else "" (a plain tensor)
-  int64_t interleave = 0; // the channel interleave the model declares for it (a plist port), 0: the target's
-  int source_rank = 0;    // the rank the front-end read (0: native 5-D), > 5 cannot be represented
-  bool constant = false;  // a weight or other embedded constant
+  Interned format;         // an image input: "fourcc"; a Core ML feature that is no tensor: "string",
+                           // "dictionary", "sequence"; else "" (a plain tensor)
+  int32_t interleave = 0;  // the channel interleave the model declares for it (a plist port), 0: the target's
+  int16_t source_rank = 0; // the rank the front-end read (0: native 5-D), > 5 cannot be represented
+  bool constant = false;   // a weight or other embedded constant
   bool dynamic = false; // its shape is known only at run time: symbolic, bound by --dim, or derived from such
   int64_t bytes() const; // as the engine holds it: elements x element size, wider types narrowed to fp16
+  // Sets source_rank (a tensor is held in 104 bytes: a graph may hold millions); ANEC-GRAPH-003 past
+  // 32,767 dimensions.
+  void set_source_rank(size_t rank);
   static Interned fp16() {
     static const Interned word("fp16");
     return word;
