@@ -606,6 +606,25 @@ TEST(JsonPrinter, WritesWhatTheTreeWritesAsItIsPrinted) {
 }
 // Numbers as the serializer writes them: whole numbers on both sides of the 15 digits written
 // without its shortest-digit search, signed zeros, fractions, the extremes and what is not finite.
+// A string is written as it is unless a byte needs escaping: every byte value, at each place of
+// strings of several lengths, in a value and in a key, is written as the tree writes it.
+TEST(JsonPrinter, WritesEveryByteOfAStringAsTheTreeDoes) {
+  for (size_t length : {1, 7, 8, 9, 16, 19})
+    for (size_t at = 0; at < length; ++at) {
+      auto print = [&](Printer &p) {
+        List all(p, "strings");
+        for (int byte = 0; byte < 256; ++byte) {
+          std::string s(length, 'k');
+          s[at] = char(byte);
+          Object o(p);
+          p.data("value", s);
+          p.data(s + "#", byte); // the mark keeps the key apart from "value"
+        }
+      };
+      EXPECT_EQ(streamed(print), whole(print)) << length << " " << at;
+    }
+}
+
 TEST(JsonPrinter, WritesEveryNumberAsTheTreeDoes) {
   std::vector<double> numbers = {0.0,
                                  -0.0,
