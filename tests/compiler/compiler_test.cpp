@@ -8,6 +8,7 @@
 #include "anec/compiler/frontends/onnx.hpp"
 #include "anec/compiler/frontends/plist.hpp"
 #include "anec/compiler/ir/shapes.hpp"
+#include "anec/compiler/passes/place.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/file.hpp"
 #include "anec/support/json.hpp"
@@ -478,6 +479,32 @@ TEST(Estimate, Table18_5AnalyticColumn) {
   EXPECT_EQ(placement[0].launch_units, 0.05);
   EXPECT_EQ(placement[1].backend, "gpu"); // 6.7x behind the engine, the CPU 40x (ch.18)
   EXPECT_NEAR(placement[1].coarse_us / placement[0].coarse_us, 800.0 / 120, 0.01);
+}
+
+// A partition moves what enters it and what leaves it, each tensor once: `ax`, made on the engine,
+// leaves its partition once though the CPU's tan, the next engine partition and the graph's outputs
+// (twice) read it; `cx`, named twice among the outputs, leaves once. The engine partitions' times
+// are their rooflines over exactly those bytes.
+TEST(Place, ATensorLeavesThePartitionThatMadeItOnce) {
+  Graph g = read_graph_json(R"({"format": "anec-graph", "version": 1,
+    "inputs": [{"name": "x", "shape": [1, 64, 32, 32]}],
+    "ops": [{"name": "a", "op": "relu", "inputs": ["x"], "outputs": ["ax"]},
+            {"name": "b", "op": "tan", "inputs": ["ax"], "outputs": ["bx"]},
+            {"name": "c", "op": "add", "inputs": ["ax", "bx"], "outputs": ["cx"]}],
+    "outputs": ["ax", "cx", "ax", "cx"]})",
+                            "leaves.json");
+  infer_shapes(g, catalog());
+  const hal::Target &h13 = target("h13");
+  Estimate e = estimate(g, catalog(), h13);
+  Placement p = place(g, catalog(), h13, check(g, catalog(), h13), e);
+  ASSERT_EQ(p.partitions.size(), 3u);
+  ASSERT_EQ(p.partitions[1].backend, "cpu");
+  const double tensor = 64 * 32 * 32 * 2, bw = e.bandwidth_gbps.value * 1e9;
+  auto roofline = [&](size_t op, double bytes) {
+    return std::max(e.ops[op].compute_us, bytes / bw * 1e6) + e.floor_us;
+  };
+  EXPECT_DOUBLE_EQ(p.partitions[0].latency_us, roofline(0, 2 * tensor)); // x enters, ax leaves
+  EXPECT_DOUBLE_EQ(p.partitions[2].latency_us, roofline(2, 3 * tensor)); // ax, bx enter, cx leaves
 }
 
 // Across the 28 targets: within a tier (same anchors and clocks), more cores are never slower; a

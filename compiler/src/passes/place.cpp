@@ -66,7 +66,9 @@ std::vector<const OpCost *> costs_by_op(const Graph &g, const Estimate &est) {
 
 // Each engine partition is one fused dispatch: its compute at the target's peak against the memory it
 // moves (weights, what enters it, what leaves it) at the target's bandwidth, plus the floor; a
-// fallback partition is the sum of its operations at its backend's coarse anchors.
+// fallback partition is the sum of its operations at its backend's coarse anchors. A partition's
+// memory is a sum of whole bytes, exact in a double (below 2^53) in any order: each is added as it is
+// met.
 struct PlacementSum::State {
   const Graph &g;
   const OpCatalog &catalog;
@@ -74,17 +76,12 @@ struct PlacementSum::State {
   Placement p = {};
   struct Sums {
     double compute = 0;
-    double memory = 0; // the weights; at finish() the bytes moved too
-  };
-  // A tensor entering or leaving a partition (a tensor leaves for each partition it enters), by the
-  // tensor's position (under 2^32: TensorIndex) and the partition's.
-  struct Moved {
-    uint32_t tensor, partition;
+    double memory = 0; // the weights, what enters and what leaves (each tensor once)
   };
   static constexpr uint32_t kNone = UINT32_MAX; // a tensor no partition produced: an input or constant
   std::deque<Sums> sums = {};                   // by partition
-  std::deque<Moved> moved = {};
-  // A tensor's partitions: the one that produced it and the last one it entered (kNone: none).
+  // A tensor's partitions: the one that produced it and the last one it entered (kNone: none, so it
+  // has not left the one that produced it).
   struct Flow {
     uint32_t producer = kNone, entered = kNone;
   };
@@ -95,17 +92,6 @@ struct PlacementSum::State {
     if (at >= flow.size())
       flow.resize(std::max(at + 1, g.tensors.capacity())); // the reader reserves every tensor
     return flow[at];
-  }
-  // Each partition's memory: the bytes moved added to its weights, each tensor once, in the order of
-  // the tensors' names.
-  void add_moved() {
-    auto key = [&](const Moved &m) {
-      return std::pair(m.partition, std::string_view(g.tensors[m.tensor].name));
-    };
-    std::sort(moved.begin(), moved.end(), [&](const Moved &a, const Moved &b) { return key(a) < key(b); });
-    for (size_t i = 0; i < moved.size(); ++i)
-      if (i == 0 || key(moved[i]) != key(moved[i - 1]))
-        sums[moved[i].partition].memory += bytes(moved[i].tensor);
   }
   double bytes(size_t at) const {
     const Tensor &x = g.tensors[at];
@@ -121,20 +107,24 @@ struct PlacementSum::State {
     const Backend *b = backend(catalog, on);
     p.launch_units += b ? b->launch_units : 0;
   }
-  // A tensor entering the current partition from another: one transfer per tensor and partition
-  // when the other runs on another backend.
+  // A tensor entering the current partition from another: it enters each partition once, and leaves
+  // the one that produced it once; one transfer per tensor and partition when the other runs on
+  // another backend.
   void enter(size_t in, uint32_t from) {
     size_t to = p.partitions.size() - 1;
     Interned on = p.partitions[to].backend;
-    if (std::exchange(flow_of(in).entered, uint32_t(to)) == to)
+    uint32_t before = std::exchange(flow_of(in).entered, uint32_t(to));
+    if (before == to)
       return; // counted, and its transfer made, when it first entered
-    moved.push_back({uint32_t(in), uint32_t(to)});
+    double n = bytes(in);
+    sums[to].memory += n;
     if (from == kNone)
       return;
-    moved.push_back({uint32_t(in), from});
+    if (before == kNone)
+      sums[from].memory += n;
     if (p.partitions[from].backend == on)
       return;
-    Boundary b{g.tensors[in].name, p.partitions[from].backend, on, to, bytes(in), 0, 0};
+    Boundary b{g.tensors[in].name, p.partitions[from].backend, on, to, n, 0, 0};
     b.transfer_us = bw > 0 ? b.bytes / bw * 1e6 : 0;
     const Backend *into = backend(catalog, on);
     b.transfer_units = into ? into->transfer_units : 0;
@@ -189,12 +179,13 @@ Placement PlacementSum::finish(const Estimate &est) {
   Placement &p = s.p;
   p.complete = est.complete();
   p.unbound = unbound_dimensions(s.g);
-  for (const std::string &out : s.g.outputs) {
+  for (const std::string &out : s.g.outputs) { // an output leaves the partition that produced it
     size_t at = size_t(s.g.tensor(out) - s.g.tensors.data());
-    if (uint32_t from = s.flow_of(at).producer; from != State::kNone)
-      s.moved.push_back({uint32_t(at), from});
+    State::Flow &f = s.flow_of(at);
+    if (f.producer != State::kNone && f.entered == State::kNone)
+      s.sums[f.producer].memory += s.bytes(at);
+    f.entered = f.producer; // left: an output named twice leaves once
   }
-  s.add_moved();
   for (size_t k = 0; k < p.partitions.size(); ++k) {
     Partition &part = p.partitions[k];
     const State::Sums &sums = s.sums[k];
