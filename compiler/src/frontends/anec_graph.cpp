@@ -78,7 +78,7 @@ private:
   const std::string &source_;
   std::string what_;
   std::vector<std::pair<std::string_view, View>> members_;
-  std::vector<bool> asked_; // each member's key, asked for
+  std::vector<char> asked_; // each member's key, asked for (bytes: read for every op)
   std::vector<View> items_;
 };
 
