@@ -604,8 +604,7 @@ TEST(JsonPrinter, WritesWhatTheTreeWritesAsItIsPrinted) {
                             [](Printer &p) { p.end(); }, [](Printer &p) { p.begin_object("x"); }})
     EXPECT_EQ(anec::test::code_of([&] { streamed(bad); }), "ANEC-INTERNAL");
 }
-// Numbers as the serializer writes them: whole numbers on both sides of the 15 digits written
-// without its shortest-digit search, signed zeros, fractions, the extremes and what is not finite.
+
 // A string is written as it is unless a byte needs escaping: every byte value, at each place of
 // strings of several lengths, in a value and in a key, is written as the tree writes it.
 TEST(JsonPrinter, WritesEveryByteOfAStringAsTheTreeDoes) {
@@ -625,6 +624,8 @@ TEST(JsonPrinter, WritesEveryByteOfAStringAsTheTreeDoes) {
     }
 }
 
+// Numbers as the serializer writes them: whole numbers on both sides of the 15 digits written
+// without its shortest-digit search, signed zeros, fractions, the extremes and what is not finite.
 TEST(JsonPrinter, WritesEveryNumberAsTheTreeDoes) {
   std::vector<double> numbers = {0.0,
                                  -0.0,
@@ -715,7 +716,7 @@ TEST(ListSpool, SplicesTheBytesTheListPrintedInPlaceGives) {
 
 // A spool spliced into a printer writing a file is sent by the kernel (sendfile), after what the
 // printer buffered and before what it prints next; into a file opened to append, which the kernel
-// refuses, it is copied through a buffer. Both give the bytes of the list printed into a string.
+// refuses, it is copied through a buffer. Both give the bytes of the list printed in place.
 TEST(ListSpool, SplicedIntoAFileGivesTheBytesPrintedInPlace) {
   auto rows = [](Printer &p, int n) {
     for (int i = 0; i < n; ++i) {
