@@ -25,17 +25,32 @@ enum class Call : char {
 };
 enum class Kind : char { String, Bool, Int, Uint, Double, Hex, Named, Doc };
 
-template <class T> void put(PrintBehind::Chunk &c, const T &v) {
-  std::memcpy(c.room(sizeof v), &v, sizeof v);
-}
-void put(PrintBehind::Chunk &c, std::string_view s) {
+// Bytes written where a chunk made room for them: a value as it is, a text as its length and then
+// its bytes.
+struct Writer {
+  char *at;
+  template <class T> void put(const T &v) {
+    std::memcpy(at, &v, sizeof v);
+    at += sizeof v;
+  }
+  void put(std::string_view s) {
+    put(uint32_t(s.size()));
+    if (!s.empty()) // an empty view may hold no address at all
+      std::memcpy(at, s.data(), s.size());
+    at += s.size();
+  }
+};
+// The bytes a text takes.
+size_t text_size(std::string_view s) {
   if (s.size() > UINT32_MAX)
     throw Error("ANEC-INTERNAL", "a printed text of 4 GiB or more");
-  char *at = c.room(4 + s.size());
-  uint32_t n = uint32_t(s.size());
-  std::memcpy(at, &n, 4);
-  if (n) // an empty view may hold no address at all
-    std::memcpy(at + 4, s.data(), n);
+  return 4 + s.size();
+}
+template <class T> void put(PrintBehind::Chunk &c, const T &v) {
+  Writer{c.room(sizeof v)}.put(v);
+}
+void put(PrintBehind::Chunk &c, std::string_view s) {
+  Writer{c.room(text_size(s))}.put(s);
 }
 
 // A chunk's calls read back in order.
@@ -164,8 +179,8 @@ public:
     put(chunk_, digits);
   }
   void item(const Scalar &v) override {
-    call(Call::Item);
-    record(chunk_, v);
+    next_chunk_if_full();
+    record(chunk_, char(Call::Item), nullptr, v);
   }
   void begin_object(std::string_view key) override { nest(Call::BeginObject, key); }
   void begin_list(std::string_view key) override { nest(Call::BeginList, key); }
@@ -181,16 +196,19 @@ public:
   Chunk &chunk() { return chunk_; }
 
 private:
-  // A call's code, in a chunk of its own once the chunk is full.
-  void call(Call c) {
+  // A new chunk once this one is full (a call is never split).
+  void next_chunk_if_full() {
     if (chunk_.size >= kChunkBytes)
       behind_.hand_over(chunk_);
+  }
+  void call(Call c) {
+    next_chunk_if_full();
     put(chunk_, c);
   }
   void keyed(Call c, std::string_view key, const Scalar &v) {
-    call(c);
-    put(chunk_, form_ == Form::Text ? std::string_view() : key); // the text form shows no key
-    record(chunk_, v);
+    next_chunk_if_full();
+    std::string_view shown = form_ == Form::Text ? std::string_view() : key; // the text form shows none
+    record(chunk_, char(c), &shown, v);
   }
   void nest(Call c, std::string_view key) {
     if (form_ == Form::Text)
@@ -213,29 +231,42 @@ void PrintBehind::Chunk::grow(size_t at_least) {
   capacity = n;
 }
 
-void PrintBehind::record(Chunk &chunk, const Scalar &v) {
+void PrintBehind::record(Chunk &chunk, char call, const std::string_view *key, const Scalar &v) {
   std::visit(
       [&](const auto &x) {
         using T = std::decay_t<decltype(x)>;
+        size_t n = 2 + (key ? text_size(*key) : 0); // the call's code and the value's kind
+        if constexpr (std::is_same_v<T, std::string_view>)
+          n += text_size(x);
+        else if constexpr (std::is_same_v<T, Named>)
+          n += text_size(x.name) + sizeof x.value;
+        else if constexpr (std::is_same_v<T, const Doc *>)
+          n += sizeof(uint64_t);
+        else
+          n += sizeof x;
+        Writer w{chunk.room(n)};
+        w.put(call);
+        if (key)
+          w.put(*key);
         if constexpr (std::is_same_v<T, std::string_view>) {
-          put(chunk, Kind::String);
-          put(chunk, x);
+          w.put(Kind::String);
+          w.put(x);
         } else if constexpr (std::is_same_v<T, const Doc *>) {
-          put(chunk, Kind::Doc);
-          put(chunk, uint64_t(chunk.docs.size()));
+          w.put(Kind::Doc);
+          w.put(uint64_t(chunk.docs.size()));
           chunk.docs.push_back(*x);
         } else if constexpr (std::is_same_v<T, Named>) {
-          put(chunk, Kind::Named);
-          put(chunk, x.name);
-          put(chunk, x.value);
+          w.put(Kind::Named);
+          w.put(x.name);
+          w.put(x.value);
         } else {
           constexpr Kind kind = std::is_same_v<T, bool>       ? Kind::Bool
                                 : std::is_same_v<T, int64_t>  ? Kind::Int
                                 : std::is_same_v<T, uint64_t> ? Kind::Uint
                                 : std::is_same_v<T, double>   ? Kind::Double
                                                               : Kind::Hex;
-          put(chunk, kind);
-          put(chunk, x);
+          w.put(kind);
+          w.put(x);
         }
       },
       v.v_);

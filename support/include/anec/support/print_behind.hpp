@@ -54,8 +54,9 @@ public:
 
 private:
   class Recorder;
-  void hand_over(Chunk &chunk);                      // a full chunk, to the thread
-  static void record(Chunk &chunk, const Scalar &v); // a value, after its call's code and key
+  void hand_over(Chunk &chunk); // a full chunk, to the thread
+  // A call's code, its key (nullptr: none) and its value, written in one piece.
+  static void record(Chunk &chunk, char call, const std::string_view *key, const Scalar &v);
   void work();
 
   std::vector<std::unique_ptr<Recorder>> recorders_;
