@@ -46,6 +46,12 @@ size_t text_size(std::string_view s) {
     throw Error("ANEC-INTERNAL", "a printed text of 4 GiB or more");
   return 4 + s.size();
 }
+// The bytes a Writer would write for the same calls.
+struct Sizer {
+  size_t n = 0;
+  template <class T> void put(const T &) { n += sizeof(T); }
+  void put(std::string_view s) { n += text_size(s); }
+};
 template <class T> void put(PrintBehind::Chunk &c, const T &v) {
   Writer{c.room(sizeof v)}.put(v);
 }
@@ -235,39 +241,37 @@ void PrintBehind::record(Chunk &chunk, char call, const std::string_view *key, c
   std::visit(
       [&](const auto &x) {
         using T = std::decay_t<decltype(x)>;
-        size_t n = 2 + (key ? text_size(*key) : 0); // the call's code and the value's kind
-        if constexpr (std::is_same_v<T, std::string_view>)
-          n += text_size(x);
-        else if constexpr (std::is_same_v<T, Named>)
-          n += text_size(x.name) + sizeof x.value;
-        else if constexpr (std::is_same_v<T, const Doc *>)
-          n += sizeof(uint64_t);
-        else
-          n += sizeof x;
-        Writer w{chunk.room(n)};
-        w.put(call);
-        if (key)
-          w.put(*key);
-        if constexpr (std::is_same_v<T, std::string_view>) {
-          w.put(Kind::String);
-          w.put(x);
-        } else if constexpr (std::is_same_v<T, const Doc *>) {
-          w.put(Kind::Doc);
-          w.put(uint64_t(chunk.docs.size()));
+        // The call's code, its key, the value's kind and the value; sized, then written in one piece.
+        auto encode = [&](auto &out) {
+          out.put(call);
+          if (key)
+            out.put(*key);
+          if constexpr (std::is_same_v<T, std::string_view>) {
+            out.put(Kind::String);
+            out.put(x);
+          } else if constexpr (std::is_same_v<T, const Doc *>) {
+            out.put(Kind::Doc);
+            out.put(uint64_t(chunk.docs.size()));
+          } else if constexpr (std::is_same_v<T, Named>) {
+            out.put(Kind::Named);
+            out.put(x.name);
+            out.put(x.value);
+          } else {
+            constexpr Kind kind = std::is_same_v<T, bool>       ? Kind::Bool
+                                  : std::is_same_v<T, int64_t>  ? Kind::Int
+                                  : std::is_same_v<T, uint64_t> ? Kind::Uint
+                                  : std::is_same_v<T, double>   ? Kind::Double
+                                                                : Kind::Hex;
+            out.put(kind);
+            out.put(x);
+          }
+        };
+        Sizer size;
+        encode(size);
+        Writer w{chunk.room(size.n)};
+        encode(w);
+        if constexpr (std::is_same_v<T, const Doc *>)
           chunk.docs.push_back(*x);
-        } else if constexpr (std::is_same_v<T, Named>) {
-          w.put(Kind::Named);
-          w.put(x.name);
-          w.put(x.value);
-        } else {
-          constexpr Kind kind = std::is_same_v<T, bool>       ? Kind::Bool
-                                : std::is_same_v<T, int64_t>  ? Kind::Int
-                                : std::is_same_v<T, uint64_t> ? Kind::Uint
-                                : std::is_same_v<T, double>   ? Kind::Double
-                                                              : Kind::Hex;
-          w.put(kind);
-          w.put(x);
-        }
       },
       v.v_);
 }
