@@ -32,16 +32,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const hal::Target &target(const char *name) { return registry().get(name); }
+const hal::Target &target(const char *name) {
+  return registry().get(name);
+}
 
 // One-op graph: input x of `shape` (N, C, H, W), op `type` with `attrs` (JSON), output y.
-Graph one_op(const std::string &type, std::vector<int64_t> shape, const std::string &attrs = "{}", const std::string &extra_inputs = "",
-             const std::string &more = "") {
+Graph one_op(const std::string &type, std::vector<int64_t> shape, const std::string &attrs = "{}",
+             const std::string &extra_inputs = "", const std::string &more = "") {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
   s += "]";
-  std::string text = R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": )" + s + R"(})" + more + R"(],
-    "ops": [{"name": "op", "op": ")" + type + R"(", "inputs": ["x")" + extra_inputs + R"(], "outputs": ["y"], "attrs": )" + attrs + R"(}],
+  std::string text = R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": )" + s +
+                     R"(})" + more + R"(],
+    "ops": [{"name": "op", "op": ")" +
+                     type + R"(", "inputs": ["x")" + extra_inputs + R"(], "outputs": ["y"], "attrs": )" +
+                     attrs + R"(}],
     "outputs": ["y"]})";
   Graph g = read_graph_json(text, "test.json");
   infer_shapes(g, catalog());
@@ -51,10 +57,13 @@ Graph one_op(const std::string &type, std::vector<int64_t> shape, const std::str
 std::set<std::string> codes(const CheckResult &r, Severity s) {
   std::set<std::string> out;
   for (const Finding &f : r.findings)
-    if (f.severity == s) out.insert(f.code);
+    if (f.severity == s)
+      out.insert(f.code);
   return out;
 }
-bool rejects(const Graph &g, const char *t, const std::string &code) { return codes(check(g, catalog(), target(t)), Severity::Reject).count(code) > 0; }
+bool rejects(const Graph &g, const char *t, const std::string &code) {
+  return codes(check(g, catalog(), target(t)), Severity::Reject).count(code) > 0;
+}
 } // namespace
 
 TEST(OpCatalog, LoadsAndIsStrict) {
@@ -66,9 +75,13 @@ TEST(OpCatalog, LoadsAndIsStrict) {
   EXPECT_EQ(catalog().find("topk")->codegen_floor, 3);
   ASSERT_NE(catalog().find("tan"), nullptr);
   EXPECT_FALSE(catalog().find("tan")->floor.has_value());
-  Doc bad = toml::parse("schema = \"anec-ops\"\nversion = \"1\"\n[[op]]\nname = \"x\"\nunit = \"PE\"\nfloor = \"F9\"\nrules = []\ncost = \"none\"\nsource = \"s\"\n", "bad.toml");
+  Doc bad = toml::parse("schema = \"anec-ops\"\nversion = \"1\"\n[[op]]\nname = \"x\"\nunit = \"PE\"\nfloor "
+                        "= \"F9\"\nrules = []\ncost = \"none\"\nsource = \"s\"\n",
+                        "bad.toml");
   EXPECT_EQ(code_of([&] { OpCatalog::from_doc(bad, "bad.toml"); }), "ANEC-OPS-001");
-  Doc rule = toml::parse("schema = \"anec-ops\"\nversion = \"1\"\n[[op]]\nname = \"x\"\nunit = \"PE\"\nfloor = \"F0\"\nrules = [\"nope\"]\ncost = \"none\"\nsource = \"s\"\n", "r.toml");
+  Doc rule = toml::parse("schema = \"anec-ops\"\nversion = \"1\"\n[[op]]\nname = \"x\"\nunit = \"PE\"\nfloor "
+                         "= \"F0\"\nrules = [\"nope\"]\ncost = \"none\"\nsource = \"s\"\n",
+                         "r.toml");
   EXPECT_EQ(code_of([&] { OpCatalog::from_doc(rule, "r.toml"); }), "ANEC-OPS-001");
 }
 
@@ -80,8 +93,11 @@ TEST(Check, TensorExtentBoundaries) {
     int axis; // index in the N, C, H, W shape
     int64_t limit;
     const char *code;
-  } cases[] = {{"h13", 3, 16384, "ANEC-CHK-010"}, {"h16", 3, 65536, "ANEC-CHK-010"}, {"h13", 2, 16384, "ANEC-CHK-011"},
-               {"h17s", 2, 65536, "ANEC-CHK-011"}, {"h13", 1, 65536, "ANEC-CHK-012"}};
+  } cases[] = {{"h13", 3, 16384, "ANEC-CHK-010"},
+               {"h16", 3, 65536, "ANEC-CHK-010"},
+               {"h13", 2, 16384, "ANEC-CHK-011"},
+               {"h17s", 2, 65536, "ANEC-CHK-011"},
+               {"h13", 1, 65536, "ANEC-CHK-012"}};
   for (auto &c : cases) {
     SCOPED_TRACE(std::string(c.target) + " " + c.code);
     std::vector<int64_t> at = {1, 1, 1, 1};
@@ -101,7 +117,8 @@ TEST(Check, TensorExtentBoundaries) {
 TEST(Check, ConvKernelAndGroupBoundaries) {
   auto conv = [](int kh, int kw, int groups = 1, int cin = 8) {
     return one_op("conv", {1, cin, 64, 64},
-                  R"({"out_channels": 8, "kernel": [)" + std::to_string(kh) + "," + std::to_string(kw) + R"(], "groups": )" + std::to_string(groups) + "}");
+                  R"({"out_channels": 8, "kernel": [)" + std::to_string(kh) + "," + std::to_string(kw) +
+                      R"(], "groups": )" + std::to_string(groups) + "}");
   };
   for (auto [t, kw] : std::vector<std::pair<const char *, int>>{{"h13", 13}, {"m11", 15}, {"h14", 16}}) {
     SCOPED_TRACE(t);
@@ -110,15 +127,19 @@ TEST(Check, ConvKernelAndGroupBoundaries) {
   }
   EXPECT_FALSE(rejects(conv(29, 1), "h13", "ANEC-CHK-021"));
   EXPECT_TRUE(rejects(conv(30, 1), "h13", "ANEC-CHK-021"));
-  Graph tall = one_op("conv", {1, 8, 5, 64}, R"({"out_channels": 8, "kernel": [7, 1]})"); // kernel taller than its input
+  Graph tall = one_op("conv", {1, 8, 5, 64},
+                      R"({"out_channels": 8, "kernel": [7, 1]})"); // kernel taller than its input
   EXPECT_TRUE(rejects(tall, "h13", "ANEC-CHK-021"));
-  EXPECT_TRUE(rejects(conv(1, 1, 3, 8), "h13", "ANEC-CHK-022"));  // 3 divides neither 8 nor 8
+  EXPECT_TRUE(rejects(conv(1, 1, 3, 8), "h13", "ANEC-CHK-022")); // 3 divides neither 8 nor 8
   EXPECT_FALSE(rejects(conv(1, 1, 4, 8), "h13", "ANEC-CHK-022"));
   // groups dividing the channels but not the cores: slower, not rejected (4 cores on h13, 1 on m11)
   auto slow = check(conv(1, 1, 2, 8), catalog(), target("m11"));
   EXPECT_TRUE(codes(slow, Severity::Warning).count("ANEC-CHK-042"));
-  EXPECT_FALSE(codes(check(conv(1, 1, 2, 8), catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-042"));
-  EXPECT_FALSE(codes(check(conv(1, 1, 8, 8), catalog(), target("m11")), Severity::Warning).count("ANEC-CHK-042")) << "depthwise is exempt";
+  EXPECT_FALSE(
+      codes(check(conv(1, 1, 2, 8), catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-042"));
+  EXPECT_FALSE(
+      codes(check(conv(1, 1, 8, 8), catalog(), target("m11")), Severity::Warning).count("ANEC-CHK-042"))
+      << "depthwise is exempt";
 }
 
 TEST(Check, ReductionMatmulAndWorkingSetBoundaries) {
@@ -127,7 +148,8 @@ TEST(Check, ReductionMatmulAndWorkingSetBoundaries) {
   EXPECT_TRUE(rejects(one_op("argmax", {1, 1, 1, 2049}, R"({"axis": "W"})"), "h17s", "ANEC-CHK-026"));
   auto mm = [](std::vector<int64_t> a, std::vector<int64_t> b) {
     std::string bs = "[";
-    for (size_t i = 0; i < b.size(); ++i) bs += (i ? "," : "") + std::to_string(b[i]);
+    for (size_t i = 0; i < b.size(); ++i)
+      bs += (i ? "," : "") + std::to_string(b[i]);
     return one_op("matmul", a, "{}", R"(, "w")", R"(, {"name": "w", "shape": )" + bs + "]}");
   };
   EXPECT_FALSE(rejects(mm({1, 1, 4, 8, 16}, {1, 1, 16, 4, 4}), "h13", "ANEC-CHK-023"));
@@ -137,7 +159,7 @@ TEST(Check, ReductionMatmulAndWorkingSetBoundaries) {
   EXPECT_FALSE(rejects(mm({1, 1, 32768, 1, 16}, {1, 1, 16, 1, 4}), "h13", "ANEC-CHK-025"));
   EXPECT_TRUE(rejects(mm({1, 1, 32769, 1, 16}, {1, 1, 16, 1, 4}), "h13", "ANEC-CHK-025"));
   // working set: a 2 MB operand stays on chip, one element more tiles (a warning, not a reject)
-  Graph big = one_op("relu", {1, 16, 256, 256});   // 2 MiB exactly
+  Graph big = one_op("relu", {1, 16, 256, 256}); // 2 MiB exactly
   EXPECT_FALSE(codes(check(big, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-043"));
   Graph bigger = one_op("relu", {1, 17, 256, 256});
   EXPECT_TRUE(codes(check(bigger, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-043"));
@@ -156,13 +178,17 @@ TEST(Check, DtypeAndInterleaveRows) {
   EXPECT_FALSE(rejects(one_op("relu", {1, 8, 4, 4}), "h17s", "ANEC-CHK-016"));
   hal::Target t = target("h13");
   t.values.at("channel_interleave").value = uint64_t(16);
-  EXPECT_FALSE(codes(check(one_op("conv", {1, 8, 8, 8}, R"({"out_channels": 32})"), catalog(), t), Severity::Warning).count("ANEC-CHK-040"));
+  EXPECT_FALSE(
+      codes(check(one_op("conv", {1, 8, 8, 8}, R"({"out_channels": 32})"), catalog(), t), Severity::Warning)
+          .count("ANEC-CHK-040"));
   auto padded = check(one_op("conv", {1, 8, 8, 8}, R"({"out_channels": 33})"), catalog(), t);
   EXPECT_TRUE(codes(padded, Severity::Warning).count("ANEC-CHK-040"));
   EXPECT_EQ(padded.verdict, Verdict::Native) << "padding is a warning, not a reject";
   // the 16-byte width granule: 8 fp16 elements fill it, 9 pad
-  EXPECT_FALSE(codes(check(one_op("relu", {1, 8, 8, 8}), catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-041"));
-  EXPECT_TRUE(codes(check(one_op("relu", {1, 8, 8, 9}), catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-041"));
+  EXPECT_FALSE(codes(check(one_op("relu", {1, 8, 8, 8}), catalog(), target("h13")), Severity::Warning)
+                   .count("ANEC-CHK-041"));
+  EXPECT_TRUE(codes(check(one_op("relu", {1, 8, 8, 9}), catalog(), target("h13")), Severity::Warning)
+                  .count("ANEC-CHK-041"));
 }
 
 TEST(Check, FamilyAndCapabilityGates) {
@@ -182,14 +208,16 @@ TEST(Check, FamilyAndCapabilityGates) {
   EXPECT_EQ(verdict("dropout", "h16"), Verdict::Native);
   EXPECT_EQ(verdict("tan", "h17s"), Verdict::Reject);
   EXPECT_TRUE(rejects(one_op("frobnicate", {1, 8, 16, 16}), "h13", "ANEC-CHK-001"));
-  auto sq = check(one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})"), catalog(), target("h13"));
+  auto sq = check(one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})"), catalog(),
+                  target("h13"));
   ASSERT_FALSE(sq.ops.empty());
   EXPECT_EQ(sq.ops[0].verdict, Verdict::Decompose);
   CheckResult sq14 = check(one_op("reduce_sum", {1, 8, 16, 16}, R"({"axes": "HW", "square": true})"),
                            catalog(), target("h14"));
   ASSERT_FALSE(sq14.ops.empty());
   EXPECT_EQ(sq14.ops[0].verdict, Verdict::Native);
-  auto pad = check(one_op("pad", {1, 8, 16, 16}, R"({"pad": [1, 1, 1, 1], "mode": "reflect"})"), catalog(), target("h13"));
+  auto pad = check(one_op("pad", {1, 8, 16, 16}, R"({"pad": [1, 1, 1, 1], "mode": "reflect"})"), catalog(),
+                   target("h13"));
   ASSERT_FALSE(pad.ops.empty());
   EXPECT_EQ(pad.ops[0].verdict, Verdict::Decompose);
   EXPECT_TRUE(rejects(one_op("pad", {1, 8, 16, 16}, R"({"channel_pad": [0, 8]})"), "h17s", "ANEC-CHK-032"));
@@ -199,7 +227,9 @@ TEST(Check, FamilyAndCapabilityGates) {
 // large-batch trainable conv, wide fan-in.
 TEST(Check, PitfallScan) {
   auto slice = [](int64_t max_abs) {
-    return one_op("slice", {1, 8, 4, 64}, R"({"begin": [0, 0, 0, 0, 16], "end": [-1, -1, -1, -1, 48], "max_abs": )" + std::to_string(max_abs) + "}");
+    return one_op("slice", {1, 8, 4, 64},
+                  R"({"begin": [0, 0, 0, 0, 16], "end": [-1, -1, -1, -1, 48], "max_abs": )" +
+                      std::to_string(max_abs) + "}");
   };
   EXPECT_FALSE(rejects(slice(4094), "h13", "ANEC-CHK-050"));
   EXPECT_TRUE(rejects(slice(4100), "h13", "ANEC-CHK-050"));
@@ -207,7 +237,9 @@ TEST(Check, PitfallScan) {
   EXPECT_FALSE(rejects(slice(60000), "h17s", "ANEC-CHK-050"));
   Graph unknown = one_op("slice", {1, 8, 4, 64}, R"({"begin": [0, 0, 0, 0, 16]})");
   EXPECT_TRUE(codes(check(unknown, catalog(), target("h13")), Severity::Warning).count("ANEC-CHK-050"));
-  auto dyn = [](int64_t n) { return one_op("conv", {n, 8, 16, 16}, R"({"out_channels": 8, "weight": "runtime"})"); };
+  auto dyn = [](int64_t n) {
+    return one_op("conv", {n, 8, 16, 16}, R"({"out_channels": 8, "weight": "runtime"})");
+  };
   EXPECT_FALSE(rejects(dyn(1), "h13", "ANEC-CHK-051"));
   EXPECT_TRUE(rejects(dyn(2), "h13", "ANEC-CHK-051"));
   Graph fourcc = read_graph_json(R"({"format": "anec-graph", "version": 1,
@@ -247,9 +279,11 @@ namespace {
 // The first finding of `code` when `g` is checked against target `t` (code "none" when there is none).
 Finding finding(const Graph &g, const hal::Target &t, const std::string &code, OpVerdict *verdict = nullptr) {
   CheckResult r = check(g, catalog(), t);
-  if (verdict && !r.ops.empty()) *verdict = r.ops[0];
+  if (verdict && !r.ops.empty())
+    *verdict = r.ops[0];
   for (const Finding &f : r.findings)
-    if (f.code == code) return f;
+    if (f.code == code)
+      return f;
   Finding none;
   none.code = "none";
   return none;
@@ -457,8 +491,10 @@ TEST(Estimate, Table18_5AnalyticColumn) {
   std::vector<double> got;
   for (auto &r : rows) {
     Graph g = one_op("conv", {1, r.c, r.hw, r.hw},
-                     R"({"out_channels": )" + std::to_string(r.c) + R"(, "kernel": [)" + std::to_string(r.k) + "," + std::to_string(r.k) + R"(], "pad": [)" +
-                         std::to_string(r.k / 2) + "," + std::to_string(r.k / 2) + "," + std::to_string(r.k / 2) + "," + std::to_string(r.k / 2) + "]}");
+                     R"({"out_channels": )" + std::to_string(r.c) + R"(, "kernel": [)" + std::to_string(r.k) +
+                         "," + std::to_string(r.k) + R"(], "pad": [)" + std::to_string(r.k / 2) + "," +
+                         std::to_string(r.k / 2) + "," + std::to_string(r.k / 2) + "," +
+                         std::to_string(r.k / 2) + "]}");
     Estimate e = estimate(g, catalog(), target("h13"));
     EXPECT_NEAR(e.latency_us, r.us, 0.05 * r.us) << r.c << "@" << r.hw;
     EXPECT_EQ(e.peak_tflops.provenance, "anchored");
@@ -467,7 +503,8 @@ TEST(Estimate, Table18_5AnalyticColumn) {
   // The deep-narrow C2048@8 (about a twentieth of the MACs) is slower than the 3x3 C256@28, and
   // bandwidth-bound where the 3x3 is compute-bound (ch.18).
   EXPECT_GT(got[3], got[0]);
-  Graph c256 = one_op("conv", {1, 256, 28, 28}, R"({"out_channels": 256, "kernel": [3, 3], "pad": [1, 1, 1, 1]})");
+  Graph c256 =
+      one_op("conv", {1, 256, 28, 28}, R"({"out_channels": 256, "kernel": [3, 3], "pad": [1, 1, 1, 1]})");
   EXPECT_EQ(estimate(c256, catalog(), target("h13")).bound, "compute");
   Graph c2048 = one_op("conv", {1, 2048, 8, 8}, R"({"out_channels": 2048})");
   EXPECT_EQ(estimate(c2048, catalog(), target("h13")).bound, "bandwidth");
@@ -511,16 +548,20 @@ TEST(Place, ATensorLeavesThePartitionThatMadeItOnce) {
 // tiny op is dispatch-bound.
 TEST(Estimate, MoreCoresNeverSlowerAndSmallOpsHitTheFloor) {
   std::vector<Graph> graphs;
-  graphs.push_back(one_op("conv", {1, 256, 28, 28}, R"({"out_channels": 256, "kernel": [3, 3], "pad": [1, 1, 1, 1]})"));
+  graphs.push_back(
+      one_op("conv", {1, 256, 28, 28}, R"({"out_channels": 256, "kernel": [3, 3], "pad": [1, 1, 1, 1]})"));
   graphs.push_back(one_op("conv", {1, 2048, 8, 8}, R"({"out_channels": 2048})"));
   graphs.push_back(one_op("add", {1, 512, 64, 64}, "{}", R"(, "x")"));
   size_t pairs = 0;
   for (const Graph &g : graphs)
     for (const hal::Target &a : registry().targets())
       for (const hal::Target &b : registry().targets()) {
-        if (a.text("tier") != b.text("tier") || a.uint("num_nes") <= b.uint("num_nes")) continue;
+        if (a.text("tier") != b.text("tier") || a.uint("num_nes") <= b.uint("num_nes"))
+          continue;
         ++pairs;
-        EXPECT_LE(estimate(g, catalog(), a).latency_us, estimate(g, catalog(), b).latency_us) << a.name << " (" << a.uint("num_nes") << " cores) vs " << b.name << " (" << b.uint("num_nes") << ")";
+        EXPECT_LE(estimate(g, catalog(), a).latency_us, estimate(g, catalog(), b).latency_us)
+            << a.name << " (" << a.uint("num_nes") << " cores) vs " << b.name << " (" << b.uint("num_nes")
+            << ")";
       }
   EXPECT_GE(pairs, 3u * 20);
   Estimate tiny = estimate(one_op("relu", {1, 8, 1, 8}), catalog(), target("h13"));
@@ -528,7 +569,8 @@ TEST(Estimate, MoreCoresNeverSlowerAndSmallOpsHitTheFloor) {
   EXPECT_NEAR(tiny.latency_us, 230, 1);
   // Attention has no analytic form: the estimate is decomposed and says so.
   Graph attn = read_graph_json(R"({"format": "anec-graph", "version": 1,
-      "inputs": [{"name": "q", "shape": [1, 8, 128, 64]}, {"name": "k", "shape": [1, 8, 128, 64]}, {"name": "v", "shape": [1, 8, 128, 64]}],
+      "inputs": [{"name": "q", "shape": [1, 8, 128, 64]}, {"name": "k", "shape": [1, 8, 128, 64]},
+                 {"name": "v", "shape": [1, 8, 128, 64]}],
       "ops": [{"name": "a", "op": "sdpa", "inputs": ["q", "k", "v"], "outputs": ["o"]}], "outputs": ["o"]})",
                                "a");
   infer_shapes(attn, catalog());
@@ -614,26 +656,50 @@ TEST(Graph, MalformedModelsHaveReasonCodes) {
     Graph g = read_graph_json(text, "m.json");
     infer_shapes(g, catalog());
   };
-  EXPECT_EQ(code_of([&] { parse(R"({"format": "onnx", "version": 1, "inputs": [], "ops": [], "outputs": []})"); }), "ANEC-GRAPH-001");
-  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 2, "inputs": [], "ops": [], "outputs": []})"); }), "ANEC-GRAPH-001");
-  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 1, "inputs": [], "ops": [], "outputs": [], "extra": 1})"); }), "ANEC-GRAPH-001");
-  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3]}], "ops": [], "outputs": []})"); }),
-            "ANEC-GRAPH-003");
-  EXPECT_EQ(code_of([&] { parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 0, 3, 3]}], "ops": [], "outputs": []})"); }),
+  EXPECT_EQ(
+      code_of([&] { parse(R"({"format": "onnx", "version": 1, "inputs": [], "ops": [], "outputs": []})"); }),
+      "ANEC-GRAPH-001");
+  EXPECT_EQ(code_of([&] {
+              parse(R"({"format": "anec-graph", "version": 2, "inputs": [], "ops": [], "outputs": []})");
+            }),
+            "ANEC-GRAPH-001");
+  EXPECT_EQ(
+      code_of([&] {
+        parse(
+            R"({"format": "anec-graph", "version": 1, "inputs": [], "ops": [], "outputs": [], "extra": 1})");
+      }),
+      "ANEC-GRAPH-001");
+  EXPECT_EQ(code_of([&] {
+              parse(
+                  R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3]}],
+                "ops": [], "outputs": []})");
+            }),
             "ANEC-GRAPH-003");
   EXPECT_EQ(code_of([&] {
-              parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
-                 "ops": [{"name": "r", "op": "relu", "inputs": ["nope"], "outputs": ["y"]}], "outputs": ["y"]})");
+              parse(
+                  R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 0, 3, 3]}],
+                "ops": [], "outputs": []})");
+            }),
+            "ANEC-GRAPH-003");
+  EXPECT_EQ(code_of([&] {
+              parse(
+                  R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+                 "ops": [{"name": "r", "op": "relu", "inputs": ["nope"], "outputs": ["y"]}],
+                 "outputs": ["y"]})");
             }),
             "ANEC-GRAPH-002");
   EXPECT_EQ(code_of([&] {
-              parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
-                 "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["x"]}], "outputs": ["x"]})");
+              parse(
+                  R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+                 "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["x"]}],
+                 "outputs": ["x"]})");
             }),
             "ANEC-GRAPH-002");
   EXPECT_EQ(code_of([&] {
-              parse(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
-                 "ops": [{"name": "c", "op": "conv", "inputs": ["x"], "outputs": ["y"], "attrs": {"kernel": [3, 3]}}], "outputs": ["y"]})");
+              parse(
+                  R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 2, 3, 3]}],
+                 "ops": [{"name": "c", "op": "conv", "inputs": ["x"], "outputs": ["y"],
+                          "attrs": {"kernel": [3, 3]}}], "outputs": ["y"]})");
             }),
             "ANEC-GRAPH-003");
   // The reason code and the message of reading `text`.
@@ -674,13 +740,16 @@ int cli(const std::string &args, std::string *out) {
   *out = r.out + r.err;
   return r.status;
 }
-fs::path shared(const char *f) { return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "tinygrad" / f; }
+fs::path shared(const char *f) {
+  return fs::path(ANEC_TEST_SHARED_DIR) / "testdata" / "external" / "tinygrad" / f;
+}
 } // namespace
 
 // The real network plist checks and estimates on all 28 targets; the matrix is the reviewed golden.
 TEST(Cli, NetPlistOnAllTargetsMatchesGolden) {
   std::string out;
-  if (!fs::exists(shared("net.plist"))) GTEST_SKIP() << "no shared testdata";
+  if (!fs::exists(shared("net.plist")))
+    GTEST_SKIP() << "no shared testdata";
   ASSERT_EQ(cli("check " + shared("net.plist").string() + " --target all", &out), 0) << out;
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-check-net-plist-all.txt"));
   ASSERT_EQ(cli("estimate " + shared("net.plist").string() + " --target all --format csv", &out), 0) << out;
@@ -696,7 +765,10 @@ TEST(Cli, ExitCodes) {
   fs::path dir = fs::temp_directory_path() / ("anec-cli-models-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   write_output(dir / "bad.json", std::string("{\"format\": \"anec-graph\""));
-  write_output(dir / "wide.json", std::string(R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 1, 16385]}],
+  write_output(
+      dir / "wide.json",
+      std::string(
+          R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": [1, 1, 1, 16385]}],
     "ops": [{"name": "r", "op": "relu", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})"));
   std::string out;
   EXPECT_EQ(cli("check " + (dir / "bad.json").string() + " --target h13", &out), 2);
@@ -758,7 +830,9 @@ std::string varint(uint64_t v) {
   } while (v);
   return s;
 }
-std::string number(int field, uint64_t v) { return varint(uint64_t(field) << 3) + varint(v); }
+std::string number(int field, uint64_t v) {
+  return varint(uint64_t(field) << 3) + varint(v);
+}
 std::string bytes(int field, const std::string &b) {
   return varint(uint64_t(field) << 3 | 2) + varint(b.size()) + b;
 }
@@ -767,7 +841,8 @@ std::string bytes(int field, const std::string &b) {
 std::string value_info(const std::string &name, const std::vector<int64_t> &dims,
                        const std::string &param = "") {
   std::string shape;
-  for (int64_t d : dims) shape += bytes(1, d ? number(1, uint64_t(d)) : bytes(2, param));
+  for (int64_t d : dims)
+    shape += bytes(1, d ? number(1, uint64_t(d)) : bytes(2, param));
   std::string tensor = number(1, 1) + (dims.empty() ? "" : bytes(2, shape)); // elem_type FLOAT
   return bytes(1, name) + bytes(2, bytes(1, tensor));
 }
@@ -782,8 +857,10 @@ std::string relu_onnx(const std::vector<int64_t> &dims, const std::string &param
 std::string graph_json(const std::string &shape, const std::string &op = "relu",
                        const std::string &attrs = "{}") {
   return R"({"format": "anec-graph", "version": 1, "inputs": [{"name": "x", "shape": )" + shape + R"(}],
-    "ops": [{"name": "op", "op": ")" + op + R"(", "inputs": ["x"], "outputs": ["y"],
-             "attrs": )" + attrs + R"(}],
+    "ops": [{"name": "op", "op": ")" +
+         op + R"(", "inputs": ["x"], "outputs": ["y"],
+             "attrs": )" +
+         attrs + R"(}],
     "outputs": ["y"]})";
 }
 std::string graph_code(const std::string &text, std::string *message = nullptr) {
@@ -811,22 +888,22 @@ TEST(Graph, SizeOverflowIsBadInput) {
   EXPECT_NE(msg.find("up to 2^40"), std::string::npos) << msg;
   struct Case {
     const char *shape, *op, *attrs, *operands;
-  } cases[] = {{"[1, 1, 1099511627776, 1]", "tile", R"({"reps": [1, 1, 1, 1099511627776, 1]})",
-                "1099511627776 x 1099511627776"},
-               {"[1, 1, 1099511627776, 1]", "resize", R"({"scale": [9223372036854775807, 1]})",
-                "1099511627776 x 9223372036854775807"},
-               {"[1, 1, 8, 8]", "pad", R"({"pad": [9223372036854775807, 1, 0, 0]})",
-                "9223372036854775807 + 1"},
-               {"[1, 1, 8, 8]", "slice",
-                R"({"begin": [0, 0, 0, -9223372036854775807, 0], "end": [-1, -1, -1, 4, -1]})",
-                "4 - -9223372036854775807"},
-               {"[1, 1, 8, 8]", "conv",
-                R"({"out_channels": 1, "kernel": [3, 3], "dilation": [9223372036854775807, 1]})",
-                "9223372036854775807 x 2"},
-               {"[1, 1, 8, 8]", "deconv",
-                R"({"out_channels": 1, "kernel": [1, 1], "stride": [9223372036854775807, 1]})",
-                "7 x 9223372036854775807"},
-               {"[1, 1, 8, 8]", "reshape", R"({"shape": [1, 1, 1, 1099511627777]})", "exceeds the limit"}};
+  } cases[] = {
+      {"[1, 1, 1099511627776, 1]", "tile", R"({"reps": [1, 1, 1, 1099511627776, 1]})",
+       "1099511627776 x 1099511627776"},
+      {"[1, 1, 1099511627776, 1]", "resize", R"({"scale": [9223372036854775807, 1]})",
+       "1099511627776 x 9223372036854775807"},
+      {"[1, 1, 8, 8]", "pad", R"({"pad": [9223372036854775807, 1, 0, 0]})", "9223372036854775807 + 1"},
+      {"[1, 1, 8, 8]", "slice",
+       R"({"begin": [0, 0, 0, -9223372036854775807, 0], "end": [-1, -1, -1, 4, -1]})",
+       "4 - -9223372036854775807"},
+      {"[1, 1, 8, 8]", "conv",
+       R"({"out_channels": 1, "kernel": [3, 3], "dilation": [9223372036854775807, 1]})",
+       "9223372036854775807 x 2"},
+      {"[1, 1, 8, 8]", "deconv",
+       R"({"out_channels": 1, "kernel": [1, 1], "stride": [9223372036854775807, 1]})",
+       "7 x 9223372036854775807"},
+      {"[1, 1, 8, 8]", "reshape", R"({"shape": [1, 1, 1, 1099511627777]})", "exceeds the limit"}};
   for (const Case &c : cases) {
     SCOPED_TRACE(c.op);
     EXPECT_EQ(graph_code(graph_json(c.shape, c.op, c.attrs), &msg), "ANEC-GRAPH-003");
@@ -885,7 +962,9 @@ TEST(Graph, AnUndeterminedDimensionIsNotCalledBindable) {
 TEST(Graph, NetworkPlistDimensionsAreCapped) {
   auto net = [](const std::string &width) {
     return json::parse(R"({"Networks": ["n"], "n": {"Inputs": ["x"], "x": {"BatchSize": 1, "InputChannels": 1,
-      "InputHeight": 1, "InputWidth": )" + width + R"(}, "Units": [], "Outputs": []}})", "net.plist");
+      "InputHeight": 1, "InputWidth": )" +
+                           width + R"(}, "Units": [], "Outputs": []}})",
+                       "net.plist");
   };
   EXPECT_EQ(read_network_plist(net("1099511627776"), "net.plist", catalog()).inputs.size(), 1u);
   std::string msg;
@@ -896,13 +975,21 @@ TEST(Graph, NetworkPlistDimensionsAreCapped) {
 
 TEST(Graph, OnnxDimensionsAreCapped) {
   std::string msg;
-  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({1, 9223372036854775807}), "big.onnx", catalog()); }, &msg),
+  EXPECT_EQ(code_of(
+                [&] {
+                  read_onnx(relu_onnx({1, 9223372036854775807}), "big.onnx", catalog());
+                },
+                &msg),
             "ANEC-GRAPH-003");
   EXPECT_NE(msg.find("tensor 'x'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("9223372036854775807 exceeds the limit"), std::string::npos) << msg;
   // Each dimension within the cap, the element count (2^80) not.
   const int64_t cap = int64_t(1) << 40;
-  EXPECT_EQ(code_of([&] { read_onnx(relu_onnx({0, cap}, "n"), "big.onnx", catalog(), {{"n", cap}}); }, &msg),
+  EXPECT_EQ(code_of(
+                [&] {
+                  read_onnx(relu_onnx({0, cap}, "n"), "big.onnx", catalog(), {{"n", cap}});
+                },
+                &msg),
             "ANEC-GRAPH-003");
   EXPECT_NE(msg.find("does not fit in 64 bits"), std::string::npos) << msg;
   Graph g = read_onnx(relu_onnx({0, 16}, "n"), "ok.onnx", catalog(), {{"n", 2}});
@@ -1049,7 +1136,8 @@ TEST(Cli, BudgetsAndPathsOfHostileModels) {
 
 // `anec explain CODE` prints the catalogue entry of any tool's code; an unknown code is bad input.
 TEST(Cli, ExplainPrintsTheCatalogueEntry) {
-  anec::test::ToolRun r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR, "explain ANEC-CHK-010");
+  anec::test::ToolRun r =
+      anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR, "explain ANEC-CHK-010");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.rfind("ANEC-CHK-010 (verdict): ", 0), 0u) << r.out;
   r = anec::test::run_tool(ANEC_TEST_ANEC_TOOL, ANEC_TEST_TABLES_DIR, "explain ANEC-NOPE-999");
