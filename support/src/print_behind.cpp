@@ -1,6 +1,7 @@
 #include "anec/support/print_behind.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/print_later.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -21,61 +22,23 @@ enum class Call : char {
   BeginObject,
   BeginList,
   End,
-  InlineObject
+  InlineObject,
+  Later
 };
 enum class Kind : char { String, Bool, Int, Uint, Double, Hex, Named, Doc };
 
-// Bytes written where a chunk made room for them: a value as it is, a text as its length and then
-// its bytes.
-struct Writer {
-  char *at;
-  template <class T> void put(const T &v) {
-    std::memcpy(at, &v, sizeof v);
-    at += sizeof v;
-  }
-  void put(std::string_view s) {
-    put(uint32_t(s.size()));
-    if (!s.empty()) // an empty view may hold no address at all
-      std::memcpy(at, s.data(), s.size());
-    at += s.size();
-  }
-};
-// The bytes a text takes.
-size_t text_size(std::string_view s) {
-  if (s.size() > UINT32_MAX)
-    throw Error("ANEC-INTERNAL", "a printed text of 4 GiB or more");
-  return 4 + s.size();
-}
-// The bytes a Writer would write for the same calls.
-struct Sizer {
-  size_t n = 0;
-  template <class T> void put(const T &) { n += sizeof(T); }
-  void put(std::string_view s) { n += text_size(s); }
-};
 template <class T> void put(PrintBehind::Chunk &c, const T &v) {
-  Writer{c.room(sizeof v)}.put(v);
-}
-void put(PrintBehind::Chunk &c, std::string_view s) {
-  Writer{c.room(text_size(s))}.put(s);
+  PackedSize size;
+  size.put(v);
+  PackedWriter{c.room(size.n)}.put(v);
 }
 
 // A chunk's calls read back in order.
-class Calls {
+class Calls : public PackedReader {
 public:
-  explicit Calls(const PrintBehind::Chunk &c) : c_(c) {}
-  bool done() const { return at_ == c_.size; }
-  template <class T> T get() {
-    T v;
-    std::memcpy(&v, c_.calls.get() + at_, sizeof v);
-    at_ += sizeof v;
-    return v;
-  }
-  std::string_view text() {
-    auto n = get<uint32_t>();
-    std::string_view s(c_.calls.get() + at_, n);
-    at_ += n;
-    return s;
-  }
+  explicit Calls(const PrintBehind::Chunk &c) : PackedReader(c.calls.get()), c_(c) {}
+  bool done() const { return at() == c_.calls.get() + c_.size; }
+  std::string_view text() { return get<std::string_view>(); }
   Scalar scalar() {
     switch (get<Kind>()) {
     case Kind::String:
@@ -102,7 +65,6 @@ public:
 
 private:
   const PrintBehind::Chunk &c_;
-  size_t at_ = 0;
 };
 
 // The calls of `c`, made on its printer.
@@ -150,6 +112,9 @@ void replay(const PrintBehind::Chunk &c) {
     case Call::InlineObject:
       p.inline_object();
       break;
+    case Call::Later:
+      calls.get<Printer::Replay>()(p, calls); // the row's fields, read on from the call
+      break;
     }
   }
 }
@@ -195,6 +160,13 @@ public:
       call(Call::End);
   }
   void inline_object() override { call(Call::InlineObject); }
+  char *later(Replay replay, size_t n) override {
+    next_chunk_if_full();
+    PackedWriter out{chunk_.room(sizeof(Call) + sizeof replay + n)};
+    out.put(Call::Later);
+    out.put(replay);
+    return out.at;
+  }
   void columns(const std::vector<std::string> &) override {
     throw Error("ANEC-INTERNAL", "a printer's columns are not recorded to be printed behind");
   }
@@ -266,9 +238,9 @@ void PrintBehind::record(Chunk &chunk, char call, const std::string_view *key, c
             out.put(x);
           }
         };
-        Sizer size;
+        PackedSize size;
         encode(size);
-        Writer w{chunk.room(size.n)};
+        PackedWriter w{chunk.room(size.n)};
         encode(w);
         if constexpr (std::is_same_v<T, const Doc *>)
           chunk.docs.push_back(*x);

@@ -1,9 +1,11 @@
 #include "anec/compiler/pipeline/documents.hpp"
 
 #include "anec/support/format.hpp"
+#include "anec/support/print_later.hpp"
 
 #include <initializer_list>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 namespace anec::compiler {
@@ -115,8 +117,15 @@ void print_findings_of(Printer &p, const std::vector<const Finding *> *findings)
 }
 } // namespace
 
-void print_op_verdict(Printer &p, const OpVerdict &v, const std::vector<const Finding *> *findings) {
-  Object o(p);
+namespace {
+// The rows below are printed through print_later (support/print_later.hpp): on a printer's thread,
+// where the printer has one, from their fields packed.
+struct OpVerdictRow {
+  std::string_view op, type, decompose_with;
+  Verdict verdict = Verdict::Native;
+  auto tie() { return std::tie(op, type, decompose_with, verdict); }
+};
+void print_op_verdict_fields(Printer &p, const OpVerdictRow &v) {
   p.text("  ");
   p.field("op", v.op);
   p.text(" (");
@@ -128,6 +137,12 @@ void print_op_verdict(Printer &p, const OpVerdict &v, const std::vector<const Fi
     p.field("decompose_with", v.decompose_with);
   }
   p.text("\n");
+}
+} // namespace
+
+void print_op_verdict(Printer &p, const OpVerdict &v, const std::vector<const Finding *> *findings) {
+  Object o(p);
+  print_later<OpVerdictRow, print_op_verdict_fields>(p, {v.op, v.type, v.decompose_with, v.verdict});
   print_findings_of(p, findings);
 }
 
@@ -303,7 +318,16 @@ void print_skipped(Printer &p, const std::string &op, bool first) {
     p.item(op);
 }
 
-void print_op_cost(Printer &p, const OpCost &c) {
+namespace {
+struct OpCostRow {
+  std::string_view op, type, form, bound;
+  double flops = 0, bytes = 0, compute_us = 0, memory_us = 0;
+  bool estimated = true, decomposed = false;
+  auto tie() {
+    return std::tie(op, type, form, bound, flops, bytes, compute_us, memory_us, estimated, decomposed);
+  }
+};
+void print_op_cost_row(Printer &p, const OpCostRow &c) {
   Object o(p);
   for (auto [key, value] : {std::pair{"op", &c.op}, {"type", &c.type}, {"cost_form", &c.form}})
     p.data(key, *value);
@@ -332,6 +356,12 @@ void print_op_cost(Printer &p, const OpCost &c) {
                     {c.memory_us, 1, " us, "}});
   p.text(c.bound);
   p.text("-bound\n");
+}
+} // namespace
+
+void print_op_cost(Printer &p, const OpCost &c) {
+  print_later<OpCostRow, print_op_cost_row>(p, {c.op, c.type, c.form, c.bound, c.flops, c.bytes, c.compute_us,
+                                                c.memory_us, c.estimated, c.decomposed});
 }
 
 void print(Printer &p, const Graph &g, const Estimate &e, const EstimateLists &lists) {
@@ -406,15 +436,26 @@ void print_partitions(Printer &p, const Placement &pl) {
 
 } // namespace
 
-void print_placed_op(Printer &p, const PlacedOp &o) {
-  Object x(p);
-  bool shown = o.backend != "engine";
+namespace {
+struct PlacedOpRow {
+  std::string_view op, type, backend;
+  Verdict verdict = Verdict::Native;
+  auto tie() { return std::tie(op, type, backend, verdict); }
+};
+void print_placed_op_fields(Printer &p, const PlacedOpRow &o) {
   p.data("op", o.op);
   p.data("type", o.type);
   p.data("backend", o.backend);
   p.data("verdict", verdict_name(o.verdict));
-  if (shown && p.text_form())
-    p.text("  " + o.op + " (" + o.type + ") -> " + o.backend + "\n");
+  if (o.backend != "engine" && p.text_form())
+    p.text("  " + std::string(o.op) + " (" + std::string(o.type) + ") -> " + std::string(o.backend) + "\n");
+}
+} // namespace
+
+void print_placed_op(Printer &p, const PlacedOp &o) {
+  Object x(p);
+  print_later<PlacedOpRow, print_placed_op_fields>(p, {o.op, o.type, o.backend, o.verdict});
+  bool shown = o.backend != "engine";
   List reasons(p, "reasons");
   for (const Finding *f : o.reasons) {
     Object r(p);
@@ -427,13 +468,19 @@ void print_placed_op(Printer &p, const PlacedOp &o) {
   }
 }
 
-void print_boundary(Printer &p, const Graph &g, const Boundary &b) {
+namespace {
+struct BoundaryRow {
+  std::string_view tensor, shape, from, to;
+  size_t partition = 0;
+  double bytes = 0, transfer_us = 0, transfer_units = 0;
+  auto tie() { return std::tie(tensor, shape, from, to, partition, bytes, transfer_us, transfer_units); }
+};
+void print_boundary_row(Printer &p, const BoundaryRow &b) {
   Object x(p);
-  std::string shape = g.tensor(b.tensor)->shape.str();
   p.text("  ");
   p.field("tensor", b.tensor);
   p.text(" ");
-  p.field("shape", shape);
+  p.field("shape", b.shape);
   p.text(" ");
   p.field("from", b.from);
   p.text(" -> ");
@@ -447,6 +494,13 @@ void print_boundary(Printer &p, const Graph &g, const Boundary &b) {
   print_figures(
       p,
       {{b.bytes / 1e3, 1, " kB, "}, {b.transfer_us, 2, " us, "}, {b.transfer_units, 2, " transfer units\n"}});
+}
+} // namespace
+
+void print_boundary(Printer &p, const Graph &g, const Boundary &b) {
+  std::string shape = g.tensor(b.tensor)->shape.str();
+  print_later<BoundaryRow, print_boundary_row>(
+      p, {b.tensor, shape, b.from, b.to, b.partition, b.bytes, b.transfer_us, b.transfer_units});
 }
 
 void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &lists) {

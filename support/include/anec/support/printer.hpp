@@ -19,6 +19,8 @@
 
 namespace anec {
 
+class PackedReader;
+
 // An integer shown in hex: "0x" and at least `width` digits in text, a number in a document.
 struct Hex {
   uint64_t value = 0;
@@ -94,6 +96,10 @@ public:
   // Items a printer of this form printed ahead, `depth` scopes deep, into the file `items` (ListSpool,
   // support/list_spool.hpp), added to the open list. Only the text and JSON forms take them.
   virtual void splice(std::FILE *items, size_t depth);
+  // Room for `n` bytes of a row that `replay` prints later, on this printer's thread; nullptr when
+  // this printer prints at once (print_later, support/print_later.hpp).
+  using Replay = void (*)(Printer &, PackedReader &);
+  virtual char *later(Replay, size_t) { return nullptr; }
   // The form being written: a print function may skip work only the text form needs, or print a
   // list of records as a table in the CSV form.
   virtual Form form() const = 0;
