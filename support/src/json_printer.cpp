@@ -137,6 +137,8 @@ void JsonPrinter::splice(std::FILE *items, size_t depth) {
   if (first == EOF)
     return;
   std::ungetc(first, items);
+  if (!scopes_.back().empty) // after items printed here: the spool's first item follows them
+    out_ << ",";
   copy_into(items, out_);
   scopes_.back().empty = false;
 }

@@ -9,6 +9,7 @@
 #include "anec/support/list_spool.hpp"
 #include "anec/support/plist.hpp"
 #include "anec/support/print_behind.hpp"
+#include "anec/support/print_later.hpp"
 #include "anec/support/table.hpp"
 #include "anec/support/toml.hpp"
 
@@ -20,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -813,4 +815,77 @@ TEST(ListSpool, ItemsPrintedBehindGiveTheBytesOfItemsPrintedInPlace) {
   ListSpool dropped(Form::Json, 2, &behind);
   rows(dropped.items(), 20000);
   behind.stop();
+}
+
+TEST(ListSpool, SplicedAfterItemsPrintedInPlaceFollowsThem) {
+  auto rows = [](Printer &p, int from, int to) {
+    for (int i = from; i < to; ++i) {
+      Object row(p);
+      p.text("row ");
+      p.field("i", i);
+      p.text("\n");
+    }
+  };
+  for (Form form : {Form::Text, Form::Json})
+    for (int here : {0, 1, 3})
+      for (int spooled : {0, 1, 3}) {
+        ListSpool spool(form, 2);
+        rows(spool.items(), here, here + spooled);
+        auto printed = [&](bool spliced) {
+          return render(form, "anec.place", [&](Printer &p) {
+            List list(p, "rows");
+            rows(p, 0, here);
+            spliced ? spool.splice_into(p) : rows(p, here, here + spooled);
+          });
+        };
+        EXPECT_EQ(printed(true), printed(false)) << here << " " << spooled;
+      }
+}
+
+namespace {
+struct LaterRow {
+  std::string_view name;
+  int64_t i = 0;
+  double ratio = 0;
+  bool on = false;
+  auto tie() { return std::tie(name, i, ratio, on); }
+};
+void print_later_row(Printer &p, const LaterRow &r) {
+  Object row(p);
+  p.text("row ");
+  p.field("name", r.name);
+  p.field("i", r.i);
+  p.data("ratio", r.ratio);
+  p.field("on", r.on);
+  p.text("\n");
+}
+} // namespace
+
+TEST(PrintLater, RowsPrintedBehindGiveTheBytesOfRowsPrintedInPlace) {
+  // Every third row is printed call by call, between rows handed over whole; each row's name is a
+  // string overwritten once the row is given, so a row that kept a view of it would show the change.
+  auto rows = [](Printer &p, int n, bool later) {
+    std::string name;
+    for (int i = 0; i < n; ++i) {
+      name = "o" + std::to_string(i) + (i % 5 ? "" : " \"quoted\"");
+      LaterRow row{name, -i, i / 3.0, i % 2 == 0};
+      later &&i % 3 ? print_later<LaterRow, print_later_row>(p, row) : print_later_row(p, row);
+      name.assign(name.size(), 'x');
+    }
+  };
+  for (Form form : {Form::Text, Form::Json})
+    for (int n : {0, 3, 20000}) {
+      PrintBehind behind;
+      ListSpool spool(form, 2, &behind);
+      rows(spool.items(), n, true);
+      auto listed = [&](bool spliced) {
+        return render(form, "anec.check", [&](Printer &p) {
+          List list(p, "rows");
+          spliced ? spool.splice_into(p) : rows(p, n, false);
+        });
+      };
+      std::string spliced = listed(true);
+      behind.stop();
+      EXPECT_EQ(spliced, listed(false)) << n << (form == Form::Json ? " json" : " text");
+    }
 }

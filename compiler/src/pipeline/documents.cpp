@@ -138,11 +138,20 @@ void print_op_verdict_fields(Printer &p, const OpVerdictRow &v) {
   }
   p.text("\n");
 }
+
+void print_op_verdict_row(Printer &p, const OpVerdictRow &v) {
+  Object o(p);
+  print_op_verdict_fields(p, v);
+}
 } // namespace
 
+// A row with no lines under it (nearly every one) is printed whole, later.
 void print_op_verdict(Printer &p, const OpVerdict &v, const std::vector<const Finding *> *findings) {
+  OpVerdictRow row{v.op, v.type, v.decompose_with, v.verdict};
+  if (!findings || !p.text_form())
+    return print_later<OpVerdictRow, print_op_verdict_row>(p, row);
   Object o(p);
-  print_later<OpVerdictRow, print_op_verdict_fields>(p, {v.op, v.type, v.decompose_with, v.verdict});
+  print_op_verdict_fields(p, row);
   print_findings_of(p, findings);
 }
 
@@ -409,32 +418,39 @@ void print_place_summary(Printer &p, const Placement &pl, const std::string &sha
 }
 
 namespace {
-void print_partitions(Printer &p, const Placement &pl) {
-  p.text("partitions:\n");
-  List parts(p, "partitions");
-  for (size_t k = 0; k < pl.partitions.size(); ++k) {
-    const Partition &part = pl.partitions[k];
-    Object x(p);
-    bool text = p.text_form(); // the words are built only for the form that shows them
-    if (text)
-      p.text("  " + std::to_string(k + 1) + " ");
-    p.field("backend", part.backend.str());
-    if (text)
-      p.text(": " + std::to_string(part.count) + " op(s) ");
-    p.field("first_op", part.first_op);
-    p.data("ops", part.count);
-    p.data("flops", Doc::number(part.flops));
-    p.data("latency_us", pl.complete ? Doc::number(part.latency_us) : Doc());
-    if (text && part.count > 1)
-      p.text(" .. " + part.last_op);
-    p.text(", ");
-    print_figures(p, {{part.flops / 1e6, 3, pl.complete ? " MFLOP, " : " MFLOP\n"}});
-    if (pl.complete)
-      print_figures(p, {{part.latency_us, 1, " us\n"}});
-  }
+struct PartitionRow {
+  std::string_view backend, first_op, last_op;
+  size_t number = 0, count = 0; // number: from 1
+  double flops = 0, latency_us = 0;
+  bool complete = true; // false: no latency
+  auto tie() { return std::tie(backend, first_op, last_op, number, count, flops, latency_us, complete); }
+};
+void print_partition_row(Printer &p, const PartitionRow &part) {
+  Object x(p);
+  bool text = p.text_form(); // the words are built only for the form that shows them
+  if (text)
+    p.text("  " + std::to_string(part.number) + " ");
+  p.field("backend", part.backend);
+  if (text)
+    p.text(": " + std::to_string(part.count) + " op(s) ");
+  p.field("first_op", part.first_op);
+  p.data("ops", part.count);
+  p.data("flops", Doc::number(part.flops));
+  p.data("latency_us", part.complete ? Doc::number(part.latency_us) : Doc());
+  if (text && part.count > 1)
+    p.text(" .. " + std::string(part.last_op));
+  p.text(", ");
+  print_figures(p, {{part.flops / 1e6, 3, part.complete ? " MFLOP, " : " MFLOP\n"}});
+  if (part.complete)
+    print_figures(p, {{part.latency_us, 1, " us\n"}});
 }
-
 } // namespace
+
+void print_partition(Printer &p, const Placement &pl, size_t k) {
+  const Partition &part = pl.partitions[k];
+  print_later<PartitionRow, print_partition_row>(p, {part.backend.str(), part.first_op, part.last_op, k + 1,
+                                                     part.count, part.flops, part.latency_us, pl.complete});
+}
 
 namespace {
 struct PlacedOpRow {
@@ -450,11 +466,21 @@ void print_placed_op_fields(Printer &p, const PlacedOpRow &o) {
   if (o.backend != "engine" && p.text_form())
     p.text("  " + std::string(o.op) + " (" + std::string(o.type) + ") -> " + std::string(o.backend) + "\n");
 }
+
+void print_placed_op_row(Printer &p, const PlacedOpRow &o) {
+  Object x(p);
+  print_placed_op_fields(p, o);
+  List reasons(p, "reasons");
+}
 } // namespace
 
+// An op with no reasons (on the engine, nearly every one) is printed whole, later.
 void print_placed_op(Printer &p, const PlacedOp &o) {
+  PlacedOpRow row{o.op, o.type, o.backend, o.verdict};
+  if (o.reasons.empty())
+    return print_later<PlacedOpRow, print_placed_op_row>(p, row);
   Object x(p);
-  print_later<PlacedOpRow, print_placed_op_fields>(p, {o.op, o.type, o.backend, o.verdict});
+  print_placed_op_fields(p, row);
   bool shown = o.backend != "engine";
   List reasons(p, "reasons");
   for (const Finding *f : o.reasons) {
@@ -509,7 +535,11 @@ void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &li
   p.text("\n");
   p.data("latency_us", pl.complete ? Doc::number(pl.latency_us) : Doc());
   p.data("transfer_us", Doc::number(pl.transfer_us));
-  print_partitions(p, pl);
+  {
+    p.text("partitions:\n");
+    List partitions(p, "partitions");
+    lists.partitions(p);
+  }
   {
     p.text("fallbacks:\n");
     List ops(p, "ops");
@@ -540,7 +570,11 @@ void print(Printer &p, const Graph &g, const Placement &pl) {
     for (const Boundary &b : pl.boundaries)
       print_boundary(p, g, b);
   };
-  print(p, g, pl, {ops, boundaries});
+  auto partitions = [&](Printer &p) {
+    for (size_t k = 0; k < pl.partitions.size(); ++k)
+      print_partition(p, pl, k);
+  };
+  print(p, g, pl, {partitions, ops, boundaries});
 }
 
 namespace {

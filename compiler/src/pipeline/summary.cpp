@@ -180,7 +180,7 @@ struct OneTargetReport::State {
   GraphEstimate estimates;
   PlacementSum placing;
   PrintBehind behind; // the rows are formatted and written on its thread
-  ListSpool ops, findings, placed, boundaries;
+  ListSpool ops, findings, placed, boundaries, partitions;
   NameRows unknown, unestimated, skipped;
   std::vector<Finding> graph_findings = {}; // the check's findings of no op: the inputs'
   CheckResult check = {};
@@ -193,11 +193,13 @@ struct OneTargetReport::State {
         estimates(reader.graph(), catalog, {&t}, calibration, chip),
         placing(reader.graph(), catalog, t, estimates.partial(0)), ops(form, 2, &behind),
         findings(form, 2, &behind), placed(form, placement_depth(k), &behind),
-        boundaries(form, placement_depth(k), &behind), unknown{ListSpool(form, 2, &behind)},
+        boundaries(form, placement_depth(k), &behind),
+        partitions(form, placement_depth(k), &behind), unknown{ListSpool(form, 2, &behind)},
         unestimated{ListSpool(form, 2, &behind)}, skipped{ListSpool(form, 2, &behind)} {}
 
   void add(const Op &op, const OpTensors &tensors);
   void finish();
+  void print_partitions(Printer &p);
   // The placement's lists are the document's own (place), or under its "placement" member (check).
   static size_t placement_depth(Kind k) { return k == Kind::Place ? 2 : 3; }
 };
@@ -250,6 +252,17 @@ void OneTargetReport::State::finish() {
   placement = placing.finish(estimate);
 }
 
+// The partitions, known only at the end: the later half printed on the printing thread, into a
+// spool, while this thread prints the first half.
+void OneTargetReport::State::print_partitions(Printer &p) {
+  size_t half = placement.partitions.size() / 2;
+  for (size_t k = half; k < placement.partitions.size(); ++k)
+    print_partition(partitions.items(), placement, k);
+  for (size_t k = 0; k < half; ++k)
+    print_partition(p, placement, k);
+  partitions.splice_into(p);
+}
+
 OneTargetReport::OneTargetReport(std::unique_ptr<State> state) : state_(std::move(state)) {}
 OneTargetReport::~OneTargetReport() = default;
 
@@ -292,14 +305,15 @@ void OneTargetReport::print(Printer &p) const {
                      .unknown_count = s.unknown.count});
     return;
   }
+  PlaceLists placed{[&s](Printer &p) { s.print_partitions(p); }, splice(s.placed), splice(s.boundaries)};
   if (s.kind == Kind::Place) {
-    compiler::print(p, g, s.placement, {splice(s.placed), splice(s.boundaries)});
+    compiler::print(p, g, s.placement, placed);
     return;
   }
   compiler::print(p, g, s.check, s.target, {splice(s.ops), splice(s.findings)});
   p.text("\n");
   Object placement(p, "placement");
-  compiler::print(p, g, s.placement, {splice(s.placed), splice(s.boundaries)});
+  compiler::print(p, g, s.placement, placed);
 }
 
 bool OneTargetReport::rejects() const {

@@ -94,7 +94,8 @@ public:
   // The names of the columns the rows that follow hold (a CSV header); the other forms ignore it.
   virtual void columns(const std::vector<std::string> &) {}
   // Items a printer of this form printed ahead, `depth` scopes deep, into the file `items` (ListSpool,
-  // support/list_spool.hpp), added to the open list. Only the text and JSON forms take them.
+  // support/list_spool.hpp), added to the open list after any items it holds. Only the text and JSON
+  // forms take them.
   virtual void splice(std::FILE *items, size_t depth);
   // Room for `n` bytes of a row that `replay` prints later, on this printer's thread; nullptr when
   // this printer prints at once (print_later, support/print_later.hpp).

@@ -33,7 +33,7 @@ struct EstimateLists {
   size_t unknown_count = 0;
 };
 struct PlaceLists {
-  PrintFn ops, boundaries;
+  PrintFn partitions, ops, boundaries;
 };
 void print(Printer &p, const Graph &g, const CheckResult &r, const hal::Target &t, const CheckLists &lists);
 void print(Printer &p, const Graph &g, const Estimate &e, const EstimateLists &lists);
@@ -49,6 +49,7 @@ void print_unestimated(Printer &p, const std::string &op, bool first);
 void print_skipped(Printer &p, const std::string &op, bool first);
 void print_op_cost(Printer &p, const OpCost &c);
 void print_placed_op(Printer &p, const PlacedOp &o);
+void print_partition(Printer &p, const Placement &pl, size_t k); // the k-th of pl.partitions
 void print_boundary(Printer &p, const Graph &g, const Boundary &b);
 
 // `anec estimate` on one target: the total, what bounds it and the model; the rates with their
