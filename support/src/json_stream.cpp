@@ -221,11 +221,12 @@ private:
   std::vector<uint64_t> commas_; // in the array, at its own level
 };
 
-std::string read_range(std::FILE *f, uint64_t from, uint64_t to, const std::string &path) {
-  std::string out(to - from, '\0');
+// The bytes [from, to) of `f` into `out`, whose storage is reused (a string as long as the last
+// one is not filled first).
+void read_range(std::FILE *f, uint64_t from, uint64_t to, const std::string &path, std::string &out) {
+  out.resize(to - from);
   if (std::fseek(f, long(from), SEEK_SET) != 0 || std::fread(out.data(), 1, out.size(), f) != out.size())
     throw Error("ANEC-IO-001", path + ": read failed");
-  return out;
 }
 
 } // namespace
@@ -250,7 +251,10 @@ std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, 
   if (std::ferror(s.file_.get()) || !span)
     return std::nullopt;
   auto [open, close] = *span;
-  s.rest_ = read_range(s.file_.get(), 0, open + 1, s.path_) + read_range(s.file_.get(), close, base, s.path_);
+  std::string tail;
+  read_range(s.file_.get(), 0, open + 1, s.path_, s.rest_);
+  read_range(s.file_.get(), close, base, s.path_, tail);
+  s.rest_ += tail;
   s.ends_ = locate.take_commas();
   s.ends_.push_back(close);
   s.next_offset_ = open + 1;
@@ -260,7 +264,7 @@ std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, 
 std::string_view ArrayStream::bytes(uint64_t from, uint64_t to) {
   if (from < chunk_offset_ || to > chunk_offset_ + chunk_.size()) { // the next stretch of the array
     chunk_offset_ = from;
-    chunk_ = read_range(file_.get(), from, std::max(to, std::min(from + kChunk, ends_.back())), path_);
+    read_range(file_.get(), from, std::max(to, std::min(from + kChunk, ends_.back())), path_, chunk_);
   }
   return std::string_view(chunk_).substr(size_t(from - chunk_offset_), size_t(to - from));
 }
