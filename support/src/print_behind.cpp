@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace anec {
 
@@ -255,14 +256,10 @@ PrintBehind::~PrintBehind() {
 }
 
 void PrintBehind::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stop_ = true;
-    queue_.clear();
-  }
-  changed_.notify_all();
-  if (worker_.joinable())
-    worker_.join();
+  std::unique_lock lock(mutex_);
+  stop_ = true;
+  queue_.clear();
+  changed_.wait(lock, [&] { return posted_ == done_; }); // a chunk being replayed is finished
 }
 
 Printer &PrintBehind::recorder(Printer &target) {
@@ -273,13 +270,14 @@ Printer &PrintBehind::recorder(Printer &target) {
 void PrintBehind::hand_over(Chunk &chunk) {
   {
     std::unique_lock lock(mutex_);
-    if (!worker_.joinable() && !stop_)
-      worker_ = std::thread([this] { work(); });
     changed_.wait(lock, [&] { return queue_.size() < kQueued || error_ || stop_; });
-    if (!error_ && !stop_) // after an error nothing more is printed (drain() throws it), nor after stop()
+    if (!error_ && !stop_) { // after an error nothing more is printed (drain() throws it), nor after stop()
       queue_.push_back(std::move(chunk));
+      JobThread &jobs = shared_ ? *shared_ : own_ ? *own_ : own_.emplace();
+      ++posted_;
+      jobs.post([this] { replay_next(); });
+    }
   }
-  changed_.notify_all();
   chunk.calls.reset(); // moved, or dropped after an error
   chunk.capacity = 0;
   chunk.clear();
@@ -289,7 +287,7 @@ void PrintBehind::drain() {
   bool threaded;
   {
     std::lock_guard lock(mutex_);
-    threaded = worker_.joinable();
+    threaded = posted_ > 0;
   }
   for (const std::unique_ptr<Recorder> &r : recorders_) {
     if (r->chunk().size == 0)
@@ -304,35 +302,36 @@ void PrintBehind::drain() {
   if (!threaded)
     return;
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
+  changed_.wait(lock, [&] { return posted_ == done_ || error_; });
   if (error_)
     std::rethrow_exception(error_);
 }
 
-void PrintBehind::work() {
+// The oldest chunk handed over, replayed (on the thread; nothing after stop() or an error).
+void PrintBehind::replay_next() {
   std::unique_lock lock(mutex_);
-  for (;;) {
-    changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-    if (stop_)
-      return;
-    Chunk chunk = std::move(queue_.front());
+  std::optional<Chunk> chunk;
+  if (!stop_ && !error_ && !queue_.empty()) {
+    chunk = std::move(queue_.front());
     queue_.pop_front();
-    busy_ = true;
-    lock.unlock();
-    std::exception_ptr error;
+  }
+  lock.unlock();
+  changed_.notify_all(); // room in the queue
+  std::exception_ptr error;
+  if (chunk)
     try {
-      replay(chunk);
+      replay(*chunk);
     } catch (...) {
       error = std::current_exception();
     }
-    lock.lock();
-    busy_ = false;
-    if (error && !error_) {
-      error_ = error;
-      queue_.clear();
-    }
-    changed_.notify_all();
+  lock.lock();
+  if (error && !error_) {
+    error_ = error;
+    queue_.clear();
   }
+  ++done_;
+  lock.unlock();
+  changed_.notify_all();
 }
 
 } // namespace anec

@@ -66,3 +66,28 @@ TEST(MadeAhead, ACallerThatStopsEarlyIsNotKeptWaiting) {
       ASSERT_NE(ahead.next(), nullptr);
   } // the destructor stops the thread with batches made and not taken
 }
+
+TEST(MadeAhead, TwoOnOneSharedThreadEachGiveTheirOwnBatchesInOrder) {
+  for (int batches : {0, 1, 5, 50}) {
+    MadeAhead<std::vector<int>> inline_made(Counter{batches, 7}, false);
+    auto [expected, no_error] = take_all(inline_made);
+    anec::JobThread jobs; // declared first: it outlives the two that post to it
+    MadeAhead<std::vector<int>> first(Counter{batches, 7}, true), second(Counter{batches, 7}, true);
+    first.share(jobs);
+    second.share(jobs);
+    std::vector<int> seen_first, seen_second;
+    for (bool more = true; more;) { // taken in turn, so each waits on batches queued behind the other's
+      std::vector<int> *a = first.next(), *b = second.next();
+      for (auto [batch, seen] : {std::pair{a, &seen_first}, {b, &seen_second}})
+        if (batch)
+          seen->insert(seen->end(), batch->begin(), batch->end());
+      more = a || b;
+    }
+    EXPECT_EQ(seen_first, expected) << batches;
+    EXPECT_EQ(seen_second, expected) << batches;
+  }
+  anec::JobThread jobs;
+  MadeAhead<std::vector<int>> left(Counter{1000, 100}, true); // left with batches asked and not taken
+  left.share(jobs);
+  ASSERT_NE(left.next(), nullptr);
+}

@@ -404,6 +404,10 @@ Graph &GraphReader::graph() {
   return state_->graph;
 }
 
+void GraphReader::parse_on(JobThread &jobs) {
+  state_->batches.share(jobs);
+}
+
 Op *GraphReader::next(OpTensors &tensors) {
   State &s = *state_;
   if (!s.batch || s.next_in_batch == s.batch->size()) {

@@ -175,11 +175,12 @@ struct NameRows {
 struct OneTargetReport::State {
   Kind kind;
   const hal::Target &target;
+  JobThread helper; // the ops parsed ahead and the rows printed behind, on one thread beside this one
   GraphReader reader;
   GraphCheck checks;
   GraphEstimate estimates;
   PlacementSum placing;
-  PrintBehind behind; // the rows are formatted and written on its thread
+  PrintBehind behind; // the rows are formatted and written behind the op being decided
   ListSpool ops, findings, placed, boundaries, partitions;
   NameRows unknown, unestimated, skipped;
   std::vector<Finding> graph_findings = {}; // the check's findings of no op: the inputs'
@@ -195,7 +196,10 @@ struct OneTargetReport::State {
         findings(form, 2, &behind), placed(form, placement_depth(k), &behind),
         boundaries(form, placement_depth(k), &behind),
         partitions(form, placement_depth(k), &behind), unknown{ListSpool(form, 2, &behind)},
-        unestimated{ListSpool(form, 2, &behind)}, skipped{ListSpool(form, 2, &behind)} {}
+        unestimated{ListSpool(form, 2, &behind)}, skipped{ListSpool(form, 2, &behind)} {
+    reader.parse_on(helper);
+    behind.share(helper);
+  }
 
   void add(const Op &op, const OpTensors &tensors);
   void finish();

@@ -2,6 +2,7 @@
 // and written back.
 #pragma once
 #include "anec/compiler/ir/graph.hpp"
+#include "anec/support/job_thread.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -40,6 +41,9 @@ public:
   // tensors into `tensors` (as find_tensors gives them), valid until the next call; nullptr after
   // the last.
   Op *next(OpTensors &tensors);
+  // A long ops array parsed ahead on `jobs` (which must outlive this), not on a thread of the
+  // reader's own; before the first next().
+  void parse_on(JobThread &jobs);
 
 private:
   struct State;
