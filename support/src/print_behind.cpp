@@ -330,8 +330,7 @@ void PrintBehind::replay_next() {
     queue_.clear();
   }
   ++done_;
-  lock.unlock();
-  changed_.notify_all();
+  changed_.notify_all(); // under the lock: once done_ is counted, stop() may let this go
 }
 
 } // namespace anec

@@ -1,8 +1,9 @@
 // Jobs run one after another, in the order given, on a thread of their own (started at the first).
 // The parts of a pipeline that each want a thread beside the caller's (a reader parsing ahead,
 // MadeAhead; a printer writing behind, PrintBehind) can share one: on two cores the pipeline is
-// then two threads, each kept on a core, where with three the kernel puts the thread a wake-up
-// starts on the core of the thread that woke it, and the two take turns there.
+// then two threads, one a core. With three, the kernel was seen waking the parser on the core of
+// the thread that woke it, the two taking turns there while the other core idled (bench/README.md,
+// "Outputs that stream", the tenth round).
 #pragma once
 #include <condition_variable>
 #include <deque>

@@ -96,15 +96,13 @@ private:
     Slot &s = slots_[k % kSlots];
     if (!skip)
       make_into(s);
-    {
-      std::lock_guard lock(mutex_);
-      if (!skip) {
-        made_ = k + 1;
-        last_made_ = !s.made;
-      }
-      ++done_;
+    std::lock_guard lock(mutex_);
+    if (!skip) {
+      made_ = k + 1;
+      last_made_ = !s.made;
     }
-    changed_.notify_all();
+    ++done_;
+    changed_.notify_all(); // under the lock: once done_ is counted, the destructor may end this
   }
 
   std::function<bool(Batch &)> make_;
