@@ -40,8 +40,10 @@ void print(Printer &p, const Graph &g, const Estimate &e, const EstimateLists &l
 void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &lists);
 
 // The rows: an op's verdict (with its findings under it in the text form), a finding, an op's cost,
-// the names of the ops an estimate leaves out (`first`: the first of its list), a placed op and a
-// boundary. The text form of an unestimated op or an op's cost is shown only with a total.
+// the names of the ops an estimate leaves out (`first`: the first of its list), a placed op, a
+// partition and a boundary. The text form of an unestimated op or an op's cost is shown only with a
+// total. Most are printed through print_later (support/print_later.hpp): on the printer's thread,
+// where it has one.
 void print_op_verdict(Printer &p, const OpVerdict &v, const std::vector<const Finding *> *findings);
 void print_finding_row(Printer &p, const Finding &f);
 void print_unknown(Printer &p, const std::string &op, bool first);
@@ -49,7 +51,7 @@ void print_unestimated(Printer &p, const std::string &op, bool first);
 void print_skipped(Printer &p, const std::string &op, bool first);
 void print_op_cost(Printer &p, const OpCost &c);
 void print_placed_op(Printer &p, const PlacedOp &o);
-void print_partition(Printer &p, const Placement &pl, size_t k); // the k-th of pl.partitions
+void print_partition(Printer &p, const Placement &pl, size_t k); // pl.partitions[k]
 void print_boundary(Printer &p, const Graph &g, const Boundary &b);
 
 // `anec estimate` on one target: the total, what bounds it and the model; the rates with their
