@@ -273,9 +273,8 @@ void PrintBehind::hand_over(Chunk &chunk) {
     changed_.wait(lock, [&] { return queue_.size() < kQueued || error_ || stop_; });
     if (!error_ && !stop_) { // after an error nothing more is printed (drain() throws it), nor after stop()
       queue_.push_back(std::move(chunk));
-      JobThread &jobs = shared_ ? *shared_ : own_ ? *own_ : own_.emplace();
       ++posted_;
-      jobs.post([this] { replay_next(); });
+      jobs_.get().post([this] { replay_next(); });
     }
   }
   chunk.calls.reset(); // moved, or dropped after an error

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace anec {
@@ -59,6 +60,18 @@ private:
   std::deque<std::function<void()>> jobs_; // (under mutex_)
   bool stop_ = false;                      // (under mutex_)
   std::thread thread_;
+};
+
+// The JobThread a part posts its jobs to: one it was given to share, else its own, started with
+// the first job. Its own thread is joined when this goes (a part declares this last).
+class JobThreadUse {
+public:
+  void share(JobThread &jobs) { shared_ = &jobs; }
+  JobThread &get() { return shared_ ? *shared_ : own_ ? *own_ : own_.emplace(); }
+
+private:
+  JobThread *shared_ = nullptr;
+  std::optional<JobThread> own_;
 };
 
 } // namespace anec

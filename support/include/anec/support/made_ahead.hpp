@@ -11,7 +11,6 @@
 #include <exception>
 #include <functional>
 #include <mutex>
-#include <optional>
 
 namespace anec {
 
@@ -31,7 +30,7 @@ public:
 
   // The batches made on `jobs` (which must outlive this) instead of a thread of this one's own;
   // before the first next().
-  void share(JobThread &jobs) { shared_ = &jobs; }
+  void share(JobThread &jobs) { jobs_.share(jobs); }
 
   // The next batch, valid until the next call; nullptr after the last. What `make` threw is thrown
   // here, in its turn, and again at every later call.
@@ -83,9 +82,8 @@ private:
   }
   // Batch k made on the thread (under mutex_).
   void ask(size_t k) {
-    JobThread &jobs = shared_ ? *shared_ : own_ ? *own_ : own_.emplace();
     ++posted_;
-    jobs.post([this, k] { make_on_thread(k); });
+    jobs_.get().post([this, k] { make_on_thread(k); });
   }
   void make_on_thread(size_t k) {
     bool skip;
@@ -118,8 +116,7 @@ private:
   size_t taken_ = 0;       // the caller's own: batches taken
   bool ended_ = false;
   std::exception_ptr error_;
-  JobThread *shared_ = nullptr;
-  std::optional<JobThread> own_; // last: its thread goes before the slots it fills
+  JobThreadUse jobs_; // last: its own thread goes before the slots it fills
 };
 
 } // namespace anec

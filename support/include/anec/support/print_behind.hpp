@@ -15,7 +15,6 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 namespace anec {
@@ -29,7 +28,7 @@ public:
 
   // The chunks replayed on `jobs` (which must outlive this) instead of a thread of this one's own;
   // before the first chunk is handed over.
-  void share(JobThread &jobs) { shared_ = &jobs; }
+  void share(JobThread &jobs) { jobs_.share(jobs); }
   // A printer of `target`'s form whose calls are replayed into `target`; it lives as long as this.
   Printer &recorder(Printer &target);
   // Every call recorded so far replayed, then what a replay threw is thrown here.
@@ -73,8 +72,7 @@ private:
   size_t done_ = 0;          // of them, replayed or dropped (under mutex_)
   bool stop_ = false;        // (under mutex_)
   std::exception_ptr error_; // the first a replay threw (under mutex_)
-  JobThread *shared_ = nullptr;
-  std::optional<JobThread> own_; // last: its thread goes before what it replays
+  JobThreadUse jobs_;        // last: its own thread goes before what it replays
 };
 
 } // namespace anec
