@@ -149,9 +149,11 @@ void check_elf(std::span<const uint8_t> b, const std::string &name) {
   const layout::Struct &ph = layouts().get("elf.program_header"), &sh = layouts().get("elf.section_header");
   uint64_t phentsize = h.get("phentsize"), phnum = h.get("phnum"), shentsize = h.get("shentsize"),
            shnum = h.get("shnum");
-  if (phnum && phentsize < ph.bytes)
+  // LIEF 0.9 steps through the headers by their own size, not the header's entry size: any other
+  // entry size would have it read headers these checks did not see.
+  if (phnum && phentsize != ph.bytes)
     malformed(name, "program header entry size " + std::to_string(phentsize));
-  if (shnum && shentsize < sh.bytes)
+  if (shnum && shentsize != sh.bytes)
     malformed(name, "section header entry size " + std::to_string(shentsize));
   in_file(b, name, "the program headers", h.get("phoff"), phnum * phentsize);
   in_file(b, name, "the section headers", h.get("shoff"), shnum * shentsize);

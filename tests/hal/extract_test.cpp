@@ -435,6 +435,23 @@ TEST(BinaryLoader, RejectsDamagedLinkeditAndSegments) {
   for (int k = 0; k < 8; ++k) elf[phoff + 32 + k] = k == 6 ? 0x36 : 0; // p_filesz of the first header
   EXPECT_EQ(code_of([&] { Binary::parse(elf, "e"); }, &msg), "ANEC-BIN-001");
   EXPECT_NE(msg.find("past the file end"), std::string::npos) << msg;
+
+  // Program headers 64 bytes apart: LIEF reads them 56 apart, so its second header (whose file
+  // size here is the first's physical address, 40 GiB) is not one the checks saw.
+  elf = read_file(test::fixture("libhal_code_x86.so"));
+  uint16_t phnum = uint16_t(elf[0x38] | elf[0x39] << 8);
+  std::vector<uint8_t> spaced;
+  for (uint16_t i = 0; i < phnum; ++i) {
+    auto at = elf.begin() + long(phoff + i * 56u);
+    spaced.insert(spaced.end(), at, at + 56);
+    spaced.resize(spaced.size() + 8);
+  }
+  store_le(spaced, 64 + 24, 0xa00000218ull, 8); // the second header's p_paddr
+  store_le(elf, 0x20, elf.size(), 8);
+  store_le(elf, 0x36, 64, 2);
+  elf.insert(elf.end(), spaced.begin(), spaced.end());
+  EXPECT_EQ(code_of([&] { Binary::parse(elf, "e"); }, &msg), "ANEC-BIN-001");
+  EXPECT_NE(msg.find("program header entry size 64"), std::string::npos) << msg;
 }
 
 // The dispatcher refers to the target-name strings it compares against.
