@@ -85,12 +85,14 @@ struct Checker {
     Recent &r = recent[(reinterpret_cast<uintptr_t>(field.data()) >> 3) % recent.size()];
     if (r.data == field.data() && same_text(r.field, field))
       return r.entry;
+    r.data = field.data();
+    r.field.assign(field);
+    return r.entry = kept(field);
+  }
+  const hal::Entry *kept(std::string_view field) const {
     auto it = entries.find(field);
     if (it == entries.end())
       it = entries.emplace(std::string(field), t.find(field)).first;
-    r.data = field.data();
-    r.field.assign(field);
-    r.entry = it->second;
     return it->second;
   }
   // A numeric table value, or nullopt when the table lacks it.
@@ -106,8 +108,10 @@ struct Checker {
       return *b ? 1.0 : 0.0;
     return std::nullopt;
   }
+  // A finding's limit is named by a string of its own, at an address other names take next: looked
+  // up by hash, it leaves the literals' slots alone.
   std::string conf(std::string_view field) const {
-    const hal::Entry *e = entry(field);
+    const hal::Entry *e = kept(field);
     return e ? hal::confidence_name(e->provenance.confidence) : "absent";
   }
   void add(const std::string &code, Severity s, const std::string &message, const std::string &value,

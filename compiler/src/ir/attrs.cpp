@@ -46,22 +46,30 @@ OpAttrs::OpAttrs(const Op &op, const OpCatalog &catalog)
 
 const AttrDecl *OpAttrs::find(std::string_view name) const {
   // The passes ask each op for the same few attributes, by names that are literals: the answer
-  // for an operation and a name's address is kept, confirmed by the name.
+  // (a declaration, or none) for an operation and a name's address is kept with the name's text,
+  // which confirms it.
   struct Found {
     uint64_t catalog = 0;
     const OpSpec *spec = nullptr;
     const char *asked = nullptr;
     const AttrDecl *decl = nullptr;
+    uint8_t size = 0;
+    std::array<char, 31> text = {};
   };
-  thread_local std::array<Found, 64> found;
-  auto slot = (reinterpret_cast<uintptr_t>(name.data()) >> 2) ^ (reinterpret_cast<uintptr_t>(spec_) >> 4);
-  Found &f = found[slot % found.size()];
-  if (f.catalog == catalog_ && f.spec == spec_ && f.asked == name.data() && f.decl &&
-      same_text(f.decl->name, name))
+  thread_local std::array<Found, 256> found;
+  // The slot from every bit of both addresses: names a few bytes apart must not share one.
+  uint64_t mixed = (uint64_t(reinterpret_cast<uintptr_t>(name.data())) * 0x9e3779b97f4a7c15) ^
+                   uint64_t(reinterpret_cast<uintptr_t>(spec_));
+  Found &f = found[(mixed * 0xff51afd7ed558ccd >> 32) % found.size()];
+  if (f.catalog == catalog_ && f.spec == spec_ && f.asked == name.data() &&
+      same_text(std::string_view(f.text.data(), f.size), name))
     return f.decl;
   const AttrDecl *d = spec_ ? find_attr(spec_->attrs, name) : nullptr;
   d = d ? d : find_attr(*common_, name);
-  f = {catalog_, spec_, name.data(), d};
+  if (name.size() <= f.text.size()) {
+    f = {catalog_, spec_, name.data(), d, uint8_t(name.size())};
+    std::copy(name.begin(), name.end(), f.text.begin());
+  }
   return d;
 }
 

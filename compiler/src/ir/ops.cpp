@@ -180,8 +180,10 @@ OpCatalog OpCatalog::from_doc(const Doc &doc, const std::string &source) {
       o.decompose_with = d->as_string();
     if (const Doc *d = r.opt("shape", Doc::Kind::String))
       o.shape = d->as_string();
-    if (!known(known_shapes(), o.shape))
+    auto shape = std::find(known_shapes().begin(), known_shapes().end(), o.shape);
+    if (shape == known_shapes().end())
       r.fail(od, "op " + o.name + ": unknown shape function '" + o.shape + "'");
+    o.shape_index = size_t(shape - known_shapes().begin());
     if (const Doc *d = r.opt("lowered_as", Doc::Kind::String))
       o.lowered_as = d->as_string();
     o.source = r.req("source", Doc::Kind::String).as_string();
@@ -347,21 +349,11 @@ void OpCatalog::reindex() {
     index_.emplace(name, &spec);
 }
 
-const OpSpec *OpCatalog::find(std::string_view name) const {
-  // The passes over an op ask for its type several times, by the name the op holds: the last
-  // answer is tried first, by the address of the name asked for (confirmed by the name).
-  struct Last {
-    uint64_t catalog = 0;
-    const char *asked = nullptr;
-    const OpSpec *spec = nullptr;
-  };
-  thread_local Last last;
-  if (last.catalog == identity() && last.asked == name.data() && same_text(last.spec->name, name))
-    return last.spec;
+const OpSpec *OpCatalog::find_by_hash(std::string_view name) const {
   auto it = index_.find(name);
   if (it == index_.end())
     return nullptr;
-  last = {identity(), name.data(), it->second};
+  last_found_ = {identity(), name.data(), it->second};
   return it->second;
 }
 

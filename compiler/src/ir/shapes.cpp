@@ -283,6 +283,19 @@ const std::vector<std::string> &known_shapes() {
   return names;
 }
 
+namespace {
+// The shape functions in known_shapes()'s order, which OpSpec::shape_index counts in.
+const std::vector<void (ShapeFn::*)()> &shape_fns() {
+  static const std::vector<void (ShapeFn::*)()> fns = [] {
+    std::vector<void (ShapeFn::*)()> v;
+    for (const auto &[name, fn] : shape_table())
+      v.push_back(fn);
+    return v;
+  }();
+  return fns;
+}
+} // namespace
+
 void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
   OpTensors tensors;
   find_tensors(g, op, tensors);
@@ -302,7 +315,7 @@ void infer_shapes(Graph &g, const Op &op, const OpTensors &tensors, const OpCata
   const OpAttrs attrs(op, catalog);
   ShapeFn fn{op, attrs, in, m, in.empty() ? Shape{} : in[0]};
   if (const OpSpec *spec = catalog.find(op.type))
-    (fn.*shape_table().at(spec->shape))();
+    (fn.*shape_fns().at(spec->shape_index))();
   for (size_t k : tensors.outs) {
     Tensor &o = g.tensors[k];
     o.shape = fn.out;

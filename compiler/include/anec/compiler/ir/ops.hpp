@@ -4,6 +4,7 @@
 // catalogue operations, each with its attribute handler.
 #pragma once
 #include "anec/support/doc.hpp"
+#include "anec/support/format.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -51,6 +52,7 @@ struct OpSpec {
   std::vector<std::string> rules;
   std::string decompose_with; // below the floor (for a host operation: what the host does)
   std::string shape = "same"; // the shape function (compiler/src/ir/shapes.cpp)
+  size_t shape_index = 0;     // its place in known_shapes(), set with it by the catalogue
   std::string lowered_as;     // on every family: the native sequence it lowers to
   std::string skip;           // when it moves no data and is skipped (compiler/src/ir/skip.cpp)
   AttrDecls attrs;            // the attributes it reads
@@ -110,7 +112,14 @@ public:
   // ops.toml, and the front-end maps in frontend/ and the placement model (placement.toml) beside
   // it when present.
   static OpCatalog load(const std::filesystem::path &path);
-  const OpSpec *find(std::string_view name) const; // by a hash: every op of a graph asks, several times
+  // By a hash. Every pass over an op asks for its type, by the name the op holds: the thread's last
+  // answer is tried first, by the address of the name asked for (confirmed by the name).
+  const OpSpec *find(std::string_view name) const {
+    const LastFound &l = last_found_;
+    if (l.catalog == identity() && l.asked == name.data() && same_text(l.spec->name, name))
+      return l.spec;
+    return find_by_hash(name);
+  }
   const std::map<std::string, OpSpec> &ops() const { return ops_; }
   // The attributes any operation may carry (ops.toml `[every_op.attrs]`), what a front-end counted.
   const AttrDecls &common_attrs() const { return common_attrs_; }
@@ -126,6 +135,13 @@ public:
   void set_backends(const Doc &doc, const std::string &source);
 
 private:
+  struct LastFound {
+    uint64_t catalog; // 0, no catalogue's, until a first answer
+    const char *asked;
+    const OpSpec *spec;
+  };
+  static inline thread_local LastFound last_found_{};
+  const OpSpec *find_by_hash(std::string_view name) const;
   void reindex();
   std::map<std::string, OpSpec> ops_;
   std::unordered_map<std::string_view, const OpSpec *> index_; // ops_ by name
