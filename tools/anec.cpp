@@ -82,16 +82,18 @@ void print_place_matrix(const std::vector<Placement> &ps, const std::string &for
               {}};
   table.keys = table.columns;
   table.keys[5] = "engine_flops_share";
-  for (const Placement &p : ps)
+  for (const Placement &p : ps) {
+    Placement::Counts c = p.counts();
     table.add(
         {p.target,
-         p.partitions_on("engine"),
-         p.count("engine"),
-         p.count("gpu"),
-         p.count("cpu"),
+         c.engine_partitions,
+         c.engine_ops,
+         c.gpu_ops,
+         c.cpu_ops,
          {percent(p.engine_flops, p.flops), p.flops > 0 ? Doc::number(p.engine_flops / p.flops) : Doc()},
          p.boundaries.size(),
          {p.complete ? fixed(p.latency_us) : "unknown", p.complete ? Doc::number(p.latency_us) : Doc()}});
+  }
   render_to_stdout(format, "anec.place-matrix", [&](Printer &p) {
     p.data("model", model);
     print(p, table, "targets");

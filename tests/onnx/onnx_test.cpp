@@ -212,7 +212,7 @@ TEST(OnnxReal, PublicModelsAreReadCheckedAndPlaced) {
   Placement p =
       place(cls, catalog(), registry().get("h13"), r, estimate(cls, catalog(), registry().get("h13")));
   EXPECT_EQ(p.partitions.size(), 1u);
-  EXPECT_EQ(p.count("engine"), cls.ops.size());
+  EXPECT_EQ(p.counts().engine_ops, cls.ops.size());
 }
 
 // Unbound dimensions: a shape-dependent If stays with both branches (nothing after it is folded),

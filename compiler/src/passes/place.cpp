@@ -10,21 +10,20 @@
 
 namespace anec::compiler {
 
-size_t Placement::count(const std::string &backend) const {
-  size_t n = 0;
-  for (const Partition &p : partitions)
-    n += p.backend == backend ? p.count : 0;
-  return n;
-}
-size_t Placement::placed_ops() const {
-  size_t n = 0;
-  for (const Partition &p : partitions)
-    n += p.count;
-  return n;
-}
-size_t Placement::partitions_on(const std::string &backend) const {
-  return size_t(std::count_if(partitions.begin(), partitions.end(),
-                              [&](const Partition &p) { return p.backend == backend; }));
+namespace {
+const Interned kEngine("engine"), kGpu("gpu"), kCpu("cpu");
+} // namespace
+
+Placement::Counts Placement::counts() const {
+  Counts c;
+  for (const Partition &p : partitions) {
+    c.engine_partitions += p.backend == kEngine;
+    c.engine_ops += p.backend == kEngine ? p.count : 0;
+    c.gpu_ops += p.backend == kGpu ? p.count : 0;
+    c.cpu_ops += p.backend == kCpu ? p.count : 0;
+    c.ops += p.count;
+  }
+  return c;
 }
 
 namespace {
@@ -38,7 +37,6 @@ const Backend *backend(const OpCatalog &catalog, const std::string &name) {
 // The backend an op runs on: the engine unless the checker rejects it; then the CPU for an
 // operation with no engine path anywhere (the segmenter never offers it to the engine or the GPU),
 // else the GPU.
-const Interned kEngine("engine"), kGpu("gpu"), kCpu("cpu");
 Interned backend_of(const OpSpec *spec, Verdict v) {
   if (v != Verdict::Reject)
     return kEngine;

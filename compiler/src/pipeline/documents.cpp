@@ -405,15 +405,15 @@ void print(Printer &p, const Graph &g, const Estimate &e) {
 }
 
 void print_place_summary(Printer &p, const Placement &pl, const std::string &share) {
+  Placement::Counts c = pl.counts();
   p.data("target", pl.target);
-  p.field("engine_partitions", pl.partitions_on("engine"));
+  p.field("engine_partitions", c.engine_partitions);
   p.text(" engine partition(s), ");
-  p.field("engine_ops", pl.count("engine"));
-  p.text(" of " + std::to_string(pl.placed_ops()) + " operation(s) on the engine (" + share +
-         " of the FLOPs), ");
-  p.data("gpu_ops", pl.count("gpu"));
-  p.data("cpu_ops", pl.count("cpu"));
-  p.text(std::to_string(pl.count("gpu")) + " on the GPU, " + std::to_string(pl.count("cpu")) + " on the CPU");
+  p.field("engine_ops", c.engine_ops);
+  p.text(" of " + std::to_string(c.ops) + " operation(s) on the engine (" + share + " of the FLOPs), ");
+  p.data("gpu_ops", c.gpu_ops);
+  p.data("cpu_ops", c.cpu_ops);
+  p.text(std::to_string(c.gpu_ops) + " on the GPU, " + std::to_string(c.cpu_ops) + " on the CPU");
   p.data("engine_flops_share", pl.flops > 0 ? Doc::number(pl.engine_flops / pl.flops) : Doc());
 }
 

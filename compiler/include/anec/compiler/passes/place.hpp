@@ -47,11 +47,13 @@ struct Placement {
   std::vector<Boundary> boundaries;
   double flops = 0, engine_flops = 0;
   double latency_us = 0, transfer_us = 0, launch_units = 0, transfer_units = 0;
-  bool complete = true;                           // false: some shape is unknown, no total is given
-  std::vector<std::string> unbound;               // the unbound input dimensions and how to bind them
-  size_t count(const std::string &backend) const; // ops placed on it (the partitions' counts)
-  size_t placed_ops() const;                      // every op placed
-  size_t partitions_on(const std::string &backend) const;
+  bool complete = true;             // false: some shape is unknown, no total is given
+  std::vector<std::string> unbound; // the unbound input dimensions and how to bind them
+  // How many ops and partitions each backend holds, in one pass over the partitions.
+  struct Counts {
+    size_t engine_partitions = 0, engine_ops = 0, gpu_ops = 0, cpu_ops = 0, ops = 0;
+  };
+  Counts counts() const;
 };
 
 Placement place(const Graph &g, const OpCatalog &catalog, const hal::Target &target, const CheckResult &check,
