@@ -262,6 +262,18 @@ void PrintBehind::stop() {
   changed_.wait(lock, [&] { return posted_ == done_; }); // a chunk being replayed is finished
 }
 
+void PrintBehind::post(std::function<void()> job) {
+  bool threaded;
+  {
+    std::lock_guard lock(mutex_);
+    threaded = posted_ > 0;
+  }
+  if (threaded)
+    jobs_.get().post(std::move(job));
+  else
+    job();
+}
+
 Printer &PrintBehind::recorder(Printer &target) {
   recorders_.push_back(std::make_unique<Recorder>(*this, target));
   return *recorders_.back();

@@ -180,13 +180,15 @@ struct OneTargetReport::State {
   GraphCheck checks;
   GraphEstimate estimates;
   PlacementSum placing;
-  PrintBehind behind; // the rows are formatted and written behind the op being decided
-  ListSpool ops, findings, placed, boundaries, partitions;
-  NameRows unknown, unestimated, skipped;
   std::vector<Finding> graph_findings = {}; // the check's findings of no op: the inputs'
   CheckResult check = {};
   Estimate estimate = {};
   Placement placement = {};
+  // Declared after the results, so gone before them: the spools' files close on the helper thread
+  // while this one frees the results.
+  PrintBehind behind; // the rows are formatted and written behind the op being decided
+  ListSpool ops, findings, placed, boundaries, partitions;
+  NameRows unknown, unestimated, skipped;
 
   State(Kind k, const hal::Target &t, GraphReader r, const OpCatalog &catalog, const Calibration *calibration,
         const std::string &chip, Form form)

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -36,6 +37,9 @@ public:
   // Nothing more replayed (a chunk being replayed is finished), what is not replayed dropped:
   // before the printers given to recorder() go.
   void stop();
+  // `job` run on the thread after what was handed over to it, when something was; else here, now.
+  // A job must not throw.
+  void post(std::function<void()> job);
 
   // A run of recorded calls for one printer.
   struct Chunk {
