@@ -262,13 +262,13 @@ void PrintBehind::stop() {
   changed_.wait(lock, [&] { return posted_ == done_; }); // a chunk being replayed is finished
 }
 
+bool PrintBehind::handed_over() {
+  std::lock_guard lock(mutex_);
+  return posted_ > 0;
+}
+
 void PrintBehind::post(std::function<void()> job) {
-  bool threaded;
-  {
-    std::lock_guard lock(mutex_);
-    threaded = posted_ > 0;
-  }
-  if (threaded)
+  if (handed_over())
     jobs_.get().post(std::move(job));
   else
     job();
@@ -295,11 +295,7 @@ void PrintBehind::hand_over(Chunk &chunk) {
 }
 
 void PrintBehind::drain() {
-  bool threaded;
-  {
-    std::lock_guard lock(mutex_);
-    threaded = posted_ > 0;
-  }
+  bool threaded = handed_over();
   for (const std::unique_ptr<Recorder> &r : recorders_) {
     if (r->chunk().size == 0)
       continue;

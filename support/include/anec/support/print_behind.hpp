@@ -64,6 +64,7 @@ public:
 private:
   class Recorder;
   void hand_over(Chunk &chunk); // a full chunk, to the thread
+  bool handed_over();           // whether a chunk went to the thread: whether it runs
   // A call's code, its key (nullptr: none) and its value, written in one piece.
   static void record(Chunk &chunk, char call, const std::string_view *key, const Scalar &v);
   void replay_next();
