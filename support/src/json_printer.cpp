@@ -16,8 +16,8 @@
 namespace anec {
 
 namespace {
-constexpr size_t kIndent = 2;      // json::write's
-constexpr size_t kInlineKey = 256; // a key and its indent up to this long are written in one piece
+constexpr size_t kIndent = 2;   // json::write's
+constexpr size_t kInline = 256; // a key, or an indent, up to this long is written in one piece
 
 [[noreturn]] void misuse(const std::string &what) {
   throw Error("ANEC-INTERNAL", "printer: " + what);
@@ -55,31 +55,6 @@ constexpr std::array<bool, 256> kPlain = [] {
     plain[size_t(c)] = c != '"' && c != '\\';
   return plain;
 }();
-// A key's hash, taken a word at a time (every member has a key, of a few characters); the last word
-// of a key of 8 bytes or more overlaps the one before, which the length mixed in keeps apart.
-uint64_t key_hash(std::string_view k) {
-  const char *p = k.data();
-  size_t n = k.size();
-  auto word = [p](size_t at, auto w) {
-    std::memcpy(&w, p + at, sizeof w);
-    return uint64_t(w);
-  };
-  auto mix = [](uint64_t h, uint64_t w) {
-    h = (h ^ w) * 0xff51afd7ed558ccd;
-    return h ^ (h >> 32);
-  };
-  uint64_t h = n;
-  if (n >= 8) {
-    for (size_t at = 0; at + 8 < n; at += 8)
-      h = mix(h, word(at, uint64_t()));
-    return mix(h, word(n - 8, uint64_t()));
-  }
-  if (n >= 4)
-    return mix(mix(h, word(0, uint32_t())), word(n - 4, uint32_t()));
-  for (size_t at = 0; at < n; ++at)
-    h = mix(h, uint8_t(p[at]));
-  return h;
-}
 bool plain(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return kPlain[uint8_t(c)]; });
 }
@@ -143,11 +118,22 @@ void JsonPrinter::splice(std::FILE *items, size_t depth) {
   scopes_.back().empty = false;
 }
 
-void JsonPrinter::indent(size_t depth) {
-  static constexpr std::string_view kSpaces =
-      "                                                                ";
-  for (size_t n = depth * kIndent; n > 0; n -= std::min(n, kSpaces.size()))
-    out_ << kSpaces.substr(0, std::min(n, kSpaces.size()));
+// A new line `depth` scopes deep and its indent: ",\n" after an earlier entry, else "\n"; in one
+// write up to 4 KiB.
+[[gnu::always_inline]] inline void JsonPrinter::new_line(bool after, size_t depth) {
+  size_t spaces = depth * kIndent;
+  if (spaces > kInline)
+    return deep_line(after, spaces);
+  char *at = out_.room(size_t(after) + 1 + spaces);
+  if (after)
+    *at++ = ',';
+  *at++ = '\n';
+  std::memset(at, ' ', spaces);
+}
+void JsonPrinter::deep_line(bool after, size_t spaces) {
+  out_ << (after ? ",\n" : "\n");
+  for (size_t n = spaces; n > 0; n -= std::min(n, kInline))
+    std::memset(out_.room(std::min(n, kInline)), ' ', std::min(n, kInline));
 }
 
 // The root's bracket and the schema's members, once, when the root's first content comes.
@@ -171,28 +157,20 @@ void JsonPrinter::key(std::string_view k) {
   Scope &s = scopes_.back();
   if (s.list)
     misuse("member '" + std::string(k) + "' given inside a list");
-  uint64_t hash = key_hash(k);
+  uint64_t hash = text_hash(k);
   uint64_t bit = uint64_t(1) << (hash % 64);
   if ((s.seen & bit) && std::find(keys_.begin() + ptrdiff_t(s.keys_from), keys_.end(), hash) != keys_.end())
     misuse("member '" + std::string(k) + "' given twice");
   s.seen |= bit;
   keys_.push_back(hash);
-  bool first = std::exchange(s.empty, false);
-  size_t spaces = scopes_.size() * kIndent;
-  if (k.size() + spaces > kInlineKey || !plain(k)) {
-    out_ << (first ? "\n" : ",\n");
-    indent(scopes_.size());
+  new_line(!std::exchange(s.empty, false), scopes_.size());
+  if (k.size() > kInline || !plain(k)) {
     string_value(out_, k);
     out_ << ": ";
     return;
   }
-  // The common key, plain and short: its line's start, the key and ": " in one write.
-  char *at = out_.room(size_t(!first) + 1 + spaces + k.size() + 4);
-  if (!first)
-    *at++ = ',';
-  *at++ = '\n';
-  std::memset(at, ' ', spaces);
-  at += spaces;
+  // The common key, plain and short: the key and ": " in one write.
+  char *at = out_.room(k.size() + 4);
   *at++ = '"';
   at = std::copy(k.begin(), k.end(), at); // an empty key may hold no address at all
   std::memcpy(at, "\": ", 3);
@@ -202,9 +180,7 @@ void JsonPrinter::next_item() {
   Scope &s = scopes_.back();
   if (!s.list)
     misuse("a list item given outside a list");
-  out_ << (s.empty ? "\n" : ",\n");
-  s.empty = false;
-  indent(scopes_.size());
+  new_line(!std::exchange(s.empty, false), scopes_.size());
 }
 
 JsonPrinter::Scope JsonPrinter::pop() {
@@ -215,10 +191,8 @@ JsonPrinter::Scope JsonPrinter::pop() {
 }
 
 void JsonPrinter::close(const Scope &done) {
-  if (!done.empty) {
-    out_ << "\n";
-    indent(scopes_.size());
-  }
+  if (!done.empty)
+    new_line(false, scopes_.size());
   out_ << (done.list ? "]" : "}");
 }
 

@@ -303,6 +303,18 @@ TEST(SameText, AgreesWithEqualityOnEveryLengthAndByte) {
   }
 }
 
+// text_hash keeps apart names that differ only in their last characters, in its low bits (which a
+// table of 2^k slots takes): 100,000 tensor names "t0".."t99999" fill as many of 65,536 slots as a
+// random spread would (about 51,000), not a few thousand.
+TEST(TextHash, SpreadsNamesThatDifferAtTheEndOverTheLowBits) {
+  std::set<uint64_t> slots;
+  for (int k = 0; k < 100000; ++k)
+    slots.insert(text_hash("t" + std::to_string(k)) & 0xffff);
+  EXPECT_GT(slots.size(), 48000u);
+  EXPECT_NE(text_hash("abcdefgh"), text_hash("abcdefg"));
+  EXPECT_NE(text_hash(""), text_hash(std::string(1, '\0')));
+}
+
 // A corpus lists every entry named like an input, whatever it is: a link to itself (which ended every
 // tool's directory run with "Too many levels of symbolic links"), a dangling link, a FIFO, a folder
 // named like a file. Reading each gives its row and reason; others are not inputs.

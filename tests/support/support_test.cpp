@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <memory>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -605,6 +606,23 @@ TEST(JsonPrinter, WritesWhatTheTreeWritesAsItIsPrinted) {
                             },
                             [](Printer &p) { p.end(); }, [](Printer &p) { p.begin_object("x"); }})
     EXPECT_EQ(anec::test::code_of([&] { streamed(bad); }), "ANEC-INTERNAL");
+}
+
+// Scopes nested past the depth whose indent is written in one piece (128 levels), and keys past the
+// length written in one piece (256 bytes), are written as the tree writes them.
+TEST(JsonPrinter, DeepScopesAndLongKeysAsTheTreeDoes) {
+  auto print = [](Printer &p) {
+    std::vector<std::unique_ptr<Object>> scopes;
+    for (int depth = 0; depth < 150; ++depth) {
+      scopes.push_back(std::make_unique<Object>(p, "level" + std::to_string(depth)));
+      p.data(std::string(depth * 2, 'k'), depth);
+    }
+    while (!scopes.empty())
+      scopes.pop_back();
+    List items(p, "items");
+    p.item(1);
+  };
+  EXPECT_EQ(streamed(print), whole(print));
 }
 
 // A string is written as it is unless a byte needs escaping: every byte value, at each place of

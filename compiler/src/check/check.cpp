@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -68,11 +69,7 @@ struct Checker {
 
   // The table's entries, looked up once per field name and kept: the rules ask for the same few
   // limits on every op.
-  struct FieldHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  mutable std::unordered_map<std::string, const hal::Entry *, FieldHash, std::equal_to<>> entries = {};
+  mutable std::unordered_map<std::string, const hal::Entry *, TextHash, std::equal_to<>> entries = {};
   // In front of them, the last lookup per slot of the name's address: the names are mostly literals,
   // so a repeated lookup costs a pointer and a name comparison, not a hash.
   struct Recent {
@@ -191,11 +188,15 @@ struct Checker {
   static constexpr const char *kExtentFields[5] = {
       "max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
   std::array<const hal::Entry *, 5> extent_limits = {}; // the entries of kExtentFields, looked up once
+  // Each axis's extent past which exceeds() holds: its limit, or infinity where none binds.
+  std::array<double, 5> extent_above = {};
   void extents(const Tensor &x) {
     const auto &fields = kExtentFields;
     if (!extent_limits[0])
-      for (int a = 0; a < 5; ++a)
+      for (int a = 0; a < 5; ++a) {
         extent_limits[a] = entry(fields[a]);
+        extent_above[a] = exceeds(INT64_MAX, extent_limits[a]) ? *value_of(extent_limits[a]) : INFINITY;
+      }
     static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011",
                                    "ANEC-CHK-010"};
     static const char *names[5] = {"batch", "depth", "channels", "height", "width"};
@@ -204,7 +205,7 @@ struct Checker {
           str(x.source_rank), "5", "", "fold axes so at most five remain");
     // An extent above the limit is met by tiling along that axis (a decomposition, not a reject).
     for (int a = 0; a < 5; ++a) {
-      if (!exceeds(x.shape.d[a], extent_limits[a]))
+      if (x.shape.d[a] < 0 || !(double(x.shape.d[a]) > extent_above[a]))
         continue; // within the limit: no message to build
       auto lim = value_of(extent_limits[a]);
       std::string tiles = *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
@@ -497,16 +498,17 @@ struct Checker {
                 str(std::max<int64_t>(1, granule / std::max<int64_t>(1, dtype_bytes(x.dtype)))));
     }
     int64_t largest = 0;
-    std::string which;
+    std::string_view which; // the largest operand's name
+    std::string weight;     // the weight's, where that is larger
     for (const auto *list : {&operands->ins, &operands->outs})
       for (const Tensor *x : *list)
         if (int64_t bytes = x->bytes(); bytes > largest)
           largest = bytes, which = x->name;
     // weight_bytes is a double product of attribute values: compare as doubles, clamp before the cast.
     if (double w = operands->weight; w > double(largest))
-      largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = op->name + ".weight";
+      largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = weight = op->name + ".weight";
     if (exceeds(largest, "max_operand_bytes"))
-      over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + which + "'",
+      over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + std::string(which) + "'",
            "split the operation so each operand fits on chip (it still runs, streaming from DRAM)",
            Severity::Warning);
     if (op->inputs.size() >= 12)

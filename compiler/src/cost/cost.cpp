@@ -3,6 +3,7 @@
 #include "anec/compiler/ir/skip.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -65,11 +66,12 @@ OpCost op_cost(const Graph &g, const Op &op, const OpTensors &tensors, const OpC
   const OpSpec *spec = catalog.find(op.type);
   c.form = spec ? spec->cost : "none";
   c.weight = weight_bytes(g, op, tensors, catalog);
+  auto form_is = [&](std::string_view form) { return same_text(c.form, form); }; // without a memcmp call
   bool symbolic = false; // an unbound dimension: no cost until it is bound
   for (const auto *list : {&tensors.ins, &tensors.outs})
     for (size_t k : *list)
       symbolic |= g.tensors[k].shape.symbolic();
-  if (c.form == "none" || symbolic || op.inputs.empty()) {
+  if (form_is("none") || symbolic || op.inputs.empty()) {
     c.estimated = false;
     return c;
   }
@@ -81,22 +83,22 @@ OpCost op_cost(const Graph &g, const Op &op, const OpTensors &tensors, const OpC
   double out_elems = double(out.elements()), in_elems = double(in.elements());
   const OpAttrs attrs(op, catalog);
   auto groups = [&] { return double(std::max<int64_t>(1, attrs.integer("groups"))); };
-  if (c.form == "conv") { // 2 x (input-channel passes x kernel volume) per output element
+  if (form_is("conv")) { // 2 x (input-channel passes x kernel volume) per output element
     c.flops = 2.0 * double(in.d[kC]) / groups() * window(attrs) * out_elems;
-  } else if (c.form == "deconv") {
+  } else if (form_is("deconv")) {
     c.flops = 2.0 * double(out.d[kC]) / groups() * window(attrs) * in_elems;
-  } else if (c.form == "matmul") { // linear contracts over C; matmul over the left width
-    double k = op.type == "linear" ? double(in.d[kC]) : double(in.d[kW]);
+  } else if (form_is("matmul")) { // linear contracts over C; matmul over the left width
+    double k = same_text(op.type, "linear") ? double(in.d[kC]) : double(in.d[kW]);
     c.flops = 2.0 * k * out_elems;
-  } else if (c.form == "pool") {
+  } else if (form_is("pool")) {
     c.flops = window(attrs) * out_elems;
-  } else if (c.form == "elementwise") {
+  } else if (form_is("elementwise")) {
     c.flops = out_elems * double(std::max<size_t>(1, op.inputs.size()));
-  } else if (c.form == "reduction") {
+  } else if (form_is("reduction")) {
     c.flops = in_elems;
-  } else if (c.form == "softmax" || c.form == "norm") { // max/sub/exp/sum/div, mean/var/scale: ~5 per element
+  } else if (form_is("softmax") || form_is("norm")) { // max/sub/exp/sum/div, mean/var/scale: ~5 per element
     c.flops = 5.0 * in_elems;
-  } else if (c.form == "attention" && op.inputs.size() >= 3) {
+  } else if (form_is("attention") && op.inputs.size() >= 3) {
     // decomposed: scores = Q K^T (contract over W), softmax over the keys, out = scores V
     const Shape &q = in, &k = g.tensors[tensors.ins[1]].shape, &v = g.tensors[tensors.ins[2]].shape;
     double heads = double(q.d[kN]) * double(q.d[kD]) * double(q.d[kC]);

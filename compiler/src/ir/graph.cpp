@@ -29,11 +29,7 @@ std::optional<int64_t> product(const Shape &s) {
 }
 } // namespace
 
-int64_t Shape::elements() const {
-  if (symbolic())
-    return 0;
-  if (auto n = product(*this))
-    return *n;
+void Shape::too_many_elements() const {
   throw Error("ANEC-GRAPH-003", "the element count of shape " + str() + " does not fit in 64 bits");
 }
 std::string Shape::str() const {
@@ -74,12 +70,11 @@ int axis_index(const std::string &a, int fallback) {
   const char *p = a.size() == 1 && a[0] ? std::strchr(kAxisNames, a[0]) : nullptr;
   return p ? int(p - kAxisNames) : fallback;
 }
-int64_t Tensor::bytes() const {
-  int64_t n = shape.elements(), size = std::min<int64_t>(dtype_bytes(dtype), 2);
-  if (auto b = checked_mul(n, size))
-    return *b;
+void Tensor::too_many_bytes(int64_t n) const {
   throw Error("ANEC-GRAPH-003", "tensor '" + name + "' " + shape.str() + ": " + std::to_string(n) +
-                                    " elements x " + std::to_string(size) + " bytes does not fit in 64 bits");
+                                    " elements x " +
+                                    std::to_string(std::min<int64_t>(dtype_bytes(dtype), 2)) +
+                                    " bytes does not fit in 64 bits");
 }
 
 void Tensor::set_source_rank(size_t rank) {
@@ -118,8 +113,7 @@ void check_size(const Tensor &t, const std::string &where) {
 
 namespace {
 uint32_t name_hash(std::string_view name) {
-  uint64_t h = std::hash<std::string_view>()(name);
-  return uint32_t(h ^ (h >> 32));
+  return uint32_t(text_hash(name)); // its low half holds its high half folded in
 }
 } // namespace
 
@@ -243,8 +237,9 @@ double weight_bytes(const Graph &g, const Op &op, const OpTensors &tensors, cons
   if (counted && attrs.given("weight_elements"))
     if (int64_t n = attrs.integer("weight_elements"); n >= 0)
       return double(n) * 2;
-  bool conv = op.type == "conv" || op.type == "deconv";
-  if (op.inputs.empty() || op.outputs.empty() || !(conv || op.type == "linear"))
+  bool conv = same_text(op.type, "conv") || same_text(op.type, "deconv"),
+       linear = same_text(op.type, "linear");
+  if (op.inputs.empty() || op.outputs.empty() || !(conv || linear))
     return 0;
   const Shape &in = g.tensors[tensors.ins[0]].shape, &out = g.tensors[tensors.outs[0]].shape;
   if (conv && op.inputs.size() == 1 && attrs.text("weight") != "runtime") {
@@ -253,7 +248,7 @@ double weight_bytes(const Graph &g, const Op &op, const OpTensors &tensors, cons
     double groups = double(std::max<int64_t>(1, attrs.integer("groups")));
     return double(in.d[kC]) / groups * double(out.d[kC]) * double(k[0]) * double(k[1]) * 2;
   }
-  if (op.type == "linear" && op.inputs.size() == 1)
+  if (linear && op.inputs.size() == 1)
     return double(in.d[kC]) * double(out.d[kC]) * 2;
   return 0;
 }

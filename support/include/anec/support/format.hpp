@@ -34,6 +34,38 @@ inline bool same_text(std::string_view a, std::string_view b) {
   return true;
 }
 
+// A text's hash, taken a word at a time: the per-op lookups hash names of a few bytes (a tensor's
+// name, an op type, a key) millions of times. The last word of a text of 8 bytes or more overlaps the
+// one before, which the length mixed in keeps apart.
+inline uint64_t text_hash(std::string_view s) {
+  const char *p = s.data();
+  size_t n = s.size();
+  auto word = [p](size_t at, auto w) {
+    std::memcpy(&w, p + at, sizeof w);
+    return uint64_t(w);
+  };
+  auto mix = [](uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0xff51afd7ed558ccd;
+    return h ^ (h >> 32);
+  };
+  uint64_t h = n;
+  if (n >= 8) {
+    for (size_t at = 0; at + 8 < n; at += 8)
+      h = mix(h, word(at, uint64_t()));
+    return mix(h, word(n - 8, uint64_t()));
+  }
+  if (n >= 4)
+    return mix(mix(h, word(0, uint32_t())), word(n - 4, uint32_t()));
+  for (size_t at = 0; at < n; ++at)
+    h = mix(h, uint8_t(p[at]));
+  return h;
+}
+// text_hash for the unordered containers keyed by text (transparent: a string_view finds a string).
+struct TextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return text_hash(s); }
+};
+
 // "0x1f" ("0x001f" with width 4).
 std::string hex(uint64_t v, int width = 0);
 

@@ -44,7 +44,8 @@ private:
   void close(const Scope &done); // the indent and the bracket that ends `done`
   void value(const Doc &d);      // a whole value, nested members indented as the scopes are
   void value(const Scalar &v);
-  void indent(size_t depth);
+  void new_line(bool after, size_t depth);
+  void deep_line(bool after, size_t spaces);
   void started();
 
   TextOut &out_;

@@ -40,14 +40,8 @@ public:
   // `n` bytes (at most 4 KiB) at the end of the output for the caller to fill, all of them, before
   // anything else is written: a printer's several small pieces in one write.
   char *room(size_t n) {
-    if (n > kRoom)
-      throw std::length_error("TextOut::room: more than 4 KiB");
-    if (text_) {
-      text_->resize(text_->size() + n);
-      return text_->data() + text_->size() - n;
-    }
-    if (n > kChunk - used_)
-      flush();
+    if (text_ || n > kChunk - used_)
+      return room_past_buffer(n);
     used_ += n;
     return buffer_.get() + used_ - n;
   }
@@ -105,6 +99,18 @@ private:
     } else {
       spill(p, n);
     }
+  }
+  // room() where the buffer has no room left, or for a string: out of line, so that room() is inlined.
+  [[gnu::noinline]] char *room_past_buffer(size_t n) {
+    if (n > kRoom)
+      throw std::length_error("TextOut::room: more than 4 KiB");
+    if (text_) {
+      text_->resize(text_->size() + n);
+      return text_->data() + text_->size() - n;
+    }
+    flush();
+    used_ = n;
+    return buffer_.get();
   }
   // Past the buffer's end: what it holds goes to the file, then the text (written at once when it
   // would fill the buffer alone).

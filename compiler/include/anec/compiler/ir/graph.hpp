@@ -7,6 +7,7 @@
 #include "anec/support/huge_pages.hpp"
 #include "anec/support/interned.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -53,9 +54,26 @@ struct Shape {
   std::array<int64_t, 5> d{1, 1, 1, 1, 1}; // -1 where symbolic
   Symbols symbol;                          // the symbol's name where symbolic
   bool symbolic() const { return d[0] < 0 || d[1] < 0 || d[2] < 0 || d[3] < 0 || d[4] < 0; }
-  int64_t elements() const; // 0 when symbolic; ANEC-GRAPH-003 when the count overflows 64 bits
-  std::string str() const;  // "[1,1,3,224,224]"
+  // 0 when symbolic; ANEC-GRAPH-003 when the count overflows 64 bits. Inline: every pass asks it.
+  int64_t elements() const {
+    if (symbolic())
+      return 0;
+    int64_t n = d[0];
+    bool over = false;
+    for (size_t a = 1; a < d.size(); ++a)
+      over |= __builtin_mul_overflow(n, d[a], &n);
+    if (over)
+      too_many_elements();
+    return n;
+  }
+  std::string str() const; // "[1,1,3,224,224]"
+
+private:
+  [[noreturn]] void too_many_elements() const;
 };
+
+int64_t dtype_bytes(const std::string &dtype); // 0 for an unknown dtype
+int64_t dtype_bytes(const Interned &dtype);    // the same, for a tensor's
 
 struct Tensor {
   std::string name;
@@ -67,10 +85,17 @@ struct Tensor {
   int16_t source_rank = 0; // the rank the front-end read (0: native 5-D), > 5 cannot be represented
   bool constant = false;   // a weight or other embedded constant
   bool dynamic = false; // its shape is known only at run time: symbolic, bound by --dim, or derived from such
-  int64_t bytes() const; // as the engine holds it: elements x element size, wider types narrowed to fp16
+  // As the engine holds it: elements x element size, wider types narrowed to fp16.
+  int64_t bytes() const {
+    int64_t n = shape.elements(), b = 0;
+    if (__builtin_mul_overflow(n, std::min<int64_t>(dtype_bytes(dtype), 2), &b))
+      too_many_bytes(n);
+    return b;
+  }
   // Sets source_rank (a tensor is held in 104 bytes: a graph may hold millions); ANEC-GRAPH-003 past
   // 32,767 dimensions.
   void set_source_rank(size_t rank);
+  [[noreturn]] void too_many_bytes(int64_t elements) const;
   static Interned fp16() {
     static const Interned word("fp16");
     return word;
@@ -147,9 +172,6 @@ struct OpTensors {
 };
 // Into `out`, reusing its storage; ANEC-GRAPH-002 for a name the graph does not define.
 void find_tensors(const Graph &g, const Op &op, OpTensors &out);
-
-int64_t dtype_bytes(const std::string &dtype); // 0 for an unknown dtype
-int64_t dtype_bytes(const Interned &dtype);    // the same, for a tensor's
 
 // Values for symbolic input dimensions (--dim): a dimension's name, or "INPUT:AXIS" with the axis
 // counted in the shape the model gives.

@@ -144,7 +144,7 @@ private:
   const OpSpec *find_by_hash(std::string_view name) const;
   void reindex();
   std::map<std::string, OpSpec> ops_;
-  std::unordered_map<std::string_view, const OpSpec *> index_; // ops_ by name
+  std::unordered_map<std::string_view, const OpSpec *, TextHash> index_; // ops_ by name
   AttrDecls common_attrs_;
   std::map<std::string, std::map<std::string, FrontEndOp>> front_ends_; // format -> folded name -> row
   std::map<std::string, std::map<std::string, std::string>> unmapped_;  // format -> folded name -> reason
