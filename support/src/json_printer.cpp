@@ -137,9 +137,7 @@ void JsonPrinter::deep_line(bool after, size_t spaces) {
 }
 
 // The root's bracket and the schema's members, once, when the root's first content comes.
-void JsonPrinter::started() {
-  if (started_)
-    return;
+void JsonPrinter::start() {
   started_ = true;
   out_ << (scopes_.front().list ? "[" : "{");
   if (schema_.empty())

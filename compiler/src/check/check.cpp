@@ -70,19 +70,21 @@ struct Checker {
   // The table's entries, looked up once per field name and kept: the rules ask for the same few
   // limits on every op.
   mutable std::unordered_map<std::string, const hal::Entry *, TextHash, std::equal_to<>> entries = {};
-  // In front of them, the last lookup per slot of the name's address: the names are mostly literals,
-  // so a repeated lookup costs a pointer and a name comparison, not a hash.
+  // In front of them, the last lookup per slot of the name's hash: a repeated lookup costs a hash of a
+  // few bytes and a name comparison, not a search (and, unlike a slot per name's address, the same
+  // for every build's layout of the literals).
   struct Recent {
-    const char *data = nullptr;
+    uint64_t hash = 0;
     std::string field;
     const hal::Entry *entry = nullptr;
   };
-  mutable std::array<Recent, 64> recent = {};
+  mutable std::array<Recent, 128> recent = {};
   const hal::Entry *entry(std::string_view field) const {
-    Recent &r = recent[(reinterpret_cast<uintptr_t>(field.data()) >> 3) % recent.size()];
-    if (r.data == field.data() && same_text(r.field, field))
+    uint64_t hash = text_hash(field);
+    Recent &r = recent[hash % recent.size()];
+    if (r.hash == hash && same_text(r.field, field))
       return r.entry;
-    r.data = field.data();
+    r.hash = hash;
     r.field.assign(field);
     return r.entry = kept(field);
   }
@@ -105,8 +107,7 @@ struct Checker {
       return *b ? 1.0 : 0.0;
     return std::nullopt;
   }
-  // A finding's limit is named by a string of its own, at an address other names take next: looked
-  // up by hash, it leaves the literals' slots alone.
+  // A finding's limit, looked up in the kept entries: it leaves the recent slots to the rules.
   std::string conf(std::string_view field) const {
     const hal::Entry *e = kept(field);
     return e ? hal::confidence_name(e->provenance.confidence) : "absent";

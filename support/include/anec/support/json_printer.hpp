@@ -46,7 +46,11 @@ private:
   void value(const Scalar &v);
   void new_line(bool after, size_t depth);
   void deep_line(bool after, size_t spaces);
-  void started();
+  void started() { // inline: every member and item asks
+    if (!started_)
+      start();
+  }
+  void start();
 
   TextOut &out_;
   std::string schema_;
