@@ -13,9 +13,9 @@
 #include "anec/support/toml.hpp"
 #include "fixture.hpp"
 
-#include <gtest/gtest.h>
 #include "../errors.hpp"
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 #include <set>
 
@@ -26,7 +26,6 @@ using decode::Binary;
 using test::Tables;
 
 namespace {
-
 
 std::string definition_without_extraction(const Target &t) {
   Target copy = t;
@@ -57,34 +56,35 @@ TEST_P(ExtractVariant, ReproducesAll28Tables) {
     EXPECT_EQ(x.blob, encode(T.schema, ref));
     EXPECT_EQ(x.interchange_formats, ref.list("interchange_formats"));
     Target got = to_target(T.schema, T.registry, bin, x);
-    EXPECT_EQ(definition_without_extraction(got), read_text_file(test::tables() / "targets" / (x.target + ".toml")));
+    EXPECT_EQ(definition_without_extraction(got),
+              read_text_file(test::tables() / "targets" / (x.target + ".toml")));
     methods.insert(x.method);
   }
   EXPECT_TRUE(methods.count(GetParam().method)) << GetParam().method;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ExtractVariant,
-                         ::testing::Values(Variant{"libhal_O0.dylib", "sret (x8)"}, Variant{"libhal_O2.dylib", "this (x0)"},
-                                           Variant{"libhal_O2.dylib", "sret (x8)"}, Variant{"libhal_Os.dylib", "sret (x8)"},
-                                           Variant{"libhal_stripped.dylib", "dispatcher"},
-                                           Variant{"libhal_param.dylib", "table argument"},
-                                           Variant{"libhal_heldout.dylib", "table argument"},
-                                           Variant{"libhal_heldout.dylib", "sret (x8)"},
-                                           Variant{"libhal_data.dylib", "data symbol"},
-                                           Variant{"libhal_code_x86.so", "first argument (rdi)"},
-                                           Variant{"libhal_x86.dylib", "first argument (rdi)"},
-                                           Variant{"libhal_fat.dylib", "sret (x8)"},
-                                           Variant{"libhal_data_x86.so", "data symbol"}),
-                         [](const auto &info) {
-                           std::string n = std::string(info.param.file) + "_" + info.param.method;
-                           for (char &c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, ExtractVariant,
+    ::testing::Values(
+        Variant{"libhal_O0.dylib", "sret (x8)"}, Variant{"libhal_O2.dylib", "this (x0)"},
+        Variant{"libhal_O2.dylib", "sret (x8)"}, Variant{"libhal_Os.dylib", "sret (x8)"},
+        Variant{"libhal_stripped.dylib", "dispatcher"}, Variant{"libhal_param.dylib", "table argument"},
+        Variant{"libhal_heldout.dylib", "table argument"}, Variant{"libhal_heldout.dylib", "sret (x8)"},
+        Variant{"libhal_data.dylib", "data symbol"}, Variant{"libhal_code_x86.so", "first argument (rdi)"},
+        Variant{"libhal_x86.dylib", "first argument (rdi)"}, Variant{"libhal_fat.dylib", "sret (x8)"},
+        Variant{"libhal_data_x86.so", "data symbol"}),
+    [](const auto &info) {
+      std::string n = std::string(info.param.file) + "_" + info.param.method;
+      for (char &c : n)
+        if (!std::isalnum(static_cast<unsigned char>(c)))
+          c = '_';
+      return n;
+    });
 
 TEST(Extract, StrippedVariantHasOnlyTheDispatcher) {
   Binary bin = Binary::load(test::fixture("libhal_stripped.dylib"));
-  for (const auto &s : bin.symbols()) EXPECT_EQ(s.demangled.find("ZinIrHal<"), std::string::npos) << s.demangled;
+  for (const auto &s : bin.symbols())
+    EXPECT_EQ(s.demangled.find("ZinIrHal<"), std::string::npos) << s.demangled;
 }
 
 TEST(Extract, RecordsProvenance) {
@@ -128,19 +128,28 @@ TEST(Extract, ErrorsHaveReasonCodes) {
   ExtractOptions fast;
   fast.limits.max_instructions = 200000;
   std::string msg;
-  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_loop.dylib")), fast); }, &msg),
-            "ANEC-EMU-002");
+  EXPECT_EQ(
+      code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_loop.dylib")), fast); },
+              &msg),
+      "ANEC-EMU-002");
   EXPECT_NE(msg.find("ZinIrHal<H13>::GetParams()"), std::string::npos) << msg;
-  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_import.dylib")), fast); }, &msg),
-            "ANEC-EMU-003");
+  EXPECT_EQ(
+      code_of(
+          [&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_import.dylib")), fast); },
+          &msg),
+      "ANEC-EMU-003");
   EXPECT_NE(msg.find("printf"), std::string::npos) << msg;
-  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_nothing.dylib")), fast); }, &msg),
-            "ANEC-EXT-001");
+  EXPECT_EQ(
+      code_of(
+          [&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_nothing.dylib")), fast); },
+          &msg),
+      "ANEC-EXT-001");
   EXPECT_NE(msg.find("tried"), std::string::npos) << msg;
   ExtractOptions only;
   only.targets = {"h14"};
-  EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_loop.dylib")), only); }),
-            "ANEC-EXT-002");
+  EXPECT_EQ(
+      code_of([&] { extract(T.schema, T.registry, Binary::load(test::fixture("libhal_loop.dylib")), only); }),
+      "ANEC-EXT-002");
 }
 
 // The held-out fixture's members that fill nothing are tried and rejected with their reasons: a
@@ -150,7 +159,8 @@ TEST(Extract, ErrorsHaveReasonCodes) {
 TEST(Extract, RejectedCandidatesSayWhy) {
   const auto &T = Tables::get();
   auto bytes = read_file(test::fixture("libhal_heldout.dylib"));
-  for (auto [from, to] : {std::pair<std::string, std::string>{"10InitializeEP18ZinIrHalParameters", "10InitializeEP18ZinIrHalParametert"},
+  for (auto [from, to] : {std::pair<std::string, std::string>{"10InitializeEP18ZinIrHalParameters",
+                                                              "10InitializeEP18ZinIrHalParametert"},
                           {"5BuildEv", "5BuildEb"}}) {
     size_t n = 0;
     for (auto it = std::search(bytes.begin(), bytes.end(), from.begin(), from.end()); it != bytes.end();
@@ -161,8 +171,10 @@ TEST(Extract, RejectedCandidatesSayWhy) {
   Binary bin = Binary::parse(bytes, "renamed.dylib");
   std::string msg;
   EXPECT_EQ(code_of([&] { extract(T.schema, T.registry, bin, {}); }, &msg), "ANEC-EXT-001");
-  for (const char *why : {"28 x takes the table read-only (e.g. ZinIrHal<", "28 x left the table all zero (e.g. ZinIrHal<",
-                          "x takes arguments other than the table (ZinIrHalParametert*)", "x takes arguments other than the table (bool)"})
+  for (const char *why :
+       {"28 x takes the table read-only (e.g. ZinIrHal<", "28 x left the table all zero (e.g. ZinIrHal<",
+        "x takes arguments other than the table (ZinIrHalParametert*)",
+        "x takes arguments other than the table (bool)"})
     EXPECT_NE(msg.find(why), std::string::npos) << why << "\n" << msg;
 }
 
@@ -345,7 +357,8 @@ TEST(Extract, MapThatCannotBeWalkedIsAnError) {
   auto it = std::search(bytes.begin(), bytes.end(), h13.begin(), h13.begin() + count_at - 16);
   ASSERT_NE(it, bytes.end());
   ASSERT_LT(count_at, size_t(bytes.end() - it));
-  ASSERT_EQ(std::search(it + 1, bytes.end(), h13.begin(), h13.begin() + count_at - 16), bytes.end()) << "not unique";
+  ASSERT_EQ(std::search(it + 1, bytes.end(), h13.begin(), h13.begin() + count_at - 16), bytes.end())
+      << "not unique";
   *(it + count_at) = 5; // three nodes, size 5
   Binary bin = Binary::parse(bytes, "patched.dylib");
   ExtractOptions opt;
@@ -361,7 +374,8 @@ TEST(BinaryLoader, ReadsMachOAndElf) {
   EXPECT_EQ(m.arch(), decode::Arch::Arm64);
   EXPECT_EQ(m.uuid().size(), 32u);
   std::set<std::string> imports;
-  for (auto &i : m.imports()) imports.insert(i.demangled);
+  for (auto &i : m.imports())
+    imports.insert(i.demangled);
   EXPECT_TRUE(imports.count("memcpy"));
   EXPECT_TRUE(imports.count("operator new(unsigned long)"));
   Binary e = Binary::load(test::fixture("libhal_code_x86.so"));
@@ -379,7 +393,9 @@ TEST(BinaryLoader, RejectsBadFiles) {
   std::vector<uint8_t> header(bytes.begin(), bytes.begin() + 20);
   EXPECT_EQ(code_of([&] { Binary::parse(header, "h"); }), "ANEC-BIN-001");
   std::string text = "schema = \"anec-hal\"\n";
-  EXPECT_EQ(code_of([&] { Binary::parse({reinterpret_cast<const uint8_t *>(text.data()), text.size()}, "t"); }),
+  EXPECT_EQ(code_of([&] {
+              Binary::parse({reinterpret_cast<const uint8_t *>(text.data()), text.size()}, "t");
+            }),
             "ANEC-BIN-002");
   std::vector<uint8_t> hwx = {0xce, 0xfa, 0xef, 0xbe, 0, 0, 0, 0};
   EXPECT_EQ(code_of([&] { Binary::parse(hwx, "x.hwx"); }, &msg), "ANEC-BIN-002");
@@ -394,7 +410,8 @@ TEST(BinaryLoader, ChainedFixupsAreRefused) {
   auto bytes = read_file(test::fixture("libhal_O2.dylib"));
   size_t off = 32, relabelled = 0;
   for (uint32_t i = 0, n = le32(bytes, 16); i < n; off += le32(bytes, off + 4), ++i)
-    if (le32(bytes, off) == 0x26) relabelled = off;
+    if (le32(bytes, off) == 0x26)
+      relabelled = off;
   ASSERT_NE(relabelled, 0u);
   store_le(bytes, relabelled, 0x80000034, 4);
   std::string msg;
@@ -404,7 +421,8 @@ TEST(BinaryLoader, ChainedFixupsAreRefused) {
 
 namespace {
 uint32_t le32at(const std::vector<uint8_t> &b, size_t off) {
-  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 | uint32_t(b[off + 3]) << 24;
+  return uint32_t(b[off]) | uint32_t(b[off + 1]) << 8 | uint32_t(b[off + 2]) << 16 |
+         uint32_t(b[off + 3]) << 24;
 }
 } // namespace
 
@@ -415,7 +433,8 @@ TEST(BinaryLoader, RejectsDamagedLinkeditAndSegments) {
   uint32_t ncmds = le32at(macho, 16);
   size_t off = 32, bind = 0;
   for (uint32_t i = 0; i < ncmds; ++i) {
-    if (le32at(macho, off) == 0x80000022) bind = le32at(macho, off + 16);
+    if (le32at(macho, off) == 0x80000022)
+      bind = le32at(macho, off + 16);
     off += le32at(macho, off + 4);
   }
   ASSERT_NE(bind, 0u);
@@ -431,8 +450,10 @@ TEST(BinaryLoader, RejectsDamagedLinkeditAndSegments) {
 
   auto elf = read_file(test::fixture("libhal_code_x86.so"));
   uint64_t phoff = 0;
-  for (int k = 0; k < 8; ++k) phoff |= uint64_t(elf[0x20 + k]) << (8 * k);
-  for (int k = 0; k < 8; ++k) elf[phoff + 32 + k] = k == 6 ? 0x36 : 0; // p_filesz of the first header
+  for (int k = 0; k < 8; ++k)
+    phoff |= uint64_t(elf[0x20 + k]) << (8 * k);
+  for (int k = 0; k < 8; ++k)
+    elf[phoff + 32 + k] = k == 6 ? 0x36 : 0; // p_filesz of the first header
   EXPECT_EQ(code_of([&] { Binary::parse(elf, "e"); }, &msg), "ANEC-BIN-001");
   EXPECT_NE(msg.find("past the file end"), std::string::npos) << msg;
 
@@ -461,7 +482,8 @@ TEST(Disassembler, FindsReferencesToStrings) {
     Binary b = Binary::load(test::fixture(file));
     const decode::Symbol *fn = nullptr;
     for (auto &s : b.symbols())
-      if (s.demangled.rfind("CreateHalFromString", 0) == 0) fn = &s;
+      if (s.demangled.rfind("CreateHalFromString", 0) == 0)
+        fn = &s;
     ASSERT_NE(fn, nullptr);
     decode::Disassembler d(b.arch());
     auto code = d.disassemble(b, fn->addr, b.function_end(fn->addr));
@@ -469,7 +491,8 @@ TEST(Disassembler, FindsReferencesToStrings) {
     std::set<std::string> strings;
     size_t calls = 0;
     for (auto &r : d.references(code)) {
-      if (auto s = b.read_cstring(r.to, 8)) strings.insert(*s);
+      if (auto s = b.read_cstring(r.to, 8))
+        strings.insert(*s);
       calls += r.kind == "call";
     }
     EXPECT_TRUE(strings.count("h13"));
@@ -484,7 +507,8 @@ struct Buffer : decode::MemoryReader {
   uint64_t base;
   std::vector<uint8_t> bytes;
   bool read(uint64_t addr, std::span<uint8_t> out) const override {
-    if (addr < base || addr - base + out.size() > bytes.size()) return false;
+    if (addr < base || addr - base + out.size() > bytes.size())
+      return false;
     std::copy_n(bytes.begin() + long(addr - base), out.size(), out.begin());
     return true;
   }
@@ -492,7 +516,8 @@ struct Buffer : decode::MemoryReader {
 std::vector<uint8_t> words(std::initializer_list<uint32_t> ws) {
   std::vector<uint8_t> b;
   for (uint32_t w : ws)
-    for (int k = 0; k < 4; ++k) b.push_back(uint8_t(w >> (8 * k)));
+    for (int k = 0; k < 4; ++k)
+      b.push_back(uint8_t(w >> (8 * k)));
   return b;
 }
 } // namespace
@@ -505,12 +530,14 @@ TEST(Disassembler, ResolvesEachReferenceForm) {
   Buffer code(0x1000, words({0x10000080, 0x58000101, 0xb0000002, 0x9100d042, 0x90000003, 0xf9400c64}));
   auto refs = a.references(a.disassemble(code, 0x1000, 0x1018));
   std::vector<std::pair<std::string, uint64_t>> got;
-  for (auto &r : refs) got.push_back({r.kind, r.to});
+  for (auto &r : refs)
+    got.push_back({r.kind, r.to});
   std::vector<std::pair<std::string, uint64_t>> want = {
       {"adr", 0x1010}, {"ldr-literal", 0x1024}, {"adrp+add", 0x2034}, {"adrp+ldr", 0x1018}};
   EXPECT_EQ(got, want);
   decode::Disassembler x(decode::Arch::X86_64);
-  Buffer x86(0x4000, {0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00, 0xe8, 0x00, 0x01, 0x00, 0x00}); // lea rax,[rip+0x10]; call
+  Buffer x86(0x4000, {0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00, 0xe8, 0x00, 0x01, 0x00,
+                      0x00}); // lea rax,[rip+0x10]; call
   auto xr = x.references(x.disassemble(x86, 0x4000, 0x400c));
   ASSERT_EQ(xr.size(), 2u);
   EXPECT_EQ(xr[0].kind, "rip-relative");
@@ -529,7 +556,8 @@ TEST_P(Xref, AttributesReadsToReaders) {
   // Sets: the order of two loads is the compiler's (GCC and clang schedule them differently).
   std::map<std::string, std::set<std::string>> got;
   for (auto &r : readers)
-    for (auto &t : r.reads) got[r.function.substr(0, r.function.find('('))].insert(t.named ? t.field : "unnamed:" + t.proposal);
+    for (auto &t : r.reads)
+      got[r.function.substr(0, r.function.find('('))].insert(t.named ? t.field : "unnamed:" + t.proposal);
   std::map<std::string, std::set<std::string>> want = {
       {"ZinResizeLayerUtils::HasTextureEngine", {"texture_engine"}},
       {"ZinMirL2Config::ComputeMaxPatchWidth", {"pe_min_patch_width_log2", "patch_width_cap_log2"}},
@@ -541,18 +569,22 @@ TEST_P(Xref, AttributesReadsToReaders) {
       EXPECT_EQ(r.argument, 1); // `this` first
     }
 }
-INSTANTIATE_TEST_SUITE_P(Fixtures, Xref, ::testing::Values("libhal_O0.dylib", "libhal_O2.dylib", "libhal_Os.dylib", "libhal_code_x86.so"),
+INSTANTIATE_TEST_SUITE_P(Fixtures, Xref,
+                         ::testing::Values("libhal_O0.dylib", "libhal_O2.dylib", "libhal_Os.dylib",
+                                           "libhal_code_x86.so"),
                          [](const auto &info) {
                            std::string n = info.param;
                            for (char &c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            return n;
                          });
 
 TEST(Xref, ProposesSnakeCaseNames) {
   EXPECT_EQ(propose_name("ZinIrKernel::GetPreferredKernelLayoutFormat(ZinIrHalParameters const&)"),
             "preferred_kernel_layout_format");
-  EXPECT_EQ(propose_name("NERasterization::CanUseNonPowerOf2WUs(ZinIrHalParameters const&)"), "use_non_power_of2_w_us");
+  EXPECT_EQ(propose_name("NERasterization::CanUseNonPowerOf2WUs(ZinIrHalParameters const&)"),
+            "use_non_power_of2_w_us");
   EXPECT_EQ(propose_name("IsChainable(ZinIrHalParameters const&)"), "chainable");
 }
 
@@ -565,7 +597,8 @@ TEST(Emulator, ConstructorThatThrowsClosesItsEngine) {
   bool moved = false;
   for (uint16_t i = 0; i < phnum && !moved; ++i) {
     size_t ph = size_t(phoff + uint64_t(i) * phentsize);
-    if (le32(bytes, ph) != 1) continue; // PT_LOAD
+    if (le32(bytes, ph) != 1)
+      continue;                                                           // PT_LOAD
     store_le(bytes, ph + 0x10, le64(bytes, ph + 0x10) + (1ull << 41), 8); // p_vaddr past the trampolines
     moved = true;
   }
@@ -591,7 +624,8 @@ TEST(Emulator, MemoryFaultsAreReported) {
   EXPECT_NE(msg.find("emulator heap exhausted (65536 bytes)"), std::string::npos) << msg;
   auto function = [&](const std::string &prefix) {
     for (auto &s : bin.symbols())
-      if (s.demangled.rfind(prefix, 0) == 0) return s.addr;
+      if (s.demangled.rfind(prefix, 0) == 0)
+        return s.addr;
     ADD_FAILURE() << prefix;
     return uint64_t{0};
   };

@@ -30,9 +30,15 @@ const fs::path kModels = ANEC_TEST_MODEL_DIR;
 const fs::path kCache = ANEC_TEST_MODEL_CACHE;
 // The symbolic input dimensions each model declares, bound to one concrete shape.
 const std::map<std::string, DimBindings> kModelDims = {
-    {"alexa_v0.1.onnx", {}},           {"embedding_model.onnx", {{"unk__314", 1}}}, {"hey_jarvis_v0.1.onnx", {}},
-    {"hey_mycroft_v0.1.onnx", {}},     {"hey_rhasspy_v0.1.onnx", {}},               {"melspectrogram.onnx", {{"batch_size", 1}, {"samples", 1280}}},
-    {"silero_vad.onnx", {{"batch", 1}, {"sequence", 512}}}, {"timer_v0.1.onnx", {}}, {"weather_v0.1.onnx", {}}};
+    {"alexa_v0.1.onnx", {}},
+    {"embedding_model.onnx", {{"unk__314", 1}}},
+    {"hey_jarvis_v0.1.onnx", {}},
+    {"hey_mycroft_v0.1.onnx", {}},
+    {"hey_rhasspy_v0.1.onnx", {}},
+    {"melspectrogram.onnx", {{"batch_size", 1}, {"samples", 1280}}},
+    {"silero_vad.onnx", {{"batch", 1}, {"sequence", 512}}},
+    {"timer_v0.1.onnx", {}},
+    {"weather_v0.1.onnx", {}}};
 
 // The other packages' models (tests/onnx/fetch_models.cmake), each with one concrete binding of its
 // symbolic input dimensions.
@@ -78,11 +84,13 @@ TEST(OnnxReal, EveryModelChecksAndEstimatesOnAll28Targets) {
     EXPECT_EQ(g.ops.size() + g.folded_nodes, g.source_nodes) << "every node is an op or folded";
     ASSERT_FALSE(g.ops.empty());
     size_t unmapped = 0;
-    for (const Op &op : g.ops) unmapped += op.type.rfind("onnx:", 0) == 0;
+    for (const Op &op : g.ops)
+      unmapped += op.type.rfind("onnx:", 0) == 0;
     for (const hal::Target &t : registry().targets()) {
       CheckResult r = check(g, catalog(), t);
       size_t reported = 0;
-      for (const Finding &f : r.findings) reported += f.code == "ANEC-CHK-001";
+      for (const Finding &f : r.findings)
+        reported += f.code == "ANEC-CHK-001";
       EXPECT_EQ(reported, unmapped) << t.name << ": unmapped ops are reported";
       Estimate e = estimate(g, catalog(), t);
       EXPECT_GT(e.latency_us, 0) << t.name;
@@ -94,7 +102,8 @@ TEST(OnnxReal, EveryModelChecksAndEstimatesOnAll28Targets) {
 TEST(OnnxReal, KnownStructure) {
   Graph emb = load_model(kModels / "embedding_model.onnx", catalog(), kModelDims.at("embedding_model.onnx"));
   size_t convs = 0;
-  for (const Op &op : emb.ops) convs += op.type == "conv";
+  for (const Op &op : emb.ops)
+    convs += op.type == "conv";
   EXPECT_EQ(convs, 20u);
   ASSERT_FALSE(emb.inputs.empty());
   ASSERT_NE(emb.tensor(emb.inputs[0]), nullptr);
@@ -106,15 +115,20 @@ TEST(OnnxReal, KnownStructure) {
   // exceeds every target's fp16 kernel width.
   Graph vad = load_model(kModels / "silero_vad.onnx", catalog(), kModelDims.at("silero_vad.onnx"));
   bool host = false;
-  for (const Finding &f : check(vad, catalog(), registry().get("h17s")).findings) host |= f.code == "ANEC-CHK-002" || f.code == "ANEC-CHK-001";
+  for (const Finding &f : check(vad, catalog(), registry().get("h17s")).findings)
+    host |= f.code == "ANEC-CHK-002" || f.code == "ANEC-CHK-001";
   EXPECT_TRUE(host);
   Graph mel = load_model(kModels / "melspectrogram.onnx", catalog(), kModelDims.at("melspectrogram.onnx"));
   for (const char *t : {"h13", "h17s", "h18"}) {
     bool wide = false;
-    for (const Finding &f : check(mel, catalog(), registry().get(t)).findings) wide |= f.code == "ANEC-CHK-020" && f.value == "512";
+    for (const Finding &f : check(mel, catalog(), registry().get(t)).findings)
+      wide |= f.code == "ANEC-CHK-020" && f.value == "512";
     EXPECT_TRUE(wide) << t;
   }
-  EXPECT_EQ(code_of([&] { load_model(kModels / "alexa_v0.1.onnx", catalog(), {{"nope", 1}}); }), "ANEC-MODEL-003");
+  EXPECT_EQ(code_of([&] {
+              load_model(kModels / "alexa_v0.1.onnx", catalog(), {{"nope", 1}});
+            }),
+            "ANEC-MODEL-003");
   fs::path junk = fs::temp_directory_path() / ("junk-" + std::to_string(::getpid()) + ".onnx");
   write_output(junk, std::string()); // an empty ModelProto: no IR version, no opset
   EXPECT_EQ(code_of([&] { load_model(junk, catalog()); }), "ANEC-ONNX-002");
@@ -136,20 +150,23 @@ std::string varint(uint64_t v) {
   } while (v);
   return s;
 }
-std::string number(int field, uint64_t v) { return varint(uint64_t(field) << 3) + varint(v); }
+std::string number(int field, uint64_t v) {
+  return varint(uint64_t(field) << 3) + varint(v);
+}
 std::string bytes(int field, const std::string &b) {
   return varint(uint64_t(field) << 3 | 2) + varint(b.size()) + b;
 }
 std::string float_tensor(const std::string &name, const std::vector<int64_t> &dims) {
   std::string shape;
-  for (int64_t d : dims) shape += bytes(1, number(1, uint64_t(d)));
+  for (int64_t d : dims)
+    shape += bytes(1, number(1, uint64_t(d)));
   return bytes(1, name) + bytes(2, bytes(1, number(1, 1) + bytes(2, shape))); // elem_type FLOAT
 }
 // x -> Relu -> y, with x and y declared of the given shapes (opset 17).
 std::string relu_model(const std::vector<int64_t> &x, const std::vector<int64_t> &y) {
   std::string node = bytes(1, "x") + bytes(2, "y") + bytes(4, "Relu");
-  std::string graph = bytes(1, node) + bytes(2, "g") + bytes(11, float_tensor("x", x)) +
-                      bytes(12, float_tensor("y", y));
+  std::string graph =
+      bytes(1, node) + bytes(2, "g") + bytes(11, float_tensor("x", x)) + bytes(12, float_tensor("y", y));
   return number(1, 8) + bytes(7, graph) + bytes(8, bytes(1, "") + number(2, 17));
 }
 } // namespace
@@ -174,9 +191,17 @@ TEST(Onnx, ShapeInferenceFailureHasAReasonCode) {
 // The target matrix of a real network, as reviewed (tests/update-golden.sh writes it).
 TEST(OnnxReal, EmbeddingModelTargetMatrixMatchesGolden) {
   std::string out;
-  ASSERT_EQ(cli("estimate " + (kModels / "embedding_model.onnx").string() + " --target all --dim unk__314=1 --format csv", &out), 0) << out;
+  ASSERT_EQ(cli("estimate " + (kModels / "embedding_model.onnx").string() +
+                    " --target all --dim unk__314=1 --format csv",
+                &out),
+            0)
+      << out;
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-estimate-embedding-onnx-all.csv"));
-  ASSERT_EQ(cli("check " + (kModels / "melspectrogram.onnx").string() + " --target all --dim batch_size=1 --dim samples=1280", &out), 1) << out;
+  ASSERT_EQ(cli("check " + (kModels / "melspectrogram.onnx").string() +
+                    " --target all --dim batch_size=1 --dim samples=1280",
+                &out),
+            1)
+      << out;
   EXPECT_EQ(out, read_text_file(fs::path(ANEC_TEST_GOLDEN_DIR) / "anec-check-melspectrogram-onnx-all.txt"));
 }
 
@@ -190,7 +215,8 @@ TEST(OnnxReal, PublicModelsAreReadCheckedAndPlaced) {
     SCOPED_TRACE(m.path);
     Graph g = load_model(kCache / m.path, catalog(), m.dims);
     EXPECT_EQ(g.ops.size() + g.folded_nodes, g.source_nodes);
-    for (const Op &op : g.ops) mapped += op.type.rfind("onnx:", 0) != 0;
+    for (const Op &op : g.ops)
+      mapped += op.type.rfind("onnx:", 0) != 0;
     ops += g.ops.size();
     bool newer = std::any_of(g.notes.begin(), g.notes.end(),
                              [](const std::string &n) { return n.rfind("ANEC-ONNX-004", 0) == 0; });
@@ -220,7 +246,8 @@ TEST(OnnxReal, PublicModelsAreReadCheckedAndPlaced) {
 TEST(OnnxReal, UnboundDimensionsAreReportedNotFolded) {
   Graph g = load_model(kCache / real_models()[0].path, catalog());
   size_t conds = 0;
-  for (const Op &op : g.ops) conds += op.type == "cond";
+  for (const Op &op : g.ops)
+    conds += op.type == "cond";
   EXPECT_GE(conds, 1u);
   Estimate e = estimate(g, catalog(), registry().get("h13"));
   EXPECT_FALSE(e.complete());
@@ -235,7 +262,8 @@ TEST(OnnxReal, UnboundDimensionsAreReportedNotFolded) {
 TEST(OnnxReal, PlacementReportsMatchGolden) {
   const RealModel &cls = real_models()[6];
   std::string dims;
-  for (const auto &[k, v] : cls.dims) dims += " --dim " + k + "=" + std::to_string(v);
+  for (const auto &[k, v] : cls.dims)
+    dims += " --dim " + k + "=" + std::to_string(v);
   std::string out;
   ASSERT_EQ(cli("place " + (kCache / cls.path).string() + " --target all --format csv" + dims, &out), 0)
       << out;
