@@ -94,12 +94,16 @@ const Doc *Doc::find(std::string_view key) const {
 Doc &Doc::set(std::string key, Doc value) {
   if (auto *members = std::get_if<std::vector<DocMember>>(&payload_))
     for (auto &m : *members)
-      if (m.key == key)
+      if (same_text(m.key, key))
         return m.value = std::move(value);
-  return append(std::move(key), std::move(value));
+  return add_member(std::move(key), std::move(value));
 }
 
 Doc &Doc::append(std::string key, Doc value) {
+  return add_member(std::move(key), std::move(value));
+}
+
+Doc &Doc::add_member(std::string &&key, Doc &&value) {
   if (!std::holds_alternative<std::vector<DocMember>>(payload_))
     payload_ = std::vector<DocMember>();
   kind_ = Kind::Table;

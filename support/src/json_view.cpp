@@ -126,12 +126,8 @@ Doc View::doc() const {
   case Doc::Kind::Table: {
     simdjson::dom::object members = e.get_object().value_unsafe();
     Doc d = Doc::table(members.size());
-    for (simdjson::dom::key_value_pair m : members) {
-      if (d.find(m.key)) // a key given twice: its last value, as set() keeps
-        d.set(std::string(m.key), view(m.value).doc());
-      else // a new key (nearly every one), without set()'s search by a string made for it
-        d.append(std::string(m.key), view(m.value).doc());
-    }
+    for (simdjson::dom::key_value_pair m : members)
+      d.set(std::string(m.key), view(m.value).doc());
     return d;
   }
   case Doc::Kind::Null:

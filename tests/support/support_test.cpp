@@ -6,6 +6,7 @@
 #include "anec/support/format.hpp"
 #include "anec/support/interned.hpp"
 #include "anec/support/json.hpp"
+#include "anec/support/json_view.hpp"
 #include "anec/support/list_spool.hpp"
 #include "anec/support/plist.hpp"
 #include "anec/support/print_behind.hpp"
@@ -80,6 +81,24 @@ TEST(Doc, PrependAndEraseKeepTheOtherMembersInOrder) {
   EXPECT_EQ(keys, "ac");
   ASSERT_NE(t.find("c"), nullptr);
   EXPECT_EQ(t.find("c")->as_int(), 3);
+}
+
+// set() replaces a key where it stands and appends a new one; an object read from JSON with a key
+// given twice keeps the last value, in the first one's place.
+TEST(Doc, SetReplacesAKeyInPlaceAndTheReaderKeepsTheLastValue) {
+  anec::Doc t = anec::Doc::table();
+  t.set("a", anec::Doc::integer(1));
+  t.set("b", anec::Doc::integer(2));
+  t.set("a", anec::Doc::integer(3));
+  ASSERT_EQ(t.members().size(), 2u);
+  EXPECT_EQ(t.members()[0].key, "a");
+  EXPECT_EQ(t.members()[0].value.as_int(), 3);
+  anec::json::Document d(R"({"x": 1, "y": [2], "x": "last"})", "t.json");
+  anec::Doc read = d.root().doc();
+  ASSERT_EQ(read.members().size(), 2u);
+  EXPECT_EQ(read.members()[0].key, "x");
+  EXPECT_EQ(read.members()[0].value.as_string(), "last");
+  EXPECT_EQ(read.members()[1].value.items().size(), 1u);
 }
 
 // A Doc holds one kind at a time: every accessor of another kind reads false, 0 or empty, and

@@ -59,6 +59,7 @@ public:
   bool inline_table = false;
 
 private:
+  Doc &add_member(std::string &&key, Doc &&value); // set() and append() of a new key
   Kind kind_ = Kind::Null;
   union {
     bool b;
