@@ -148,10 +148,13 @@ struct Checker {
   // Whether value > the table limit `field` (its entry `limit`), as over() judges it: a message need
   // not be made unless.
   bool exceeds(int64_t value, std::string_view field) const { return exceeds(value, entry(field)); }
-  static bool exceeds(int64_t value, const hal::Entry *limit) {
+  static bool exceeds(int64_t value, const hal::Entry *limit) { return exceeds(value, bound_of(limit)); }
+  static bool exceeds(int64_t value, double bound) { return value >= 0 && double(value) > bound; }
+  // The value past which a limit is exceeded: infinity where none binds (absent, not a number, or a
+  // placeholder).
+  static double bound_of(const hal::Entry *limit) {
     auto lim = value_of(limit);
-    return lim && value >= 0 && double(value) > *lim &&
-           limit->provenance.confidence != hal::Confidence::Placeholder;
+    return lim && limit->provenance.confidence != hal::Confidence::Placeholder ? *lim : INFINITY;
   }
   void begin(const Op &o, const Operands &x, OpVerdict &v) {
     op = &o;
@@ -189,14 +192,13 @@ struct Checker {
   static constexpr const char *kExtentFields[5] = {
       "max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
   std::array<const hal::Entry *, 5> extent_limits = {}; // the entries of kExtentFields, looked up once
-  // Each axis's extent past which exceeds() holds: its limit, or infinity where none binds.
-  std::array<double, 5> extent_above = {};
+  std::array<double, 5> extent_bounds = {};             // their bound_of()
   void extents(const Tensor &x) {
     const auto &fields = kExtentFields;
     if (!extent_limits[0])
       for (int a = 0; a < 5; ++a) {
         extent_limits[a] = entry(fields[a]);
-        extent_above[a] = exceeds(INT64_MAX, extent_limits[a]) ? *value_of(extent_limits[a]) : INFINITY;
+        extent_bounds[a] = bound_of(extent_limits[a]);
       }
     static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011",
                                    "ANEC-CHK-010"};
@@ -206,7 +208,7 @@ struct Checker {
           str(x.source_rank), "5", "", "fold axes so at most five remain");
     // An extent above the limit is met by tiling along that axis (a decomposition, not a reject).
     for (int a = 0; a < 5; ++a) {
-      if (x.shape.d[a] < 0 || !(double(x.shape.d[a]) > extent_above[a]))
+      if (!exceeds(x.shape.d[a], extent_bounds[a]))
         continue; // within the limit: no message to build
       auto lim = value_of(extent_limits[a]);
       std::string tiles = *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
