@@ -112,6 +112,34 @@ Doc &Doc::add_member(std::string &&key, Doc &&value) {
   return members.back().value;
 }
 
+template <typename T> T &Doc::refill(Kind k) {
+  kind_ = k;
+  scalar_.i = 0;
+  line = column = 0;
+  hex = inline_table = false;
+  if (!std::holds_alternative<T>(payload_))
+    payload_.emplace<T>();
+  return std::get<T>(payload_);
+}
+
+std::string &Doc::refill_string() {
+  std::string &s = refill<std::string>(Kind::String);
+  s.clear();
+  return s;
+}
+
+std::vector<Doc> &Doc::refill_items(size_t n) {
+  std::vector<Doc> &items = refill<std::vector<Doc>>(Kind::Array);
+  items.resize(n);
+  return items;
+}
+
+std::vector<DocMember> &Doc::refill_members(size_t n) {
+  std::vector<DocMember> &members = refill<std::vector<DocMember>>(Kind::Table);
+  members.resize(n);
+  return members;
+}
+
 Doc &Doc::prepend(std::string key, Doc value) {
   append(std::move(key), std::move(value));
   auto &members = std::get<std::vector<DocMember>>(payload_);

@@ -1,6 +1,7 @@
 #include "anec/support/json_view.hpp"
 
 #include "anec/support/error.hpp"
+#include "anec/support/format.hpp"
 #include "anec/support/json.hpp"
 
 #include <algorithm>
@@ -105,35 +106,54 @@ void View::members(std::vector<std::pair<std::string_view, View>> &out) const {
 }
 
 Doc View::doc() const {
+  Doc d;
+  doc_into(d);
+  return d;
+}
+
+void View::doc_into(Doc &out) const {
   const element &e = of(*this);
   switch (kind()) {
   case Doc::Kind::Int:
-    return Doc::integer(integer());
+    out = Doc::integer(integer());
+    return;
   case Doc::Kind::Float:
-    return Doc::number(double(e));
+    out = Doc::number(double(e));
+    return;
   case Doc::Kind::String:
-    return Doc::string(std::string(string()));
+    out.refill_string() = string();
+    return;
   case Doc::Kind::Bool:
-    return Doc::boolean(bool(e));
-  case Doc::Kind::Array: { // sized once: a model's attributes are many small arrays
+    out = Doc::boolean(bool(e));
+    return;
+  case Doc::Kind::Array: {
     simdjson::dom::array items = e.get_array().value_unsafe();
-    std::vector<Doc> out;
-    out.reserve(items.size());
+    std::vector<Doc> &into = out.refill_items(items.size());
+    size_t k = 0;
     for (element x : items)
-      out.push_back(view(x).doc());
-    return Doc::array(std::move(out));
+      view(x).doc_into(into[k++]);
+    return;
   }
-  case Doc::Kind::Table: {
+  case Doc::Kind::Table: { // a key given again replaces its value where it was first given
     simdjson::dom::object members = e.get_object().value_unsafe();
-    Doc d = Doc::table(members.size());
-    for (simdjson::dom::key_value_pair m : members)
-      d.set(std::string(m.key), view(m.value).doc());
-    return d;
+    std::vector<DocMember> &into = out.refill_members(members.size());
+    size_t n = 0;
+    for (simdjson::dom::key_value_pair m : members) {
+      auto at = std::find_if(into.begin(), into.begin() + long(n),
+                             [&](const DocMember &x) { return same_text(x.key, m.key); });
+      if (at == into.begin() + long(n)) {
+        at->key = m.key;
+        ++n;
+      }
+      view(m.value).doc_into(at->value);
+    }
+    into.resize(n);
+    return;
   }
   case Doc::Kind::Null:
     break;
   }
-  return Doc();
+  out = Doc();
 }
 
 void Document::parse_buffer(const std::string &source_name) {

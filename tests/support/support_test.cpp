@@ -101,6 +101,31 @@ TEST(Doc, SetReplacesAKeyInPlaceAndTheReaderKeepsTheLastValue) {
   EXPECT_EQ(read.members()[1].value.items().size(), 1u);
 }
 
+// A Doc refilled value after value (a reader reusing one op's attributes) reads as a fresh one each
+// time, whatever it held before: kinds change, arrays and tables grow and shrink, a key given twice
+// keeps its first place, and a refilled string or table drops the hints of what was there.
+TEST(Doc, ARefilledDocReadsAsAFreshOne) {
+  const char *texts[] = {
+      R"({"kernel": [3, 3], "pad": [1, 1, 1, 1], "name": "a long name past the small-string size"})",
+      R"({"pad": [0], "kernel": {"h": 1}})",
+      R"([1, "two", [3.5, true, null], {"k": "v", "k": [4]}])",
+      R"({})",
+      R"({"x": "short", "y": [[1, 2], []], "x": {"z": false}})",
+      R"("just a string")",
+      R"({"kernel": [3, 3], "pad": [1, 1, 1, 1], "groups": 1})",
+  };
+  anec::Doc reused = anec::Doc::integer(0xff, true);
+  reused.line = 3;
+  for (const char *text : texts) {
+    anec::json::Document d(text, "t.json");
+    d.root().doc_into(reused);
+    EXPECT_EQ(anec::json::write(reused), anec::json::write(d.root().doc())) << text;
+    EXPECT_EQ(anec::json::write(reused), anec::json::write(anec::json::parse(text, "t.json"))) << text;
+    EXPECT_FALSE(reused.hex);
+    EXPECT_EQ(reused.line, 0u);
+  }
+}
+
 // A Doc holds one kind at a time: every accessor of another kind reads false, 0 or empty, and
 // building an array or a table replaces what was there.
 TEST(Doc, EachKindReadsOnlyItsOwnValue) {

@@ -174,9 +174,10 @@ void parse_op(const View &d, Members &r, Op &op) {
   names_of(r, "outputs", op.name, op.outputs);
   if (op.outputs.empty())
     r.fail("'" + op.name + "' has no outputs");
-  op.attrs = Doc::table();
   if (auto a = r.opt("attrs", Doc::Kind::Table))
-    op.attrs = a->doc();
+    a->doc_into(op.attrs);
+  else
+    op.attrs.refill_members(0);
   op.optimized = op.runtime_skippable = false;
   r.finish();
 }

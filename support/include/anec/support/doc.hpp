@@ -52,6 +52,14 @@ public:
   bool erase(std::string_view key);
   Doc &push(Doc value);
 
+  // This document made a string, an array of n items or a table of n members in place, its hints
+  // cleared, keeping the storage it already holds (its first n items or members, as they were, to
+  // be refilled): for a reader that fills one Doc value after value. The caller fills what is
+  // returned.
+  std::string &refill_string();
+  std::vector<Doc> &refill_items(size_t n);
+  std::vector<DocMember> &refill_members(size_t n);
+
   // Source position (1-based) when parsed from text; 0 when built in code.
   uint32_t line = 0, column = 0;
   // Printing hints: integers in hexadecimal; a table written inline ({ a = 1 }) in TOML.
@@ -60,6 +68,7 @@ public:
 
 private:
   Doc &add_member(std::string &&key, Doc &&value); // set() and append() of a new key
+  template <typename T> T &refill(Kind k);
   Kind kind_ = Kind::Null;
   union {
     bool b;

@@ -29,6 +29,8 @@ public:
   void items(std::vector<View> &out) const;
   void members(std::vector<std::pair<std::string_view, View>> &out) const;
   Doc doc() const; // the value and everything under it as a Doc
+  // The same into `out`, reusing the storage it holds (a reader that fills one Doc value after value).
+  void doc_into(Doc &out) const;
 
 private:
   friend struct detail::ViewAccess;
