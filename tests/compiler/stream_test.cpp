@@ -230,9 +230,21 @@ TEST_F(StreamTest, AMalformedFileFailsWithTheWholeGraphReadersError) {
   for (auto [name, op] :
        {std::pair{"deep-syntax", R"({"name": "op5001", "op": tan, "outputs": ["t5002"]})"},
         {"deep-unknown-key", R"({"name": "op5001", "op": "tan", "x": 1, "outputs": ["t5002"]})"},
-        {"deep-undefined-input",
-         R"({"name": "op5001", "op": "tan", "inputs": ["q"], "outputs": ["t5002"]})"}})
+        {"deep-undefined-input", R"({"name": "op5001", "op": "tan", "inputs": ["q"], "outputs": ["t5002"]})"},
+        {"deep-attribute-below-its-bound", // met as the op is parsed
+         R"({"name": "op5001", "op": "conv", "inputs": ["t5001"], "outputs": ["t5002"],
+             "attrs": {"out_channels": 16, "kernel": [0, 3]}})"}})
     cases.emplace_back(name, deep.substr(0, at) + op + deep.substr(at + tan.size()));
+  // A bound the parsing meets ahead of an earlier op's undefined input: the input's error, as the
+  // whole graph is read before its shapes are inferred.
+  const std::string relu4999 =
+      R"({"name": "op4999", "op": "relu", "inputs": ["t4999"], "outputs": ["t5000"]})";
+  std::string both = cases.back().second;
+  const size_t at4999 = both.find(relu4999);
+  ASSERT_NE(at4999, std::string::npos);
+  both.replace(at4999, relu4999.size(),
+               R"({"name": "op4999", "op": "relu", "inputs": ["q"], "outputs": ["t5000"]})");
+  cases.emplace_back("deep-bound-after-an-undefined-input", both);
   auto targets = all_targets();
   for (const auto &[name, text] : cases) {
     fs::path file = write(std::string(name) + ".json", text);

@@ -1,4 +1,5 @@
 #include "anec/compiler/frontends/anec_graph.hpp"
+#include "anec/compiler/ir/attrs.hpp"
 
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
@@ -325,13 +326,15 @@ namespace {
 // call) into a batch of parsed ops (parse_op).
 class OpRuns {
 public:
-  OpRuns(json::ArrayStream &ops, const std::string &source) : ops_(ops), source_(source) {}
+  OpRuns(json::ArrayStream &ops, const std::string &source, const OpCatalog &catalog)
+      : ops_(ops), source_(source), catalog_(catalog) {}
   // False after the last op.
   bool parse(std::vector<Op> &batch);
 
 private:
   json::ArrayStream &ops_;
   const std::string &source_;
+  const OpCatalog &catalog_;
   std::string run_; // a run of op elements, as the text of one array
   json::Document doc_;
   std::vector<View> views_;
@@ -352,8 +355,10 @@ bool OpRuns::parse(std::vector<Op> &batch) {
   doc_.parse(run_, source_, 1); // the run stands for the ops array, inside the top-level object
   doc_.root().items(views_);
   batch.resize(views_.size());
-  for (size_t k = 0; k < views_.size(); ++k)
+  for (size_t k = 0; k < views_.size(); ++k) {
     parse_op(views_[k], members_, batch[k]);
+    check_attribute_bounds(batch[k], catalog_, source_);
+  }
   return true;
 }
 
@@ -363,8 +368,8 @@ constexpr size_t kOpsParsedAhead = 4096;
 } // namespace
 
 struct GraphReader::State {
-  State(json::ArrayStream stream, const std::string &source)
-      : ops(std::move(stream)), head(ops.rest(), source), runs(ops, graph.source),
+  State(json::ArrayStream stream, const std::string &source, const OpCatalog &catalog)
+      : ops(std::move(stream)), head(ops.rest(), source), runs(ops, graph.source, catalog),
         batches([this](std::vector<Op> &b) { return runs.parse(b); }, ops.elements() >= kOpsParsedAhead) {
     graph.source = source;
   }
@@ -383,11 +388,11 @@ GraphReader::GraphReader(std::unique_ptr<State> state) : state_(std::move(state)
 GraphReader::GraphReader(GraphReader &&) noexcept = default;
 GraphReader::~GraphReader() = default;
 
-std::optional<GraphReader> GraphReader::open(const std::filesystem::path &path) {
+std::optional<GraphReader> GraphReader::open(const std::filesystem::path &path, const OpCatalog &catalog) {
   auto ops = json::ArrayStream::open(path, "ops");
   if (!ops)
     return std::nullopt;
-  auto s = std::make_unique<State>(std::move(*ops), path.string());
+  auto s = std::make_unique<State>(std::move(*ops), path.string(), catalog);
   Graph &g = s->graph;
   Members &top = s->top.emplace(s->head.root(), g.source, "graph");
   read_head(top, g);

@@ -299,11 +299,11 @@ const std::vector<void (ShapeFn::*)()> &shape_fns() {
 void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog) {
   OpTensors tensors;
   find_tensors(g, op, tensors);
+  check_attribute_bounds(op, catalog, g.source);
   infer_shapes(g, op, tensors, catalog);
 }
 
 void infer_shapes(Graph &g, const Op &op, const OpTensors &tensors, const OpCatalog &catalog) {
-  check_attribute_bounds(op, catalog, g.source);
   thread_local std::vector<Shape> in; // reused: one list of input shapes an op
   in.clear();
   Interned dtype = Tensor::fp16();
@@ -337,6 +337,7 @@ void infer_shapes(Graph &g, const OpCatalog &catalog) {
   OpTensors tensors;
   for (const Op &op : g.ops) {
     find_tensors(g, op, tensors);
+    check_attribute_bounds(op, catalog, g.source);
     infer_shapes(g, op, tensors, catalog);
   }
 }

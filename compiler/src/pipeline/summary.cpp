@@ -25,7 +25,7 @@ std::optional<GraphReader> open_graph(const std::filesystem::path &path, const O
                                       const DimBindings &dims) {
   if (path.extension() != ".json")
     return std::nullopt;
-  std::optional<GraphReader> reader = GraphReader::open(path);
+  std::optional<GraphReader> reader = GraphReader::open(path, catalog);
   if (!reader)
     return std::nullopt;
   bind_dimensions(reader->graph(), dims);

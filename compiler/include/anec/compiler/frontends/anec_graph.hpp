@@ -2,6 +2,7 @@
 // and written back.
 #pragma once
 #include "anec/compiler/ir/graph.hpp"
+#include "anec/compiler/ir/ops.hpp"
 #include "anec/support/job_thread.hpp"
 
 #include <filesystem>
@@ -27,13 +28,17 @@ Doc graph_doc(const Graph &g, const std::filesystem::path &source_dir = {},
 // The same format read one op at a time (support/json_stream.hpp), in memory that grows with the
 // tensors, not with the ops or the file: graph() holds the inputs, constants, the outputs' names and
 // every tensor the ops read so far define; its op list stays empty. The same checks and errors as
-// read_graph_json, in the same order; the outputs are checked after the last op. An ops array of
-// 4,096 ops or more is parsed on a thread of its own, up to two runs of ops ahead of next()'s
-// (support/made_ahead.hpp); the graph is only touched by the caller's thread.
+// read_graph_json, in the same order; the outputs are checked after the last op. Each op's
+// attributes are also checked against `catalog`'s bounds as it is parsed (check_attribute_bounds,
+// which infer_shapes leaves to the reader), so an op with a bad attribute may end the reading a
+// run of ops early. An ops array of 4,096 ops or more is parsed on a thread of its own, up to two
+// runs of ops ahead of next()'s (support/made_ahead.hpp); the graph is only touched by the caller's
+// thread.
 class GraphReader {
 public:
   // nullopt when the file cannot be read this way (json::ArrayStream::open): read it whole.
-  static std::optional<GraphReader> open(const std::filesystem::path &path);
+  // `catalog` must outlive the reader.
+  static std::optional<GraphReader> open(const std::filesystem::path &path, const OpCatalog &catalog);
   GraphReader(GraphReader &&) noexcept;
   ~GraphReader();
   Graph &graph();

@@ -10,8 +10,10 @@ namespace anec::compiler {
 // catalogue does not know keep their first input's shape; the checker reports them.
 // Inputs and constants are checked against the size limits first.
 void infer_shapes(Graph &g, const OpCatalog &catalog);
-// One op's output shapes, from its inputs' (a graph read op by op: GraphReader).
+// One op's output shapes, from its inputs', its attributes checked first (check_attribute_bounds).
 void infer_shapes(Graph &g, const Op &op, const OpCatalog &catalog);
+// The same for an op whose attributes were checked as it was read (a graph read op by op:
+// GraphReader checks them on its parsing thread), its tensors found.
 void infer_shapes(Graph &g, const Op &op, const OpTensors &tensors, const OpCatalog &catalog);
 
 } // namespace anec::compiler
