@@ -168,7 +168,7 @@ void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
       s.enter(tensors.ins[k], from);
   for (size_t k : tensors.outs)
     s.flow_of(k).producer = uint32_t(p.partitions.size() - 1);
-  p.ops.push_back({op.name, op.type, on, verdict, std::move(reasons), cost.flops});
+  p.ops.emplace_back(op.name, op.type, on, verdict, std::move(reasons), cost.flops); // in place
   ++s.ops;
 }
 
