@@ -3,6 +3,7 @@
 #include "anec/support/format.hpp"
 #include "anec/support/print_later.hpp"
 
+#include <array>
 #include <initializer_list>
 #include <string_view>
 #include <tuple>
@@ -495,18 +496,23 @@ void print_placed_op(Printer &p, const PlacedOp &o) {
 }
 
 namespace {
+// The shape as its five extents, written out by the printing thread; a symbolic one as its text.
 struct BoundaryRow {
-  std::string_view tensor, shape, from, to;
+  std::string_view tensor;
+  std::array<int64_t, 5> extents;
+  std::string_view symbolic_shape, from, to;
   size_t partition = 0;
   double bytes = 0, transfer_us = 0, transfer_units = 0;
-  auto tie() { return std::tie(tensor, shape, from, to, partition, bytes, transfer_us, transfer_units); }
+  auto tie() {
+    return std::tie(tensor, extents, symbolic_shape, from, to, partition, bytes, transfer_us, transfer_units);
+  }
 };
 void print_boundary_row(Printer &p, const BoundaryRow &b) {
   Object x(p);
   p.text("  ");
   p.field("tensor", b.tensor);
   p.text(" ");
-  p.field("shape", b.shape);
+  p.field("shape", b.symbolic_shape.empty() ? Shape{b.extents, {}}.str() : std::string(b.symbolic_shape));
   p.text(" ");
   p.field("from", b.from);
   p.text(" -> ");
@@ -524,9 +530,10 @@ void print_boundary_row(Printer &p, const BoundaryRow &b) {
 } // namespace
 
 void print_boundary(Printer &p, const Graph &g, const Boundary &b) {
-  std::string shape = g.tensor(b.tensor)->shape.str();
+  const Shape &shape = g.tensor(b.tensor)->shape;
+  std::string symbolic = shape.symbolic() ? shape.str() : "";
   print_later<BoundaryRow, print_boundary_row>(
-      p, {b.tensor, shape, b.from, b.to, b.partition, b.bytes, b.transfer_us, b.transfer_units});
+      p, {b.tensor, shape.d, symbolic, b.from, b.to, b.partition, b.bytes, b.transfer_us, b.transfer_units});
 }
 
 void print(Printer &p, const Graph &g, const Placement &pl, const PlaceLists &lists) {
