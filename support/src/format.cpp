@@ -15,9 +15,16 @@ std::string hex(uint64_t v, int width) {
 }
 
 std::string fixed(double v, int digits) {
-  char b[400]; // the longest double in fixed notation, with its sign and fraction
-  auto [end, ec] = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed, digits);
-  return ec == std::errc() ? std::string(b, end) : std::to_string(v);
+  char b[kFixedRoom];
+  return std::string(b, fixed_to(b, v, digits));
+}
+
+size_t fixed_to(char *b, double v, int digits) {
+  auto [end, ec] = std::to_chars(b, b + kFixedRoom, v, std::chars_format::fixed, digits);
+  if (ec == std::errc())
+    return size_t(end - b);
+  std::string text = std::to_string(v); // at most 317 bytes
+  return size_t(std::copy(text.begin(), text.end(), b) - b);
 }
 
 std::string size_text(double bytes) {
@@ -72,9 +79,7 @@ std::string join(const std::vector<std::string> &items, std::string_view separat
 }
 
 void append_terminal_safe(std::string &out, std::string_view text, std::string_view keep) {
-  auto control = [&](char c) {
-    return (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) && keep.find(c) == std::string_view::npos;
-  };
+  auto control = [&](char c) { return terminal_control(c) && keep.find(c) == std::string_view::npos; };
   if (std::none_of(text.begin(), text.end(), control)) {
     out.append(text);
     return;

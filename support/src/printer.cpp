@@ -95,6 +95,11 @@ void Printer::text_fixed(double v, int digits) {
     text(fixed(v, digits));
 }
 
+void TextPrinter::text_fixed(double v, int digits) {
+  char b[kFixedRoom];
+  out_ << std::string_view(b, fixed_to(b, v, digits));
+}
+
 void Printer::splice(std::FILE *, size_t) {
   throw Error("ANEC-INTERNAL", "a spooled list is spliced into a text or JSON printer only");
 }

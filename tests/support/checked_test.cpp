@@ -2,11 +2,15 @@
 // INT64_MIN, -1, 0, 2^32, UINT64_MAX, and the texts strtoull would silently accept.
 #include "anec/support/checked.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/printer.hpp"
+#include "anec/support/text_out.hpp"
 
 #include "../errors.hpp"
 #include <cstdint>
+#include <cstdio>
 #include <gtest/gtest.h>
 #include <limits>
+#include <string>
 
 using namespace anec;
 using anec::test::code_of;
@@ -105,6 +109,36 @@ TEST(SizeText, NamesTheLargestBinaryUnit) {
   EXPECT_EQ(size_text(1023), "1023 B");
   EXPECT_EQ(size_text(1536), "1.5 KiB");
   EXPECT_EQ(size_text(3.5 * (1 << 30)), "3.5 GiB");
+}
+
+// fixed_to() writes fixed()'s text, and the text printer's text_fixed() and a file's terminal-safe
+// text are the bytes a string's would be: plain text as it is, control characters escaped.
+TEST(Fixed, EveryPathWritesTheSameText) {
+  for (double v : {0.0, -0.0, 0.0005, 2.5, -372.6542276923077, 463626240.0, 1e300, -1.7976931348623157e308})
+    for (int digits : {0, 1, 3, 17}) {
+      char b[kFixedRoom];
+      EXPECT_EQ(std::string(b, fixed_to(b, v, digits)), fixed(v, digits)) << v << " " << digits;
+    }
+  const char *names[] = {"op0", "", "t\x1b[31mred", "line\nbreak\x7f", "\xc3\xa9t\xc3\xa9"};
+  std::FILE *f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  std::string expected;
+  {
+    TextOut file(f), text(expected);
+    TextPrinter to_file(file), to_text(text);
+    for (const char *name : names)
+      for (TextPrinter *p : {&to_file, &to_text}) {
+        p->field("name", name);
+        p->text_fixed(-372.6542276923077, 3);
+      }
+  }
+  std::rewind(f);
+  std::string written(expected.size() + 1, '\0');
+  written.resize(std::fread(written.data(), 1, written.size(), f));
+  std::fclose(f);
+  EXPECT_EQ(written, expected);
+  EXPECT_NE(expected.find("t\\x1b[31mred"), std::string::npos);
+  EXPECT_NE(expected.find("-372.654"), std::string::npos);
 }
 
 TEST(ParseUint, RejectsWithCli002AndTheText) {

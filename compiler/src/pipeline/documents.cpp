@@ -4,7 +4,9 @@
 #include "anec/support/print_later.hpp"
 
 #include <array>
+#include <charconv>
 #include <initializer_list>
+#include <iterator>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -428,18 +430,30 @@ struct PartitionRow {
 };
 void print_partition_row(Printer &p, const PartitionRow &part) {
   Object x(p);
-  bool text = p.text_form(); // the words are built only for the form that shows them
-  if (text)
-    p.text("  " + std::to_string(part.number) + " ");
+  if (!p.text_form()) {
+    p.field("backend", part.backend);
+    p.field("first_op", part.first_op);
+    p.data("ops", part.count);
+    p.data("flops", Doc::number(part.flops));
+    p.data("latency_us", part.complete ? Doc::number(part.latency_us) : Doc());
+    return;
+  }
+  char digits[24]; // a count's
+  auto count = [&](size_t n) {
+    return std::string_view(digits, std::to_chars(digits, std::end(digits), n).ptr);
+  };
+  p.text("  ");
+  p.text(count(part.number));
+  p.text(" ");
   p.field("backend", part.backend);
-  if (text)
-    p.text(": " + std::to_string(part.count) + " op(s) ");
+  p.text(": ");
+  p.text(count(part.count));
+  p.text(" op(s) ");
   p.field("first_op", part.first_op);
-  p.data("ops", part.count);
-  p.data("flops", Doc::number(part.flops));
-  p.data("latency_us", part.complete ? Doc::number(part.latency_us) : Doc());
-  if (text && part.count > 1)
-    p.text(" .. " + std::string(part.last_op));
+  if (part.count > 1) {
+    p.text(" .. ");
+    p.text(part.last_op);
+  }
   p.text(", ");
   print_figures(p, {{part.flops / 1e6, 3, part.complete ? " MFLOP, " : " MFLOP\n"}});
   if (part.complete)

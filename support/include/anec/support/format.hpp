@@ -74,6 +74,9 @@ std::string csv_field(const std::string &s);
 
 // Fixed-point text with `digits` after the point, as printf's "%.*f" writes it, without the locale.
 std::string fixed(double v, int digits = 1);
+// The same written into `b`, which holds kFixedRoom bytes; its length.
+constexpr size_t kFixedRoom = 400; // the longest double in fixed notation, with its sign and fraction
+size_t fixed_to(char *b, double v, int digits);
 
 // A byte count for a message: "512 B", "3.5 KiB", "2.0 MiB", "5.2 GiB".
 std::string size_text(double bytes);
@@ -87,6 +90,9 @@ std::string hex_rows(std::span<const uint8_t> bytes, uint64_t first_offset);
 // `keep` lists control characters left as they are (a message's own line breaks).
 std::string terminal_safe(std::string_view text, std::string_view keep = {});
 void append_terminal_safe(std::string &out, std::string_view text, std::string_view keep = {});
+inline bool terminal_control(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
 
 // At most `limit` characters of a text that came from an input, for an error message: a longer
 // one is cut, with the count of what was left out ("... (33012 more bytes)").

@@ -137,6 +137,7 @@ public:
   void field(std::string_view key, const Scalar &v, int width) override;
   void data(std::string_view, const Scalar &) override {}
   void text(std::string_view words) override { out_ << words; }
+  void text_fixed(double v, int digits) override; // without a string between
   void item(const Scalar &v) override { v.write_text(out_); }
   void begin_object(std::string_view) override {}
   void begin_list(std::string_view) override {}

@@ -51,6 +51,8 @@ public:
       append_terminal_safe(*text_, s);
       return *this;
     }
+    if (std::none_of(s.begin(), s.end(), terminal_control)) // the common text: as it is
+      return *this << s;
     std::string escaped;
     append_terminal_safe(escaped, s);
     return *this << escaped;
