@@ -126,7 +126,7 @@ void OpAttrs::ints(std::string_view name, std::vector<int64_t> &out) const {
   for (const Doc &x : items)
     out.push_back(x.as_int()); // a non-integer item reads as 0
 }
-std::string OpAttrs::text(std::string_view name) const {
+const std::string &OpAttrs::text(std::string_view name) const {
   return read(name, AttrType::text).as_string();
 }
 bool OpAttrs::flag(std::string_view name) const {

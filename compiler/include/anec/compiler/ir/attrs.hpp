@@ -21,7 +21,7 @@ public:
   double number(std::string_view name) const; // a float attribute, or an int one as a float
   std::vector<int64_t> ints(std::string_view name) const;
   void ints(std::string_view name, std::vector<int64_t> &out) const; // into `out`, reusing its storage
-  std::string text(std::string_view name) const;
+  const std::string &text(std::string_view name) const; // in the op's attributes or the table's default
   bool flag(std::string_view name) const;
   // Whether the op sets the attribute with a value of its declared type (for one without a default).
   bool given(std::string_view name) const;
