@@ -122,6 +122,22 @@ template <typename T> T &Doc::refill(Kind k) {
   return std::get<T>(payload_);
 }
 
+void Doc::refill_null() {
+  refill<std::monostate>(Kind::Null);
+}
+void Doc::refill_bool(bool v) {
+  refill<std::monostate>(Kind::Bool);
+  scalar_.b = v;
+}
+void Doc::refill_int(int64_t v) {
+  refill<std::monostate>(Kind::Int);
+  scalar_.i = v;
+}
+void Doc::refill_float(double v) {
+  refill<std::monostate>(Kind::Float);
+  scalar_.f = v;
+}
+
 std::string &Doc::refill_string() {
   std::string &s = refill<std::string>(Kind::String);
   s.clear();

@@ -115,16 +115,16 @@ void View::doc_into(Doc &out) const {
   const element &e = of(*this);
   switch (kind()) {
   case Doc::Kind::Int:
-    out = Doc::integer(integer());
+    out.refill_int(integer());
     return;
   case Doc::Kind::Float:
-    out = Doc::number(double(e));
+    out.refill_float(double(e));
     return;
   case Doc::Kind::String:
     out.refill_string() = string();
     return;
   case Doc::Kind::Bool:
-    out = Doc::boolean(bool(e));
+    out.refill_bool(bool(e));
     return;
   case Doc::Kind::Array: {
     simdjson::dom::array items = e.get_array().value_unsafe();
@@ -153,7 +153,7 @@ void View::doc_into(Doc &out) const {
   case Doc::Kind::Null:
     break;
   }
-  out = Doc();
+  out.refill_null();
 }
 
 void Document::parse_buffer(const std::string &source_name) {

@@ -52,13 +52,17 @@ public:
   bool erase(std::string_view key);
   Doc &push(Doc value);
 
-  // This document made a string, an array of n items or a table of n members in place, its hints
-  // cleared, keeping the storage it already holds (its first n items or members, as they were, to
-  // be refilled): for a reader that fills one Doc value after value. The caller fills what is
-  // returned.
+  // This document made a string, an array of n items, a table of n members or a scalar in place,
+  // its hints cleared, keeping the storage it already holds (its first n items or members, as they
+  // were, to be refilled): for a reader that fills one Doc value after value. The caller fills what
+  // is returned.
   std::string &refill_string();
   std::vector<Doc> &refill_items(size_t n);
   std::vector<DocMember> &refill_members(size_t n);
+  void refill_null();
+  void refill_bool(bool v);
+  void refill_int(int64_t v);
+  void refill_float(double v);
 
   // Source position (1-based) when parsed from text; 0 when built in code.
   uint32_t line = 0, column = 0;
@@ -68,7 +72,7 @@ public:
 
 private:
   Doc &add_member(std::string &&key, Doc &&value); // set() and append() of a new key
-  template <typename T> T &refill(Kind k);
+  template <typename T> T &refill(Kind k); // kind k holding a T (a scalar: std::monostate), hints cleared
   Kind kind_ = Kind::Null;
   union {
     bool b;
