@@ -118,6 +118,22 @@ void JsonPrinter::splice(std::FILE *items, size_t depth) {
   scopes_.back().empty = false;
 }
 
+// `n` spaces at `at`, in a few word stores rather than a call: an indent is a few bytes, written
+// before every member.
+[[gnu::always_inline]] inline void spaces_at(char *at, size_t n) {
+  constexpr char kEight[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+  if (n >= 8) {
+    for (size_t k = 0; k + 8 < n; k += 8)
+      std::memcpy(at + k, kEight, 8);
+    std::memcpy(at + n - 8, kEight, 8); // the last eight, over what was written
+  } else if (n >= 4) {
+    std::memcpy(at, kEight, 4);
+    std::memcpy(at + n - 4, kEight, 4);
+  } else if (n > 0) {
+    at[0] = at[n / 2] = at[n - 1] = ' ';
+  }
+}
+
 // A new line `depth` scopes deep and its indent: ",\n" after an earlier entry, else "\n"; in one
 // write up to 4 KiB.
 [[gnu::always_inline]] inline void JsonPrinter::new_line(bool after, size_t depth) {
@@ -128,7 +144,7 @@ void JsonPrinter::splice(std::FILE *items, size_t depth) {
   if (after)
     *at++ = ',';
   *at++ = '\n';
-  std::memset(at, ' ', spaces);
+  spaces_at(at, spaces);
 }
 void JsonPrinter::deep_line(bool after, size_t spaces) {
   out_ << (after ? ",\n" : "\n");
@@ -170,8 +186,8 @@ void JsonPrinter::key(std::string_view k) {
   // The common key, plain and short: the key and ": " in one write.
   char *at = out_.room(k.size() + 4);
   *at++ = '"';
-  at = std::copy(k.begin(), k.end(), at); // an empty key may hold no address at all
-  std::memcpy(at, "\": ", 3);
+  copy_bytes(at, k.data(), k.size());
+  std::memcpy(at + k.size(), "\": ", 3);
 }
 
 void JsonPrinter::next_item() {
