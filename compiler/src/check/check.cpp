@@ -191,32 +191,26 @@ struct Checker {
 
   static constexpr const char *kExtentFields[5] = {
       "max_tensor_batch", "max_tensor_depth", "max_tensor_channels", "max_tensor_height", "max_tensor_width"};
-  // The limits every op is held to, resolved at its first op (a target's table does not change).
-  struct Resolved {
+  // The limits every op is held to, resolved once (a target's table does not change): resolve().
+  struct Limits {
     std::array<const hal::Entry *, 5> extent_limits = {}; // the entries of kExtentFields
     std::array<double, 5> extent_bounds = {};             // their bound_of()
     std::optional<double> family_index, channel_interleave, dram_alignment;
     double operand_bound = INFINITY; // bound_of() max_operand_bytes
-  };
-  std::optional<Resolved> resolved = {};
-  const Resolved &limits() {
-    if (!resolved) {
-      Resolved r;
-      for (int a = 0; a < 5; ++a) {
-        r.extent_limits[a] = entry(kExtentFields[a]);
-        r.extent_bounds[a] = bound_of(r.extent_limits[a]);
-      }
-      r.family_index = num("family_index");
-      r.channel_interleave = num("channel_interleave");
-      r.dram_alignment = num("dram_alignment");
-      r.operand_bound = bound_of(entry("max_operand_bytes"));
-      resolved = r;
+  } limits = {};
+  void resolve() {
+    for (int a = 0; a < 5; ++a) {
+      limits.extent_limits[a] = entry(kExtentFields[a]);
+      limits.extent_bounds[a] = bound_of(limits.extent_limits[a]);
     }
-    return *resolved;
+    limits.family_index = num("family_index");
+    limits.channel_interleave = num("channel_interleave");
+    limits.dram_alignment = num("dram_alignment");
+    limits.operand_bound = bound_of(entry("max_operand_bytes"));
   }
   void extents(const Tensor &x) {
     const auto &fields = kExtentFields;
-    const Resolved &l = limits();
+    const Limits &l = limits;
     static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011",
                                    "ANEC-CHK-010"};
     static const char *names[5] = {"batch", "depth", "channels", "height", "width"};
@@ -500,7 +494,7 @@ struct Checker {
       if (x.shape.symbolic())
         continue;
       // The tensor's own interleave where the model declares one (a plist port), else the target's.
-      auto il = x.interleave > 0 ? std::optional<double>(double(x.interleave)) : limits().channel_interleave;
+      auto il = x.interleave > 0 ? std::optional<double>(double(x.interleave)) : limits.channel_interleave;
       if (il && *il > 1 && x.shape.d[kC] % int64_t(*il))
         add("ANEC-CHK-040", Severity::Warning,
             "channels " + str(x.shape.d[kC]) + " are not a multiple of the interleave " + str(int64_t(*il)) +
@@ -508,7 +502,7 @@ struct Checker {
             str(x.shape.d[kC]), str(int64_t(*il)), x.interleave > 0 ? "" : "channel_interleave",
             "round the channels up to a multiple of the interleave");
       int64_t row = times(x.shape.d[kW], dtype_bytes(x.dtype), [&] { return "row bytes of '" + n + "'"; });
-      int64_t granule = int64_t(limits().dram_alignment.value_or(16));
+      int64_t granule = int64_t(limits.dram_alignment.value_or(16));
       if (granule > 1 && row % granule)
         add("ANEC-CHK-041", Severity::Warning,
             "width " + str(x.shape.d[kW]) + " (" + str(row) + " bytes) pads to the " + str(granule) +
@@ -527,7 +521,7 @@ struct Checker {
     // weight_bytes is a double product of attribute values: compare as doubles, clamp before the cast.
     if (double w = operands->weight; w > double(largest))
       largest = w < 0x1p63 ? int64_t(w) : INT64_MAX, which = weight = op->name + ".weight";
-    if (exceeds(largest, limits().operand_bound))
+    if (exceeds(largest, limits.operand_bound))
       over(largest, "max_operand_bytes", "ANEC-CHK-043", "bytes of operand '" + std::string(which) + "'",
            "split the operation so each operand fits on chip (it still runs, streaming from DRAM)",
            Severity::Warning);
@@ -614,7 +608,7 @@ void check_op(Checker &c, const Op &op, const OpSpec *spec, const std::vector<Ru
           op.type + " lowers to " + spec->lowered_as + " on every family", op.type, "", "", "");
     c.verdict->decompose_with = spec->lowered_as;
   }
-  auto family = c.limits().family_index;
+  auto family = c.limits.family_index;
   if (family && *family < *spec->floor) {
     const hal::Entry *f = t.find("family");
     std::string family_name =
@@ -672,6 +666,7 @@ GraphCheck::GraphCheck(const Graph &g, const OpCatalog &catalog,
     if (detail == Detail::Full)
       s.results[k].ops.reserve(g.ops.size());
     s.checkers.push_back(Checker{g, *targets[k], s.results[k], detail});
+    s.checkers.back().resolve();
     check_inputs(s.checkers.back());
   }
 }
