@@ -2,15 +2,19 @@
 // INT64_MIN, -1, 0, 2^32, UINT64_MAX, and the texts strtoull would silently accept.
 #include "anec/support/checked.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/huge_pages.hpp"
 #include "anec/support/printer.hpp"
 #include "anec/support/text_out.hpp"
 
 #include "../errors.hpp"
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <gtest/gtest.h>
 #include <limits>
 #include <string>
+#include <vector>
 
 using namespace anec;
 using anec::test::code_of;
@@ -139,6 +143,27 @@ TEST(Fixed, EveryPathWritesTheSameText) {
   EXPECT_EQ(written, expected);
   EXPECT_NE(expected.find("t\\x1b[31mred"), std::string::npos);
   EXPECT_NE(expected.find("-372.654"), std::string::npos);
+}
+
+// copy_bytes() moves what memcpy does for every short length and offset; populate() leaves the
+// memory it is given as it was, on any range (unaligned, empty, past a page).
+TEST(Bytes, CopyBytesAndPopulateLeaveTheBytesMemcpyWould) {
+  std::string from(64, '\0'), into(64, '-'), want(64, '-');
+  for (size_t k = 0; k < from.size(); ++k)
+    from[k] = char('a' + k % 26);
+  for (size_t at = 0; at < 8; ++at)
+    for (size_t n = 0; n + at <= 48; ++n) {
+      into.assign(64, '-');
+      want.assign(64, '-');
+      copy_bytes(into.data() + at, from.data() + 3, n);
+      std::memcpy(want.data() + at, from.data() + 3, n);
+      EXPECT_EQ(into, want) << at << " " << n;
+    }
+  std::vector<char> block(3 << 20, 'x');
+  populate(block.data() + 123, 1 << 20);
+  populate(block.data() + (2 << 20) - 1, 2);
+  populate(block.data(), 0);
+  EXPECT_EQ(std::count(block.begin(), block.end(), 'x'), ptrdiff_t(block.size()));
 }
 
 TEST(ParseUint, RejectsWithCli002AndTheText) {

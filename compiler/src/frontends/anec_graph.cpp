@@ -4,6 +4,7 @@
 #include "anec/support/checked.hpp"
 #include "anec/support/error.hpp"
 #include "anec/support/format.hpp"
+#include "anec/support/huge_pages.hpp"
 #include "anec/support/inside.hpp"
 #include "anec/support/json_stream.hpp"
 #include "anec/support/json_view.hpp"
@@ -330,11 +331,20 @@ public:
       : ops_(ops), source_(source), catalog_(catalog) {}
   // False after the last op.
   bool parse(std::vector<Op> &batch);
+  // The storage the graph's tensors will take, from its next tensor on: as each batch is parsed, the
+  // pages its ops' outputs will be written to are made present (populate), so that the thread that
+  // adds the tensors takes no page fault. Set before the first batch.
+  void populate_ahead(const void *storage, size_t bytes) {
+    storage_ = static_cast<const char *>(storage);
+    storage_left_ = bytes;
+  }
 
 private:
   json::ArrayStream &ops_;
   const std::string &source_;
   const OpCatalog &catalog_;
+  const char *storage_ = nullptr;
+  size_t storage_left_ = 0;
   std::string run_; // a run of op elements, as the text of one array
   json::Document doc_;
   std::vector<View> views_;
@@ -355,10 +365,16 @@ bool OpRuns::parse(std::vector<Op> &batch) {
   doc_.parse(run_, source_, 1); // the run stands for the ops array, inside the top-level object
   doc_.root().items(views_);
   batch.resize(views_.size());
+  size_t outputs = 0;
   for (size_t k = 0; k < views_.size(); ++k) {
     parse_op(views_[k], members_, batch[k]);
     check_attribute_bounds(batch[k], catalog_, source_);
+    outputs += batch[k].outputs.size();
   }
+  size_t bytes = std::min(outputs * sizeof(Tensor), storage_left_);
+  populate(storage_, bytes);
+  storage_ += bytes;
+  storage_left_ -= bytes;
   return true;
 }
 
@@ -399,6 +415,8 @@ std::optional<GraphReader> GraphReader::open(const std::filesystem::path &path, 
   top.req("ops", Doc::Kind::Array); // emptied: its elements come from next()
   g.tensors.reserve(g.tensors.size() + s->ops.elements());
   g.index.reserve(g.tensors.capacity());
+  s->runs.populate_ahead(g.tensors.data() + g.tensors.size(),
+                         (g.tensors.capacity() - g.tensors.size()) * sizeof(Tensor));
   // The outputs' names, for the estimate's program boundary; they are checked after the last op.
   if (auto outs = top.opt("outputs", Doc::Kind::Array))
     for (const View &o : outs->items())

@@ -9,6 +9,7 @@
 #include <new>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace anec {
 
@@ -40,5 +41,20 @@ template <class T> struct HugePageAllocator {
   }
   template <class U> bool operator==(const HugePageAllocator<U> &) const { return true; }
 };
+
+// The pages of [p, p + bytes) made present before their first write, by the kernel in one call
+// (MADV_POPULATE_WRITE), so that the thread that fills them later takes no page fault on them. Advice
+// only: the contents are untouched, and where the kernel refuses it the writes fault the pages in as
+// before.
+inline void populate(const void *p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  uintptr_t from = uintptr_t(p) / page * page, to = (uintptr_t(p) + bytes + page - 1) / page * page;
+  if (bytes > 0)
+    madvise(reinterpret_cast<void *>(from), to - from, MADV_POPULATE_WRITE);
+#else
+  (void)p, (void)bytes;
+#endif
+}
 
 } // namespace anec
