@@ -148,6 +148,9 @@ public:
     }
   }
 
+  // Room for `n` commas, so that the list is not copied as it grows: address space, paged in only as
+  // commas are found.
+  void reserve(size_t n) { commas_.reserve(n); }
   // The offsets of the array's own commas, in order, handed over.
   std::vector<uint64_t> take_commas() { return std::move(commas_); }
   // The array's '[' and ']' (as offsets one past them), when the document was split cleanly.
@@ -241,6 +244,9 @@ std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, 
   if (!s.file_)
     return std::nullopt;
   Locator locate(key);
+  // An element of eight bytes or more, as any op is: a comma at most every eight bytes.
+  uintmax_t bytes = std::filesystem::file_size(path, ec);
+  locate.reserve(ec ? 0 : size_t(bytes / 8));
   std::string chunk(kChunk, '\0');
   uint64_t base = 0;
   while (size_t n = std::fread(chunk.data(), 1, chunk.size(), s.file_.get())) {
