@@ -434,8 +434,11 @@ void print_partition_row(Printer &p, const PartitionRow &part) {
     p.field("backend", part.backend);
     p.field("first_op", part.first_op);
     p.data("ops", part.count);
-    p.data("flops", Doc::number(part.flops));
-    p.data("latency_us", part.complete ? Doc::number(part.latency_us) : Doc());
+    p.data("flops", part.flops); // a double: a document's number, as Doc::number gives
+    if (part.complete)
+      p.data("latency_us", part.latency_us);
+    else
+      p.data("latency_us", Doc());
     return;
   }
   char digits[24]; // a count's
@@ -531,9 +534,9 @@ void print_boundary_row(Printer &p, const BoundaryRow &b) {
   p.field("from", b.from);
   p.text(" -> ");
   p.field("to", b.to);
-  p.data("bytes", Doc::number(b.bytes));
-  p.data("transfer_us", Doc::number(b.transfer_us));
-  p.data("transfer_units", Doc::number(b.transfer_units));
+  p.data("bytes", b.bytes);
+  p.data("transfer_us", b.transfer_us);
+  p.data("transfer_units", b.transfer_units);
   if (!p.text_form())
     return;
   p.text(" (into partition " + std::to_string(b.partition + 1) + "): ");
