@@ -210,7 +210,6 @@ struct Checker {
   }
   void extents(const Tensor &x) {
     const auto &fields = kExtentFields;
-    const Limits &l = limits;
     static const char *codes[5] = {"ANEC-CHK-014", "ANEC-CHK-013", "ANEC-CHK-012", "ANEC-CHK-011",
                                    "ANEC-CHK-010"};
     static const char *names[5] = {"batch", "depth", "channels", "height", "width"};
@@ -219,9 +218,9 @@ struct Checker {
           str(x.source_rank), "5", "", "fold axes so at most five remain");
     // An extent above the limit is met by tiling along that axis (a decomposition, not a reject).
     for (int a = 0; a < 5; ++a) {
-      if (!exceeds(x.shape.d[a], l.extent_bounds[a]))
+      if (!exceeds(x.shape.d[a], limits.extent_bounds[a]))
         continue; // within the limit: no message to build
-      auto lim = value_of(l.extent_limits[a]);
+      auto lim = value_of(limits.extent_limits[a]);
       std::string tiles = *lim >= 1 ? str((x.shape.d[a] + int64_t(*lim) - 1) / int64_t(*lim)) : "several";
       std::string along = std::string(" along ") + kAxisNames[a];
       if (over(x.shape.d[a], fields[a], codes[a], "tensor '" + x.name + "' " + names[a],

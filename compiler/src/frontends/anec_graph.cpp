@@ -333,7 +333,8 @@ public:
   bool parse(std::vector<Op> &batch);
   // The storage the graph's tensors will take, from its next tensor on: as each batch is parsed, the
   // pages its ops' outputs will be written to are made present (populate), so that the thread that
-  // adds the tensors takes no page fault. Set before the first batch.
+  // adds the tensors takes no page fault. Set before the first batch. Advice only: should the
+  // tensors outgrow that storage and move, advising the old pages changes nothing.
   void populate_ahead(const void *storage, size_t bytes) {
     storage_ = static_cast<const char *>(storage);
     storage_left_ = bytes;

@@ -1,7 +1,8 @@
-// An allocator for a large array read at random (a hash table of millions of slots): a block of
-// 2 MiB or more is aligned to 2 MiB and offered to the kernel for huge pages (madvise), so that a
-// lookup's cache miss is not also a miss of the address translation. Where the kernel gives no
-// huge pages, the memory is the same, in small pages.
+// Advice to the kernel on large memory (madvise). An allocator for a large array read at random (a
+// hash table of millions of slots): a block of 2 MiB or more is aligned to 2 MiB and offered to the
+// kernel for huge pages, so that a lookup's cache miss is not also a miss of the address
+// translation; where the kernel gives no huge pages, the memory is the same, in small pages. And
+// populate(): pages made present ahead of the thread that will write them.
 #pragma once
 #include <cstddef>
 #include <cstdint>

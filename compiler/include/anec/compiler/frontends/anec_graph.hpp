@@ -33,7 +33,8 @@ Doc graph_doc(const Graph &g, const std::filesystem::path &source_dir = {},
 // which infer_shapes leaves to the reader), so an op with a bad attribute may end the reading a
 // run of ops early. An ops array of 4,096 ops or more is parsed on a thread of its own, up to two
 // runs of ops ahead of next()'s (support/made_ahead.hpp); the graph is only touched by the caller's
-// thread.
+// thread (the parsing thread asks the kernel to page in the storage its tensors will take, ahead:
+// populate, support/huge_pages.hpp).
 class GraphReader {
 public:
   // nullopt when the file cannot be read this way (json::ArrayStream::open): read it whole.
