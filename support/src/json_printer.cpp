@@ -134,17 +134,22 @@ void JsonPrinter::splice(std::FILE *items, size_t depth) {
   }
 }
 
-// A new line `depth` scopes deep and its indent: ",\n" after an earlier entry, else "\n"; in one
-// write up to 4 KiB.
-[[gnu::always_inline]] inline void JsonPrinter::new_line(bool after, size_t depth) {
-  size_t spaces = depth * kIndent;
-  if (spaces > kInline)
-    return deep_line(after, spaces);
-  char *at = out_.room(size_t(after) + 1 + spaces);
+// At `at`, a new line and its indent of `spaces`: ",\n" after an earlier entry, else "\n"; past
+// them.
+[[gnu::always_inline]] inline char *line_at(char *at, bool after, size_t spaces) {
   if (after)
     *at++ = ',';
   *at++ = '\n';
   spaces_at(at, spaces);
+  return at + spaces;
+}
+
+// A new line `depth` scopes deep and its indent, in one write up to 4 KiB.
+[[gnu::always_inline]] inline void JsonPrinter::new_line(bool after, size_t depth) {
+  size_t spaces = depth * kIndent;
+  if (spaces > kInline)
+    return deep_line(after, spaces);
+  line_at(out_.room(size_t(after) + 1 + spaces), after, spaces);
 }
 void JsonPrinter::deep_line(bool after, size_t spaces) {
   out_ << (after ? ",\n" : "\n");
@@ -177,14 +182,16 @@ void JsonPrinter::key(std::string_view k) {
     misuse("member '" + std::string(k) + "' given twice");
   s.seen |= bit;
   keys_.push_back(hash);
-  new_line(!std::exchange(s.empty, false), scopes_.size());
-  if (k.size() > kInline || !plain(k)) {
+  bool after = !std::exchange(s.empty, false);
+  size_t spaces = scopes_.size() * kIndent;
+  if (spaces > kInline || k.size() > kInline || !plain(k)) {
+    new_line(after, scopes_.size());
     string_value(out_, k);
     out_ << ": ";
     return;
   }
-  // The common key, plain and short: the key and ": " in one write.
-  char *at = out_.room(k.size() + 4);
+  // The common key, plain and short: its line, indent, the key and ": " in one write.
+  char *at = line_at(out_.room(size_t(after) + 1 + spaces + k.size() + 4), after, spaces);
   *at++ = '"';
   copy_bytes(at, k.data(), k.size());
   std::memcpy(at + k.size(), "\": ", 3);
