@@ -681,8 +681,11 @@ void GraphCheck::add(const Op &op, const OpTensors &tensors, std::optional<doubl
     for (const std::string &rule : spec->rules)
       rules.push_back(rule_table().at(rule));
   for (Checker &c : s.checkers) {
-    OpVerdict &v = s.detail == Detail::Full ? c.r.ops.emplace_back(op.name, op.type) // in place: no row moved
-                                            : (c.scratch = OpVerdict{});
+    OpVerdict &v = s.detail == Detail::Full ? c.r.ops.emplace_back() : (c.scratch = OpVerdict{});
+    if (s.detail == Detail::Full) { // the row kept, filled in place: no row moved
+      v.op = op.name;
+      v.type = op.type;
+    }
     c.begin(op, s.operands, v);
     check_op(c, op, spec, rules);
   }

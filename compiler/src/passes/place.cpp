@@ -168,7 +168,13 @@ void PlacementSum::add(const Op &op, const OpTensors &tensors, Verdict verdict,
       s.enter(tensors.ins[k], from);
   for (size_t k : tensors.outs)
     s.flow_of(k).producer = uint32_t(p.partitions.size() - 1);
-  p.ops.emplace_back(op.name, op.type, on, verdict, std::move(reasons), cost.flops); // in place
+  PlacedOp &placed = p.ops.emplace_back(); // filled in place: no row moved
+  placed.op = op.name;
+  placed.type = op.type;
+  placed.backend = on;
+  placed.verdict = verdict;
+  placed.reasons = std::move(reasons);
+  placed.flops = cost.flops;
   ++s.ops;
 }
 
