@@ -12,6 +12,8 @@
 namespace anec {
 
 namespace {
+constexpr size_t kSpoolChunk = 256 << 10; // the spool's writes (support/text_out.hpp)
+
 [[noreturn]] void spool_failed(const char *what) {
   throw Error("ANEC-IO-003",
               std::string("cannot ") + what + " the temporary file of a list: " + std::strerror(errno));
@@ -29,13 +31,14 @@ std::FILE *temporary_file() {
   std::FILE *f = std::tmpfile();
   if (!f)
     spool_failed("create");
+  std::setvbuf(f, nullptr, _IONBF, 0); // the spool's own buffer is written as it is, in one piece
   return f;
 }
 } // namespace
 
 ListSpool::ListSpool(Form form, size_t depth, PrintBehind *behind)
-    : file_(temporary_file()), out_(file_.get()), printer_(items_printer(form, out_, depth)), behind_(behind),
-      items_(behind ? &behind->recorder(*printer_) : printer_.get()), depth_(depth) {}
+    : file_(temporary_file()), out_(file_.get(), kSpoolChunk), printer_(items_printer(form, out_, depth)),
+      behind_(behind), items_(behind ? &behind->recorder(*printer_) : printer_.get()), depth_(depth) {}
 
 ListSpool::~ListSpool() {
   if (!behind_)

@@ -166,6 +166,37 @@ TEST(Bytes, CopyBytesAndPopulateLeaveTheBytesMemcpyWould) {
   EXPECT_EQ(std::count(block.begin(), block.end(), 'x'), ptrdiff_t(block.size()));
 }
 
+// A file written through TextOut, of either buffer size, holds only whole 4 KiB pages until the
+// last flush (pieces short and long, room() among them), and then every byte a string's would; a
+// piece longer than the buffer is written as it is.
+TEST(TextOut, WritesAFileInWholePagesUntilTheLastFlush) {
+  for (size_t chunk : {size_t(0), size_t(256) << 10}) {
+    std::FILE *f = std::tmpfile();
+    ASSERT_NE(f, nullptr);
+    std::setvbuf(f, nullptr, _IONBF, 0);
+    std::string expected, piece(300 << 10, 'L');
+    {
+      TextOut file(f, chunk), text(expected);
+      for (int k = 0; k < 20000; ++k)
+        for (TextOut *out : {&file, &text}) {
+          *out << "row " << std::string_view(piece).substr(0, size_t(k % 97));
+          std::memcpy(out->room(3), "!!\n", 3);
+          if (k % 5000 == 4999)
+            *out << std::string_view(piece).substr(0, 40 << 10);
+        }
+      EXPECT_EQ(std::ftell(f) % 4096, 0) << chunk;
+      EXPECT_GT(std::ftell(f), 0) << chunk;
+      file << piece;
+      text << piece;
+    }
+    std::rewind(f);
+    std::string written(expected.size() + 1, '\0');
+    written.resize(std::fread(written.data(), 1, written.size(), f));
+    std::fclose(f);
+    EXPECT_EQ(written, expected) << chunk;
+  }
+}
+
 TEST(ParseUint, RejectsWithCli002AndTheText) {
   struct Case {
     const char *text, *why;
