@@ -4,9 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstring>
+#include <thread>
 #include <utility>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -90,6 +95,15 @@ uint64_t prefix_xor(uint64_t x) {
 class Locator {
 public:
   explicit Locator(std::string_view key) : key_(key) {}
+  // A locator that starts at the array's own level (its key read, the array open at an offset not
+  // known here, no string open), for the later part of a document split in two.
+  static Locator in_array(std::string_view key) {
+    Locator l(key);
+    l.depth_ = 2;
+    l.seen_ = true;
+    l.open_ = 1;
+    return l;
+  }
 
   void feed(const char *p, size_t n, uint64_t base) {
     for (size_t i = 0; i < n; ++i) {
@@ -146,6 +160,20 @@ public:
         break;
       }
     }
+  }
+
+  // Whether this locator is where in_array() starts one.
+  bool at_array_level() const {
+    return depth_ == 2 && open_ && !close_ && seen_ && !in_string_ && !escaped_ && !expect_key_ &&
+           !reading_key_ && !armed_ && !bad_;
+  }
+  // The state `later`, started by in_array() where this one is (at_array_level()), reached: its
+  // commas after these.
+  void continue_with(Locator &&later) {
+    commas_.insert(commas_.end(), later.commas_.begin(), later.commas_.end());
+    later.commas_ = std::move(commas_);
+    later.open_ = open_;
+    *this = std::move(later);
   }
 
   // Room for `n` commas, so that the list is not copied as it grows: address space, paged in only as
@@ -232,6 +260,120 @@ void read_range(std::FILE *f, uint64_t from, uint64_t to, const std::string &pat
     throw Error("ANEC-IO-001", path + ": read failed");
 }
 
+// Up to `n` bytes of `fd` from `at` into `into`: fewer only at the file's end; nullopt on an error.
+std::optional<size_t> read_at(int fd, uint64_t at, char *into, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, into + got, n - got, off_t(at + got));
+    if (r == 0)
+      break;
+    if (r < 0 && errno != EINTR)
+      return std::nullopt;
+    got += r > 0 ? size_t(r) : 0;
+  }
+  return got;
+}
+
+// The bytes of `fd` from `from` up to `to` (or the file's end) fed to `l`: where they ended, or
+// nullopt on a read error.
+std::optional<uint64_t> feed_range(int fd, uint64_t from, uint64_t to, Locator &l) {
+  std::string chunk(kChunk, '\0');
+  while (from < to) {
+    auto n = read_at(fd, from, chunk.data(), size_t(std::min<uint64_t>(kChunk, to - from)));
+    if (!n)
+      return std::nullopt;
+    if (*n == 0)
+      break;
+    l.feed(chunk.data(), *n, from);
+    from += *n;
+  }
+  return from;
+}
+
+// Where, in the first MiB from `at`, a comma stands between two objects ('}', the comma, '{', with
+// only spaces between): there, very likely, the array's elements meet. Nothing is known of what
+// comes before `at`; whoever reaches the comma from the document's start says whether they do.
+std::optional<uint64_t> likely_element_boundary(int fd, uint64_t at) {
+  std::string chunk(kChunk, '\0');
+  auto n = read_at(fd, at, chunk.data(), chunk.size());
+  if (!n)
+    return std::nullopt;
+  std::string_view text(chunk.data(), *n), spaces = " \n\r\t";
+  for (size_t comma = text.find(',', 1); comma != std::string_view::npos; comma = text.find(',', comma + 1)) {
+    size_t before = text.find_last_not_of(spaces, comma - 1),
+           after = text.find_first_not_of(spaces, comma + 1);
+    if (before != std::string_view::npos && after != std::string_view::npos && text[before] == '}' &&
+        text[after] == '{')
+      return at + comma;
+  }
+  return std::nullopt;
+}
+
+struct Located {
+  std::pair<uint64_t, uint64_t> span; // the array's '[' and ']'
+  std::vector<uint64_t> commas;       // its own
+  uint64_t size = 0;                  // of the file, as read
+};
+
+// A file this large is scanned in two halves at once (see LaterHalf).
+constexpr uint64_t kSplitScanAt = uint64_t(8) << 20;
+
+// The later half of a file, scanned on a thread of its own while the first half is: from the first
+// likely boundary of elements past the middle, in the array's state. It is taken when the scan of
+// the first half reaches that boundary in the same state; otherwise that scan goes on from there.
+struct LaterHalf {
+  Locator locator;
+  std::optional<uint64_t> from = {}, end = {}; // the boundary it starts at, where its scan ended
+
+  void scan(int fd, uint64_t middle, uint64_t bytes) noexcept {
+    try {
+      if ((from = likely_element_boundary(fd, middle))) {
+        locator.reserve(size_t((bytes - *from) / 8));
+        end = feed_range(fd, *from, UINT64_MAX, locator);
+      }
+    } catch (...) { // no memory for its commas: the first half's scan goes on alone
+      end.reset();
+    }
+  }
+  // `first`, at the middle, carried to this half's start and joined to this half when it is there
+  // in this half's state: where `first` then is (the file's end, when joined), nullopt on an error.
+  std::optional<uint64_t> join(int fd, uint64_t middle, Locator &first) {
+    if (!end)
+      return middle;
+    std::optional<uint64_t> at = feed_range(fd, middle, *from, first);
+    if (!at || !first.at_array_level())
+      return at;
+    first.continue_with(std::move(locator));
+    return end;
+  }
+};
+
+// The first pass over the file, for the array under `key`.
+std::optional<Located> locate(int fd, std::string_view key) {
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return std::nullopt;
+  uint64_t bytes = uint64_t(st.st_size), middle = bytes >= kSplitScanAt ? bytes / 2 : UINT64_MAX;
+  Locator first(key);
+  // An element of eight bytes or more, as any op is: a comma at most every eight bytes.
+  first.reserve(size_t(bytes / 8));
+  LaterHalf later{Locator::in_array(key)};
+  std::jthread thread; // joined before `later` is read, or at an exception
+  if (middle != UINT64_MAX)
+    thread = std::jthread([&] { later.scan(fd, middle, bytes); });
+  std::optional<uint64_t> end = feed_range(fd, 0, middle, first);
+  if (thread.joinable())
+    thread.join();
+  if (end && *end == middle)
+    end = later.join(fd, middle, first);
+  if (end) // on to the file's end (where the halves were joined, nothing is left)
+    end = feed_range(fd, *end, UINT64_MAX, first);
+  auto span = first.result();
+  if (!end || !span)
+    return std::nullopt;
+  return Located{*span, first.take_commas(), *end};
+}
+
 } // namespace
 
 std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, std::string_view key) {
@@ -243,25 +385,15 @@ std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, 
   s.file_.reset(std::fopen(s.path_.c_str(), "rb"));
   if (!s.file_)
     return std::nullopt;
-  Locator locate(key);
-  // An element of eight bytes or more, as any op is: a comma at most every eight bytes.
-  uintmax_t bytes = std::filesystem::file_size(path, ec);
-  locate.reserve(ec ? 0 : size_t(bytes / 8));
-  std::string chunk(kChunk, '\0');
-  uint64_t base = 0;
-  while (size_t n = std::fread(chunk.data(), 1, chunk.size(), s.file_.get())) {
-    locate.feed(chunk.data(), n, base);
-    base += n;
-  }
-  auto span = locate.result();
-  if (std::ferror(s.file_.get()) || !span)
+  std::optional<Located> located = locate(fileno(s.file_.get()), key);
+  if (!located)
     return std::nullopt;
-  auto [open, close] = *span;
+  auto [open, close] = located->span;
   std::string tail;
   read_range(s.file_.get(), 0, open + 1, s.path_, s.rest_);
-  read_range(s.file_.get(), close, base, s.path_, tail);
+  read_range(s.file_.get(), close, located->size, s.path_, tail);
   s.rest_ += tail;
-  s.ends_ = locate.take_commas();
+  s.ends_ = std::move(located->commas);
   s.ends_.push_back(close);
   s.next_offset_ = open + 1;
   return s;

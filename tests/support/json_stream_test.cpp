@@ -165,3 +165,61 @@ TEST(JsonStream, RandomAwkwardElementsComeBackAsWritten) {
     fs::remove(p);
   }
 }
+
+// A file of 8 MiB or more is scanned in two halves at once, the later one from a likely boundary of
+// elements ("}, {") just past the middle. Every way that guess can be wrong gives what one pass
+// gives: the pattern inside a string, inside a deeper list, in another member after the array, or
+// in a second "ops" array.
+TEST(JsonStream, ALargeFileScannedInTwoHalvesGivesWhatOnePassGives) {
+  const std::string padding(size_t(5) << 20, 'x'), more(size_t(6) << 20, 'x');
+  auto objects = [](size_t n) {
+    std::vector<std::string> v;
+    for (size_t k = 0; k < n; ++k)
+      v.push_back(R"({"name": "op)" + std::to_string(k) + R"(", "v": [1, 2]})");
+    return v;
+  };
+  auto numbers = [](size_t n) { return std::vector<std::string>(n, "1234567"); };
+  struct Case {
+    const char *what;
+    std::vector<std::string> before, middle, after;
+    std::string tail; // after the array's ']'
+  } cases[] = {
+      {"objects", objects(130000), {}, objects(130000), "}"},
+      {"a string", numbers(600000), {"\"" + more + "}, {" + padding + "\""}, numbers(600000), "}"},
+      {"a deeper list",
+       numbers(600000),
+       {R"({"deep": [{"a": 1}, {"b": 2}], "pad": ")" + padding + "\"}"},
+       {},
+       "}"},
+      {"another member",
+       numbers(10),
+       {},
+       {},
+       R"(, "a": ")" + more + R"(", "b": [{}, {}], "c": ")" + padding + "\"}"},
+      {"a second key",
+       numbers(10),
+       {},
+       {},
+       R"(, "a": ")" + more + R"(", "ops": [{}, {}], "c": ")" + padding + "\"}"},
+  };
+  for (const Case &c : cases) {
+    std::vector<std::string> written = c.before;
+    written.insert(written.end(), c.middle.begin(), c.middle.end());
+    written.insert(written.end(), c.after.begin(), c.after.end());
+    std::string text = R"({"format": "anec-graph", "ops": [)";
+    for (size_t k = 0; k < written.size(); ++k)
+      text += (k ? ", " : "") + written[k];
+    text += "]" + c.tail;
+    ASSERT_GE(text.size(), size_t(8) << 20) << c.what;
+    fs::path p = write_doc("halves.json", text);
+    auto s = json::ArrayStream::open(p, "ops");
+    if (std::string_view(c.what) == "a second key") {
+      EXPECT_FALSE(s) << c.what;
+    } else {
+      ASSERT_TRUE(s) << c.what;
+      EXPECT_EQ(s->elements(), written.size()) << c.what;
+      EXPECT_EQ(elements(*s), written) << c.what;
+    }
+    fs::remove(p);
+  }
+}
