@@ -77,7 +77,7 @@ struct PlacementSum::State {
     double memory = 0; // the weights, what enters and what leaves (each tensor once)
   };
   static constexpr uint32_t kNone = UINT32_MAX; // a tensor no partition produced: an input or constant
-  std::deque<Sums> sums = {};                   // by partition
+  std::vector<Sums> sums = {};                  // by partition, reserved as the partitions are
   // A tensor's partitions: the one that produced it and the last one it entered (kNone: none, so it
   // has not left the one that produced it).
   struct Flow {
@@ -136,6 +136,10 @@ PlacementSum::PlacementSum(const Graph &g, const OpCatalog &catalog, const hal::
                            const Estimate &est)
     : state_(std::make_unique<State>(State{g, catalog, est.bandwidth_gbps.value * 1e9})) {
   state_->p.target = t.name;
+  // At most a partition an op (a graph read op by op has reserved a tensor at least an op).
+  size_t most = std::max(g.ops.size(), g.tensors.capacity());
+  state_->p.partitions.reserve(most);
+  state_->sums.reserve(most);
 }
 
 PlacementSum::~PlacementSum() = default;

@@ -13,7 +13,6 @@
 #include "anec/compiler/cost/cost.hpp"
 #include "anec/support/interned.hpp"
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,7 +42,9 @@ struct Boundary {
 struct Placement {
   std::string target;
   std::vector<PlacedOp> ops;
-  std::deque<Partition> partitions; // grown without a copy: a long graph may have a partition every few ops
+  // Reserved for one an op (PlacementSum): address space, paged in as partitions are made, so that a
+  // long graph's list is neither copied as it grows nor scattered in small blocks.
+  std::vector<Partition> partitions;
   std::vector<Boundary> boundaries;
   double flops = 0, engine_flops = 0;
   double latency_us = 0, transfer_us = 0, launch_units = 0, transfer_units = 0;
