@@ -252,14 +252,6 @@ private:
   std::vector<uint64_t> commas_; // in the array, at its own level
 };
 
-// The bytes [from, to) of `f` into `out`, whose storage is reused (a string as long as the last
-// one is not filled first).
-void read_range(std::FILE *f, uint64_t from, uint64_t to, const std::string &path, std::string &out) {
-  out.resize(to - from);
-  if (std::fseek(f, long(from), SEEK_SET) != 0 || std::fread(out.data(), 1, out.size(), f) != out.size())
-    throw Error("ANEC-IO-001", path + ": read failed");
-}
-
 // Up to `n` bytes of `fd` from `at` into `into`: fewer only at the file's end; nullopt on an error.
 std::optional<size_t> read_at(int fd, uint64_t at, char *into, size_t n) {
   size_t got = 0;
@@ -272,6 +264,14 @@ std::optional<size_t> read_at(int fd, uint64_t at, char *into, size_t n) {
     got += r > 0 ? size_t(r) : 0;
   }
   return got;
+}
+
+// The bytes [from, to) of `fd` into `out`, whose storage is reused (a string as long as the last
+// one is not filled first). ANEC-IO-001 when they cannot all be read.
+void read_range(int fd, uint64_t from, uint64_t to, const std::string &path, std::string &out) {
+  out.resize(to - from);
+  if (read_at(fd, from, out.data(), out.size()) != out.size())
+    throw Error("ANEC-IO-001", path + ": read failed");
 }
 
 // The bytes of `fd` from `from` up to `to` (or the file's end) fed to `l`: where they ended, or
@@ -385,13 +385,14 @@ std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, 
   s.file_.reset(std::fopen(s.path_.c_str(), "rb"));
   if (!s.file_)
     return std::nullopt;
-  std::optional<Located> located = locate(fileno(s.file_.get()), key);
+  int fd = fileno(s.file_.get());
+  std::optional<Located> located = locate(fd, key);
   if (!located)
     return std::nullopt;
   auto [open, close] = located->span;
   std::string tail;
-  read_range(s.file_.get(), 0, open + 1, s.path_, s.rest_);
-  read_range(s.file_.get(), close, located->size, s.path_, tail);
+  read_range(fd, 0, open + 1, s.path_, s.rest_);
+  read_range(fd, close, located->size, s.path_, tail);
   s.rest_ += tail;
   s.ends_ = std::move(located->commas);
   s.ends_.push_back(close);
@@ -402,7 +403,7 @@ std::optional<ArrayStream> ArrayStream::open(const std::filesystem::path &path, 
 std::string_view ArrayStream::bytes(uint64_t from, uint64_t to) {
   if (from < chunk_offset_ || to > chunk_offset_ + chunk_.size()) { // the next stretch of the array
     chunk_offset_ = from;
-    read_range(file_.get(), from, std::max(to, std::min(from + kChunk, ends_.back())), path_, chunk_);
+    read_range(fileno(file_.get()), from, std::max(to, std::min(from + kChunk, ends_.back())), path_, chunk_);
   }
   return std::string_view(chunk_).substr(size_t(from - chunk_offset_), size_t(to - from));
 }
